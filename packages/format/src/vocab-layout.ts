@@ -1,0 +1,72 @@
+/**
+ * Layout of the Sieve vocab index (`.vocab`), the build-time token index for one tokenizer.
+ * This file is the single source of truth for the format: the TypeScript reader/writer and
+ * the AssemblyScript kernel both import it, so it holds integer constants only (a subset
+ * of TypeScript that AssemblyScript compiles as-is).
+ *
+ * All integers are little-endian. The file is a sequence of sections, each starting at a
+ * multiple of 8 bytes:
+ *
+ *   header     VOCAB_HEADER_WORDS × u32, word indices VH_* below
+ *   offsets    (tokenCount + 1) × u32: token `t` has bytes [offsets[t], offsets[t + 1])
+ *   flags      tokenCount × u8, bits TOKEN_* below
+ *   bytes      the concatenated token byte strings
+ *   trie       trieNodeCount × TRIE_NODE_WORDS × u32, preorder (see below)
+ *   duplicates duplicateCount × 2 × u32: pairs (token, primary) of tokens whose bytes equal
+ *              those of an earlier-chosen primary token that the trie carries; sorted by token
+ *   meta       UTF-8 JSON: { name, source, decoder, bos_token_id, eos_token_ids, build_ms }
+ *
+ * Trie: node 0 is the root (the empty string). Nodes are stored in depth-first preorder
+ * with children sorted by byte, so a node's first child is the next node and its next
+ * sibling is `node + subtreeSize`. Word 0 of a node packs its byte (bits 0..7) and
+ * `token id + 1` of the token that ends there (bits 8..31, 0 = none). Word 1 packs the
+ * number of nodes in its subtree, itself included (bits 0..21) and its depth (bits 22..31),
+ * which equals the length of its byte string. Tokens flagged TOKEN_SPECIAL or TOKEN_EMPTY
+ * are not in the trie: no grammar text can ever produce them.
+ */
+
+/** "SVOC" read as a little-endian u32. */
+export const VOCAB_MAGIC = 0x434f5653;
+/** Bumped on every incompatible layout change. */
+export const VOCAB_VERSION = 1;
+export const VOCAB_HEADER_WORDS = 16;
+/** Every section starts at a multiple of this many bytes. */
+export const VOCAB_SECTION_ALIGN = 8;
+
+// Header word indices.
+export const VH_MAGIC = 0;
+export const VH_VERSION = 1;
+export const VH_TOKEN_COUNT = 2;
+export const VH_TRIE_NODE_COUNT = 3;
+export const VH_DUPLICATE_COUNT = 4;
+export const VH_MAX_TOKEN_BYTES = 5;
+export const VH_OFFSETS_AT = 6;
+export const VH_FLAGS_AT = 7;
+export const VH_BYTES_AT = 8;
+export const VH_BYTES_LENGTH = 9;
+export const VH_TRIE_AT = 10;
+export const VH_DUPLICATES_AT = 11;
+export const VH_META_AT = 12;
+export const VH_META_LENGTH = 13;
+export const VH_FILE_LENGTH = 14;
+
+// Token flags (one byte per token).
+/** A special/control token (BOS, EOS, chat markers): grammar text never produces it. */
+export const TOKEN_SPECIAL = 1;
+/** A SentencePiece byte-fallback piece `<0xHH>`. */
+export const TOKEN_BYTE_FALLBACK = 2;
+/** Decodes to no bytes at all (or the id is unused): never allowed by a grammar. */
+export const TOKEN_EMPTY = 4;
+/** A non-special added token (it is matched by grammar text like any other token). */
+export const TOKEN_ADDED = 8;
+
+// Trie node packing.
+export const TRIE_NODE_WORDS = 2;
+export const TRIE_BYTE_MASK = 0xff;
+export const TRIE_TOKEN_SHIFT = 8;
+export const TRIE_SUBTREE_MASK = 0x3fffff;
+export const TRIE_DEPTH_SHIFT = 22;
+/** Longest token byte string the trie can hold (depth has 10 bits). */
+export const TRIE_MAX_DEPTH = 1023;
+/** Most trie nodes the subtree field can count. */
+export const TRIE_MAX_NODES = 0x3fffff;

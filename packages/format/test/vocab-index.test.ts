@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { VocabFormatError, VocabIndex, vocabLayout, writeVocabIndex } from '../src/index.ts';
+
+const meta = { name: 'tiny', source: 'test', decoder: 'byte-level', bos_token_id: null, eos_token_ids: [2], build_ms: 1 };
+
+function tinyIndex(): Uint8Array {
+  const tokens = ['a', 'ab', '<eos>'].map((s) => new TextEncoder().encode(s));
+  const offsets = Uint32Array.from([0, 1, 3, 8]);
+  const bytes = new Uint8Array(8);
+  let at = 0;
+  for (const t of tokens) {
+    bytes.set(t, at);
+    at += t.length;
+  }
+  const trie = Uint32Array.from([0, 3 | (0 << 22), 0x61 | (1 << 8), 2 | (1 << 22), 0x62 | (2 << 8), 1 | (2 << 22)]);
+  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), meta });
+}
+
+describe('vocab index binary', () => {
+  it('round-trips every section', () => {
+    const index = new VocabIndex(tinyIndex());
+    expect(index.tokenCount).toBe(3);
+    expect(index.trieNodeCount).toBe(3);
+    expect(new TextDecoder().decode(index.tokenBytes(1))).toBe('ab');
+    expect(index.isTextToken(1)).toBe(true);
+    expect(index.isTextToken(2)).toBe(false);
+    expect(index.specialTokenCount).toBe(1);
+    expect(index.maxTokenBytes).toBe(5);
+    expect(index.meta).toEqual(meta);
+    expect(index.file.byteLength % vocabLayout.VOCAB_SECTION_ALIGN).toBe(0);
+  });
+
+  it('reads from an unaligned view', () => {
+    const file = tinyIndex();
+    const shifted = new Uint8Array(file.length + 1);
+    shifted.set(file, 1);
+    expect(new VocabIndex(shifted.subarray(1)).tokenBytes(0)).toEqual(Uint8Array.of(0x61));
+  });
+
+  it.each([
+    ['bad_magic', (f: Uint8Array) => (f[0] = 0)],
+    ['bad_version', (f: Uint8Array) => (f[vocabLayout.VH_VERSION * 4] = 99)],
+  ] as const)('rejects a file with %s', (code, corrupt) => {
+    const file = tinyIndex();
+    corrupt(file);
+    expect(() => new VocabIndex(file)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('rejects a truncated file', () => {
+    expect(() => new VocabIndex(tinyIndex().subarray(0, 40))).toThrow(VocabFormatError);
+    expect(() => new VocabIndex(tinyIndex().subarray(0, 100))).toThrow(expect.objectContaining({ code: 'truncated' }));
+  });
+});
