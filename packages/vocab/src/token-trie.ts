@@ -1,0 +1,81 @@
+/**
+ * Builds the flat token trie of the vocab index (layout in `@sieve/format`'s
+ * `vocab-layout.ts`): preorder nodes, children sorted by byte, subtree sizes for skipping.
+ */
+import { vocabLayout as L } from '@sieve/format';
+
+/** The trie words and the (token, primary) pairs of tokens with identical bytes. */
+export interface TokenTrie {
+  readonly trie: Uint32Array;
+  readonly duplicates: Uint32Array;
+}
+
+/** Thrown when a vocabulary does not fit the trie's packed fields. */
+export class TrieLimitError extends Error {
+  override readonly name = 'TrieLimitError';
+}
+
+/**
+ * Builds the trie over every token whose flags allow grammar text to produce it. When
+ * several tokens share the same bytes, the trie carries one primary (a regular token rather
+ * than a byte-fallback piece, then the lowest id) and the others are listed as duplicates.
+ */
+export function buildTokenTrie(tokens: readonly Uint8Array[], flags: Uint8Array): TokenTrie {
+  const ids: number[] = [];
+  for (let id = 0; id < tokens.length; id++) {
+    if ((flags[id]! & (L.TOKEN_SPECIAL | L.TOKEN_EMPTY)) !== 0) continue;
+    if (tokens[id]!.length > L.TRIE_MAX_DEPTH) throw new TrieLimitError(`token ${id} has ${tokens[id]!.length} bytes; the trie holds at most ${L.TRIE_MAX_DEPTH}`);
+    ids.push(id);
+  }
+  const isFallback = (id: number): number => flags[id]! & L.TOKEN_BYTE_FALLBACK;
+  ids.sort((a, b) => compareBytes(tokens[a]!, tokens[b]!) || isFallback(a) - isFallback(b) || a - b);
+
+  const words: number[] = [0, 0]; // the root
+  const duplicates: [number, number][] = [];
+  // path[d] = index of the node at depth d on the current path (path[0] is the root).
+  const path: number[] = [0];
+  let previous: Uint8Array = new Uint8Array(0);
+  let previousId = -1;
+  const close = (depth: number): void => {
+    while (path.length - 1 > depth) {
+      const node = path.pop()!;
+      words[node * 2 + 1] = (words.length / 2 - node) | ((path.length) << L.TRIE_DEPTH_SHIFT);
+    }
+  };
+  for (const id of ids) {
+    const bytes = tokens[id]!;
+    const common = commonPrefix(previous, bytes);
+    if (common === bytes.length && common === previous.length) {
+      duplicates.push([id, previousId]);
+      continue;
+    }
+    close(common);
+    for (let d = common; d < bytes.length; d++) {
+      path.push(words.length / 2);
+      words.push(bytes[d]!, 0);
+    }
+    const leaf = path[path.length - 1]!;
+    words[leaf * 2] = bytes[bytes.length - 1]! | ((id + 1) << L.TRIE_TOKEN_SHIFT);
+    previous = bytes;
+    previousId = id;
+  }
+  close(0);
+  const nodeCount = words.length / 2;
+  if (nodeCount > L.TRIE_MAX_NODES) throw new TrieLimitError(`the trie needs ${nodeCount} nodes; at most ${L.TRIE_MAX_NODES} fit`);
+  words[1] = nodeCount;
+  duplicates.sort((a, b) => a[0] - b[0]);
+  return { trie: Uint32Array.from(words), duplicates: Uint32Array.from(duplicates.flat()) };
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+function commonPrefix(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
