@@ -1,0 +1,15 @@
+// kernel.wasm exports. Every export takes and returns integers and pointers into linear
+// memory; errors are status codes (../src/abi.ts), never traps or exceptions.
+export { applyBitset, applyBrle } from './logits';
+export { bitsetAnd, bitsetAndBrle, bitsetCount, brleDecode, brleEncode } from './brle';
+export { maskLiteral, vocabCheck } from './vocab';
+
+/** Allocates `size` bytes, 16-byte aligned. */
+export function alloc(size: usize): usize {
+  return heap.alloc(size);
+}
+
+/** Frees a block from `alloc`. */
+export function free(ptr: usize): void {
+  heap.free(ptr);
+}

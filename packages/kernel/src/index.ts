@@ -1,0 +1,2 @@
+export { defaultKernelUrl, Kernel, KernelError, KernelVocab, loadKernel } from './kernel.ts';
+export type { KernelErrorCode, KernelSource } from './kernel.ts';
