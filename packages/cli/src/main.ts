@@ -1,0 +1,51 @@
+/**
+ * The `sieve` command line. Every command takes `--json` for machine-readable output on
+ * stdout; errors then print `{"error": {code, message}}`. Exit codes: 0 success, 1 a check
+ * failed, 2 bad input or usage.
+ */
+import { parseArgs } from 'node:util';
+import { CliError, makeOutput } from './output.ts';
+import { vocabBuild, vocabInfo } from './vocab-command.ts';
+
+const USAGE = `usage:
+  sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
+  sieve vocab info <preset|FILE> [--json]
+
+presets: stories260k, llama3.1, qwen3, gemma3`;
+
+/** Runs the CLI on `args`; returns the exit code. */
+export async function main(
+  args: readonly string[],
+  stdout: (s: string) => void = (s) => process.stdout.write(s + '\n'),
+  stderr: (s: string) => void = (s) => process.stderr.write(s + '\n'),
+): Promise<number> {
+  const json = args.includes('--json');
+  const out = makeOutput(json, stdout, stderr);
+  try {
+    const { positionals, values } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        output: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const [group, command, target, ...rest] = positionals;
+    if (values.help || group === undefined) {
+      stdout(USAGE);
+      return values.help ? 0 : 2;
+    }
+    if (group === 'vocab' && target !== undefined && rest.length === 0) {
+      if (command === 'build') return (vocabBuild(target, values.output, out), 0);
+      if (command === 'info') return (vocabInfo(target, out), 0);
+    }
+    throw new CliError('usage', `unknown command: sieve ${positionals.join(' ')}\n${USAGE}`);
+  } catch (error) {
+    const code = error instanceof CliError || (error instanceof Error && 'code' in error && typeof error.code === 'string') ? String((error as { code: string }).code) : 'error';
+    const message = error instanceof Error ? error.message : String(error);
+    if (json) stdout(JSON.stringify({ error: { code, message } }));
+    else stderr(`sieve: ${message}`);
+    return error instanceof CliError ? error.exitCode : 2;
+  }
+}
