@@ -1,0 +1,35 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium (apt-get install chromium): Playwright cannot download browsers here.
+const chromiumFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.e2e.ts',
+  outputDir: './results',
+  timeout: 60_000,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    baseURL: 'http://127.0.0.1:4317',
+    browserName: 'chromium',
+    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumFlags },
+    screenshot: 'on',
+    trace: 'retain-on-failure',
+  },
+  webServer: {
+    // The production build, served the way a static host would.
+    command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview',
+    url: 'http://127.0.0.1:4317',
+    reuseExistingServer: false,
+    timeout: 120_000,
+  },
+});
