@@ -48,13 +48,13 @@ export function brleFromBitset(bits: Uint32Array, vocabSize: number): Brle {
   let runStart = 0;
   let id = 0;
   while (id < vocabSize) {
-    const word = bits[id >>> 5]!;
+    const word: number = bits[id >>> 5]!;
     // Whole words equal to the current run value extend it without a per-bit loop.
     if ((id & 31) === 0 && id + 32 <= vocabSize && word === (current ? 0xffffffff : 0)) {
       id += 32;
       continue;
     }
-    const bit = ((word >>> (id & 31)) & 1) === 1;
+    const bit: boolean = ((word >>> (id & 31)) & 1) === 1;
     if (bit !== current) {
       runs.push(id - runStart);
       runStart = id;

@@ -38,8 +38,8 @@ describe('vocab index binary', () => {
   });
 
   it.each([
-    ['bad_magic', (f: Uint8Array) => (f[0] = 0)],
-    ['bad_version', (f: Uint8Array) => (f[vocabLayout.VH_VERSION * 4] = 99)],
+    ['bad_magic', (f: Uint8Array): void => void (f[0] = 0)],
+    ['bad_version', (f: Uint8Array): void => void (f[vocabLayout.VH_VERSION * 4] = 99)],
   ] as const)('rejects a file with %s', (code, corrupt) => {
     const file = tinyIndex();
     corrupt(file);

