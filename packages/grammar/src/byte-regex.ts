@@ -1,0 +1,127 @@
+/**
+ * Regular expressions over bytes: the terminals (lexemes) of every grammar. Front-ends build
+ * them from code-point sets, which `codePoints` encodes as UTF-8 byte automata.
+ */
+
+/** A regular expression over bytes. */
+export type ByteRegex =
+  | { readonly kind: 'bytes'; readonly ranges: readonly number[] } // sorted disjoint [lo, hi] pairs
+  | { readonly kind: 'seq'; readonly items: readonly ByteRegex[] }
+  | { readonly kind: 'alt'; readonly items: readonly ByteRegex[] }
+  | { readonly kind: 'repeat'; readonly item: ByteRegex; readonly min: number; readonly max: number }; // max may be Infinity
+
+export const MAX_CODE_POINT = 0x10ffff;
+
+export const rx = {
+  /** Matches the empty string. */
+  empty: { kind: 'seq', items: [] } as ByteRegex,
+  /** Matches nothing. */
+  nothing: { kind: 'alt', items: [] } as ByteRegex,
+  byteRanges(ranges: readonly number[]): ByteRegex {
+    return { kind: 'bytes', ranges };
+  },
+  seq(items: readonly ByteRegex[]): ByteRegex {
+    const flat = items.flatMap((i) => (i.kind === 'seq' ? i.items : [i]));
+    return flat.length === 1 ? flat[0]! : { kind: 'seq', items: flat };
+  },
+  alt(items: readonly ByteRegex[]): ByteRegex {
+    const flat = items.flatMap((i) => (i.kind === 'alt' ? i.items : [i]));
+    return flat.length === 1 ? flat[0]! : { kind: 'alt', items: flat };
+  },
+  repeat(item: ByteRegex, min: number, max: number): ByteRegex {
+    return { kind: 'repeat', item, min, max };
+  },
+  /** The UTF-8 bytes of `text`. */
+  literal(text: string): ByteRegex {
+    return rx.seq(Array.from(new TextEncoder().encode(text), (b) => rx.byteRanges([b, b])));
+  },
+  /** Any one character whose code point lies in the sorted disjoint [lo, hi] pairs. */
+  codePoints(ranges: readonly number[]): ByteRegex {
+    return codePointsToUtf8(ranges);
+  },
+};
+
+/** Sorts, merges and (optionally) complements code point ranges given as [lo, hi] pairs. */
+export function normalizeRanges(pairs: readonly (readonly [number, number])[], negate = false): number[] {
+  const sorted = pairs.filter(([lo, hi]) => lo <= hi).sort((a, b) => a[0] - b[0]);
+  const merged: number[] = [];
+  for (const [lo, hi] of sorted) {
+    const last = merged.length - 1;
+    if (last > 0 && lo <= merged[last]! + 1) merged[last] = Math.max(merged[last]!, hi);
+    else merged.push(lo, hi);
+  }
+  if (!negate) return merged;
+  const complement: number[] = [];
+  let next = 0;
+  for (let i = 0; i < merged.length; i += 2) {
+    if (merged[i]! > next) complement.push(next, merged[i]! - 1);
+    next = merged[i + 1]! + 1;
+  }
+  if (next <= MAX_CODE_POINT) complement.push(next, MAX_CODE_POINT);
+  return complement;
+}
+
+// UTF-8 encoding boundaries: [first code point, last code point] per encoded length.
+const UTF8_LENGTHS: readonly (readonly [number, number])[] = [
+  [0, 0x7f],
+  [0x80, 0x7ff],
+  [0x800, 0xffff],
+  [0x10000, 0x10ffff],
+];
+
+function codePointsToUtf8(ranges: readonly number[]): ByteRegex {
+  const sequences: ByteRegex[] = [];
+  for (let i = 0; i < ranges.length; i += 2) {
+    for (const [first, last] of UTF8_LENGTHS) {
+      const a = Math.max(ranges[i]!, first);
+      const b = Math.min(ranges[i + 1]!, last);
+      if (a <= b) splitSameLength(a, b, sequences);
+    }
+  }
+  return rx.alt(sequences);
+}
+
+// Splits [lo, hi] (same encoded length) into ranges whose UTF-8 forms are a product of byte
+// ranges: every byte position ranges independently.
+// Surrogates are not characters; UTF-8 never encodes them.
+function splitSameLength(lo: number, hi: number, out: ByteRegex[]): void {
+  if (lo <= 0xd7ff && hi >= 0xe000) {
+    splitSameLength(lo, 0xd7ff, out);
+    splitSameLength(0xe000, hi, out);
+    return;
+  }
+  if (lo >= 0xd800 && hi <= 0xdfff) return;
+  lo = lo >= 0xd800 && lo <= 0xdfff ? 0xe000 : lo;
+  hi = hi >= 0xd800 && hi <= 0xdfff ? 0xd7ff : hi;
+  if (lo > hi) return;
+  const n = utf8Length(lo);
+  for (let i = 1; i < n; i++) {
+    const mask = (1 << (6 * i)) - 1;
+    if ((lo & ~mask) !== (hi & ~mask)) {
+      if ((lo & mask) !== 0) {
+        splitSameLength(lo, lo | mask, out);
+        splitSameLength((lo | mask) + 1, hi, out);
+        return;
+      }
+      if ((hi & mask) !== mask) {
+        splitSameLength(lo, (hi & ~mask) - 1, out);
+        splitSameLength(hi & ~mask, hi, out);
+        return;
+      }
+    }
+  }
+  const a = encodeUtf8(lo);
+  const b = encodeUtf8(hi);
+  out.push(rx.seq(a.map((byte, k) => rx.byteRanges([byte, b[k]!]))));
+}
+
+function utf8Length(cp: number): number {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+function encodeUtf8(cp: number): number[] {
+  if (cp < 0x80) return [cp];
+  if (cp < 0x800) return [0xc0 | (cp >> 6), 0x80 | (cp & 0x3f)];
+  if (cp < 0x10000) return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
+  return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
+}

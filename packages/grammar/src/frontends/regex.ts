@@ -1,0 +1,171 @@
+/**
+ * ECMAScript regular expressions (parsed with @eslint-community/regexpp) to byte regexes.
+ * A regex constraint matches the whole output. Lookaround, backreferences and word
+ * boundaries are reported as unsupported.
+ */
+import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import { rx, type ByteRegex } from '../byte-regex.ts';
+import { ANY, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, withCaseVariants, type CodePointSet } from '../code-point-sets.ts';
+import { GrammarError, type Span } from '../errors.ts';
+import { GrammarBuilder, expr, type GrammarIR } from '../ir.ts';
+
+/** How to read a regex. */
+export interface RegexOptions {
+  /** ECMAScript flags: `i`, `s`, `u`, `v` are honoured; `g`, `m`, `y`, `d` are ignored. */
+  readonly flags?: string;
+  /**
+   * `match` (default): the regex must match the whole text, as for a regex constraint.
+   * `search`: the regex may match anywhere in the text (JSON Schema `pattern`), unless
+   * anchored with `^` / `$`.
+   */
+  readonly mode?: 'match' | 'search';
+  /** Added to spans, when the pattern is embedded in a larger source. */
+  readonly offset?: number;
+}
+
+/** Compiles a regex constraint: the whole output must match. */
+export function compileRegexGrammar(pattern: string, options: RegexOptions = {}): GrammarIR {
+  const builder = new GrammarBuilder();
+  const lexeme = builder.lexeme({ name: `/${pattern}/`, regex: regexToByteRegex(pattern, options) });
+  builder.rules.set('start', expr.lexeme(lexeme));
+  return builder.build('start');
+}
+
+/** Converts a regex to a byte regex over its UTF-8 encoding. */
+export function regexToByteRegex(pattern: string, options: RegexOptions = {}): ByteRegex {
+  const flags = options.flags ?? '';
+  const offset = options.offset ?? 0;
+  const ast = parse(pattern, flags, offset);
+  const converter = new Converter(flags, offset);
+  const alternatives = ast.alternatives.map((alt) => converter.alternative(alt, options.mode === 'search'));
+  return rx.alt(alternatives);
+}
+
+function parse(pattern: string, flags: string, offset: number): AST.Pattern {
+  const parser = new RegExpParser({ ecmaVersion: 2025 });
+  const unicodeSets = flags.includes('v');
+  try {
+    return parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
+  } catch (unicodeError) {
+    if (flags.includes('u') || unicodeSets) throw syntaxError(unicodeError, offset);
+    // Without the u flag, ECMAScript accepts Annex B forms such as a lone `{` or `\-`.
+    try {
+      return parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+    } catch {
+      throw syntaxError(unicodeError, offset);
+    }
+  }
+}
+
+function syntaxError(error: unknown, offset: number): GrammarError {
+  const index = typeof (error as { index?: number }).index === 'number' ? (error as { index: number }).index : 0;
+  const message = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : String(error);
+  return new GrammarError('invalid_regex', message, { start: offset + index, end: offset + index + 1 });
+}
+
+class Converter {
+  readonly #ignoreCase: boolean;
+  readonly #dotAll: boolean;
+  constructor(
+    flags: string,
+    private readonly offset: number,
+  ) {
+    this.#ignoreCase = flags.includes('i');
+    this.#dotAll = flags.includes('s');
+  }
+
+  // In search mode, an alternative not anchored at an end may have anything on that side.
+  alternative(alt: AST.Alternative, search: boolean): ByteRegex {
+    const elements = alt.elements;
+    let from = 0;
+    let to = elements.length;
+    const anchoredStart = elements[0]?.type === 'Assertion' && elements[0].kind === 'start';
+    const last = elements[elements.length - 1];
+    const anchoredEnd = last?.type === 'Assertion' && last.kind === 'end';
+    if (anchoredStart) from = 1;
+    if (anchoredEnd && to > from) to--;
+    const body = rx.seq(elements.slice(from, to).map((e) => this.element(e)));
+    if (!search) return body;
+    const anything = rx.repeat(rx.codePoints(ANY), 0, Infinity);
+    return rx.seq([...(anchoredStart ? [] : [anything]), body, ...(anchoredEnd ? [] : [anything])]);
+  }
+
+  element(node: AST.Element | AST.Alternative): ByteRegex {
+    switch (node.type) {
+      case 'Alternative':
+        return rx.seq(node.elements.map((e) => this.element(e)));
+      case 'Character':
+        return rx.codePoints(this.#fold([node.value, node.value]));
+      case 'CharacterSet':
+        return rx.codePoints(this.#fold(this.#characterSet(node)));
+      case 'CharacterClass':
+      case 'ExpressionCharacterClass':
+        return rx.codePoints(this.#fold(this.#classSet(node)));
+      case 'Group':
+      case 'CapturingGroup':
+        return rx.alt(node.alternatives.map((a) => this.element(a)));
+      case 'Quantifier':
+        return rx.repeat(this.element(node.element), node.min, node.max);
+      case 'Assertion':
+        throw this.#unsupported(node, node.kind === 'start' || node.kind === 'end' ? `the anchor ${node.raw} is only supported at the start or end of the pattern` : `${node.kind} assertions (${node.raw}) are not supported`);
+      case 'Backreference':
+        throw this.#unsupported(node, `backreferences (${node.raw}) are not supported`);
+      default:
+        throw this.#unsupported(node as AST.Node, `${(node as AST.Node).type} is not supported`);
+    }
+  }
+
+  #characterSet(node: AST.CharacterSet): CodePointSet {
+    switch (node.kind) {
+      case 'any':
+        return this.#dotAll ? ANY : complement(LINE_TERMINATORS);
+      case 'digit':
+        return node.negate ? complement(DIGIT) : DIGIT;
+      case 'word':
+        return node.negate ? complement(WORD) : WORD;
+      case 'space':
+        return node.negate ? complement(SPACE) : SPACE;
+      case 'property': {
+        if (node.strings) throw this.#unsupported(node, `properties of strings (${node.raw}) are not supported`);
+        const name = node.value === null ? node.key : `${node.key}=${node.value}`;
+        const set = unicodeProperty(name);
+        if (set === null) throw this.#unsupported(node, `unknown Unicode property ${node.raw}`);
+        return node.negate ? complement(set) : set;
+      }
+    }
+  }
+
+  #classSet(node: AST.CharacterClass | AST.ExpressionCharacterClass | AST.ClassIntersection | AST.ClassSubtraction | AST.CharacterClassElement | AST.ClassSetOperand): CodePointSet {
+    switch (node.type) {
+      case 'CharacterClass': {
+        const members = union(...node.elements.map((e) => this.#classSet(e)));
+        return node.negate ? complement(members) : members;
+      }
+      case 'ExpressionCharacterClass': {
+        const members = this.#classSet(node.expression);
+        return node.negate ? complement(members) : members;
+      }
+      case 'ClassIntersection':
+        return intersect(this.#classSet(node.left), this.#classSet(node.right));
+      case 'ClassSubtraction':
+        return subtract(this.#classSet(node.left), this.#classSet(node.right));
+      case 'Character':
+        return [node.value, node.value];
+      case 'CharacterClassRange':
+        return [node.min.value, node.max.value];
+      case 'CharacterSet':
+        return this.#characterSet(node);
+      default:
+        throw this.#unsupported(node, `${node.type} (${node.raw}) is not supported`);
+    }
+  }
+
+  #fold(set: CodePointSet): CodePointSet {
+    return this.#ignoreCase ? withCaseVariants(set) : set;
+  }
+
+  #unsupported(node: AST.Node, message: string): GrammarError {
+    const span: Span = { start: this.offset + node.start, end: this.offset + node.end };
+    return new GrammarError('unsupported', message, span);
+  }
+}

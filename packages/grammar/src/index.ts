@@ -1,0 +1,14 @@
+export { MAX_CODE_POINT, normalizeRanges, rx } from './byte-regex.ts';
+export type { ByteRegex } from './byte-regex.ts';
+export { compileGrammar } from './compile.ts';
+export type { CompiledGrammar } from './compile.ts';
+export { GrammarError, GrammarLimitError, lineCol, renderError } from './errors.ts';
+export type { GrammarErrorCode, LimitName, Span } from './errors.ts';
+export { compileRegexGrammar, regexToByteRegex } from './frontends/regex.ts';
+export type { RegexOptions } from './frontends/regex.ts';
+export { expr, GrammarBuilder } from './ir.ts';
+export type { Expr, GrammarIR, LexemeDef } from './ir.ts';
+export { DEFAULT_LIMITS } from './limits.ts';
+export type { GrammarLimits } from './limits.ts';
+export { Matcher, recognize } from './matcher.ts';
+export type { MatcherOptions, Recognition } from './matcher.ts';

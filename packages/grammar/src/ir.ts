@@ -1,0 +1,80 @@
+/**
+ * The Grammar IR every front-end produces: a context-free grammar whose terminals are
+ * lexemes (regular expressions over bytes).
+ *
+ * Lexing semantics (the same for masks and for the recognizer, so masks are exact for them):
+ * - At each lexeme boundary the lexer runs every lexeme the parser can accept next, plus the
+ *   `ignore` lexemes, as one automaton.
+ * - `greedy` lexemes (the default) take the longest match: a lexeme ends only when the next
+ *   byte cannot continue it (or at the end of the output). `lazy` lexemes end at their
+ *   shortest match.
+ * - When several lexemes match the same text, those of the highest `priority` are handed to
+ *   the parser together (the Earley parser keeps every parse alive).
+ * - Text-level grammars (GBNF, EBNF) use one lexeme per character class, so lexing never
+ *   changes their language: it is exactly the context-free language over characters.
+ */
+import type { ByteRegex } from './byte-regex.ts';
+import type { Span } from './errors.ts';
+
+/** A terminal of the grammar. */
+export interface LexemeDef {
+  /** For messages and debugging, e.g. `NUMBER` or `"{"`. */
+  readonly name: string;
+  readonly regex: ByteRegex;
+  /** `greedy` (longest match, the default) or `lazy` (shortest match). */
+  readonly mode?: 'greedy' | 'lazy';
+  /** Higher wins when several lexemes match the same text (default 0). */
+  readonly priority?: number;
+}
+
+/** A grammar expression: rule bodies are built from these. */
+export type Expr =
+  | { readonly kind: 'lexeme'; readonly index: number }
+  | { readonly kind: 'ref'; readonly name: string; readonly span?: Span }
+  | { readonly kind: 'seq'; readonly items: readonly Expr[] }
+  | { readonly kind: 'alt'; readonly items: readonly Expr[] }
+  | { readonly kind: 'repeat'; readonly item: Expr; readonly min: number; readonly max: number; readonly span?: Span };
+
+/** A whole grammar. */
+export interface GrammarIR {
+  /** Name of the start rule. */
+  readonly start: string;
+  readonly rules: ReadonlyMap<string, Expr>;
+  readonly lexemes: readonly LexemeDef[];
+  /** Lexemes skipped between any two lexemes (e.g. whitespace in Lark's `%ignore`). */
+  readonly ignore: readonly number[];
+  /** Where each rule is defined, for error messages. */
+  readonly ruleSpans?: ReadonlyMap<string, Span>;
+}
+
+export const expr = {
+  lexeme: (index: number): Expr => ({ kind: 'lexeme', index }),
+  ref: (name: string, span?: Span): Expr => (span ? { kind: 'ref', name, span } : { kind: 'ref', name }),
+  seq: (items: readonly Expr[]): Expr => (items.length === 1 ? items[0]! : { kind: 'seq', items }),
+  alt: (items: readonly Expr[]): Expr => (items.length === 1 ? items[0]! : { kind: 'alt', items }),
+  repeat: (item: Expr, min: number, max: number, span?: Span): Expr => (span ? { kind: 'repeat', item, min, max, span } : { kind: 'repeat', item, min, max }),
+  empty: { kind: 'seq', items: [] } as Expr,
+};
+
+/** Collects lexemes (deduplicated) and rules while a front-end builds a grammar. */
+export class GrammarBuilder {
+  readonly lexemes: LexemeDef[] = [];
+  readonly rules = new Map<string, Expr>();
+  readonly ruleSpans = new Map<string, Span>();
+  readonly ignore: number[] = [];
+  readonly #lexemeKeys = new Map<string, number>();
+
+  /** Adds a lexeme, or returns the index of an identical one. */
+  lexeme(def: LexemeDef): number {
+    const key = JSON.stringify([def.regex, def.mode ?? 'greedy', def.priority ?? 0]);
+    const known = this.#lexemeKeys.get(key);
+    if (known !== undefined) return known;
+    this.lexemes.push(def);
+    this.#lexemeKeys.set(key, this.lexemes.length - 1);
+    return this.lexemes.length - 1;
+  }
+
+  build(start: string): GrammarIR {
+    return { start, rules: this.rules, lexemes: this.lexemes, ignore: this.ignore, ruleSpans: this.ruleSpans };
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Every budget the compiler and the matcher enforce, with its default. Exceeding one gives a
+ * `GrammarLimitError` naming it — never a hang or an out-of-memory. `docs` in the package
+ * README says what each costs.
+ */
+export interface GrammarLimits {
+  /** NFA states over all lexemes (grows with regex size and counted repetitions). */
+  readonly maxNfaStates: number;
+  /** Lexer DFA states built lazily during matching (each costs 1 KB of transitions). */
+  readonly maxLexerStates: number;
+  /** Rules plus symbols after lowering to BNF (counted repetitions expand). */
+  readonly maxGrammarSymbols: number;
+  /** Earley items in one parser set. */
+  readonly maxParserItems: number;
+  /** Wall time one `computeMask` may take, in milliseconds. */
+  readonly maxMaskMs: number;
+}
+
+export const DEFAULT_LIMITS: GrammarLimits = {
+  maxNfaStates: 200_000,
+  maxLexerStates: 20_000,
+  maxGrammarSymbols: 500_000,
+  maxParserItems: 100_000,
+  maxMaskMs: 2_000,
+};

@@ -1,0 +1,313 @@
+/**
+ * The matcher: where generation stands in the grammar, byte by byte, and which tokens may
+ * come next. A mask is exact by construction: the trie walk runs the very step function that
+ * committing uses, descending one trie node per byte and pruning whole subtrees when a byte
+ * is rejected.
+ *
+ * State after each byte: the lexer DFA state of the lexeme in progress, how many bytes it has,
+ * and the Earley chart (one set per lexeme boundary). History keeps that triple for every
+ * committed byte, so rollback and fork are cheap.
+ */
+import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
+import type { CompiledGrammar } from './compile.ts';
+import { initialSet, scanSet, type EarleySet } from './earley.ts';
+import { GrammarLimitError } from './errors.ts';
+import { DEAD } from './lexer.ts';
+
+/** Options of a matcher. */
+export interface MatcherOptions {
+  /** Token ids that end generation; default: the vocab index's `eos_token_ids`. */
+  readonly eosTokenIds?: readonly number[];
+}
+
+/** Result of feeding bytes to a fresh matcher (the byte-level recognizer). */
+export interface Recognition {
+  /** Every byte was accepted. */
+  readonly accepted: boolean;
+  /** The input is a complete sentence of the grammar. */
+  readonly complete: boolean;
+  /** Offset of the first rejected byte, or -1. */
+  readonly rejectedAt: number;
+}
+
+// Start states of the lexer per Earley set (expected terminals ∪ ignored lexemes).
+const lexerStarts = new WeakMap<EarleySet, number>();
+
+/** Matches one output stream against a compiled grammar. */
+export class Matcher {
+  readonly grammar: CompiledGrammar;
+  readonly vocab: VocabIndex | null;
+  readonly #eos: readonly number[];
+  #chart: EarleySet[];
+  #lex: number;
+  #lexLen = 0;
+  #finished = false;
+  // Per committed byte, the state before it: lex, lexLen, chart length.
+  #history: number[] = [];
+  // Per committed token: history length (in bytes) before it; -1 marks an EOS token.
+  #tokens: number[] = [];
+
+  constructor(grammar: CompiledGrammar, vocab: VocabIndex | null = null, options: MatcherOptions = {}) {
+    this.grammar = grammar;
+    this.vocab = vocab;
+    this.#eos = options.eosTokenIds ?? vocab?.meta.eos_token_ids ?? [];
+    this.#chart = [initialSet(grammar)];
+    this.#lex = this.#startState();
+  }
+
+  /** Whether the output so far is a complete sentence (so EOS is allowed). */
+  isAccepting(): boolean {
+    if (this.#finished) return true;
+    if (this.#lexLen === 0) return this.#last.accepting;
+    const saved = this.#save();
+    try {
+      return this.#endLexeme() && this.#last.accepting;
+    } finally {
+      this.#restore(saved);
+    }
+  }
+
+  /** Whether EOS has been committed: nothing more may follow. */
+  get isFinished(): boolean {
+    return this.#finished;
+  }
+
+  /** Number of committed tokens (EOS included). */
+  get tokenCount(): number {
+    return this.#tokens.length;
+  }
+
+  /** Feeds bytes. On rejection the state is left as before the call and `false` returned. */
+  commitBytes(bytes: Uint8Array): boolean {
+    if (this.#finished) return false;
+    const saved = this.#save();
+    const historyLength = this.#history.length;
+    for (const byte of bytes) {
+      this.#history.push(this.#lex, this.#lexLen, this.#chart.length);
+      if (!this.#step(byte)) {
+        this.#restore(saved);
+        this.#history.length = historyLength;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Commits a token. Returns `false`, changing nothing, if the grammar does not allow it. */
+  commitToken(id: number): boolean {
+    const vocab = this.#requireVocab();
+    if (this.#finished) return false;
+    if (this.#eos.includes(id)) {
+      if (!this.isAccepting()) return false;
+      this.#tokens.push(-1 - this.#history.length);
+      this.#finished = true;
+      return true;
+    }
+    if (id < 0 || id >= vocab.tokenCount || !vocab.isTextToken(id)) return false;
+    const start = this.#history.length;
+    if (!this.commitBytes(vocab.tokenBytes(id))) return false;
+    this.#tokens.push(start);
+    return true;
+  }
+
+  /** Undoes the last `n` committed tokens. */
+  rollback(n: number): void {
+    if (n < 0 || n > this.#tokens.length) throw new RangeError(`cannot roll back ${n} of ${this.#tokens.length} tokens`);
+    if (n === 0) return;
+    const mark = this.#tokens[this.#tokens.length - n]!;
+    this.#tokens.length -= n;
+    const bytes = mark < 0 ? -1 - mark : mark;
+    this.#finished = false;
+    if (bytes < this.#history.length / 3) {
+      const at = bytes * 3;
+      this.#restore([this.#history[at]!, this.#history[at + 1]!, this.#history[at + 2]!]);
+      this.#history.length = at;
+    }
+  }
+
+  /** An independent copy of this matcher (cheap: Earley sets are shared, never mutated). */
+  fork(): Matcher {
+    const copy = new Matcher(this.grammar, this.vocab, { eosTokenIds: this.#eos });
+    copy.#chart = this.#chart.slice();
+    copy.#lex = this.#lex;
+    copy.#lexLen = this.#lexLen;
+    copy.#finished = this.#finished;
+    copy.#history = this.#history.slice();
+    copy.#tokens = this.#tokens.slice();
+    return copy;
+  }
+
+  /** The exact set of allowed next tokens as a packed bitset over the vocabulary. */
+  computeMaskBitset(): Uint32Array {
+    const vocab = this.#requireVocab();
+    const bits = emptyBitset(vocab.tokenCount);
+    if (this.#finished) return bits;
+    const { trie, trieNodeCount } = vocab;
+    const saved = this.#save();
+    const deadline = performance.now() + this.grammar.limits.maxMaskMs;
+    // States at each depth of the current trie path (3 numbers per depth).
+    const path: number[] = [...saved];
+    try {
+      let node = 1;
+      let visited = 0;
+      while (node < trieNodeCount) {
+        const word0 = trie[node * 2]!;
+        const word1 = trie[node * 2 + 1]!;
+        const depth = word1 >>> L.TRIE_DEPTH_SHIFT;
+        const at = (depth - 1) * 3;
+        this.#restore([path[at]!, path[at + 1]!, path[at + 2]!]);
+        if (this.#step(word0 & L.TRIE_BYTE_MASK)) {
+          const token = word0 >>> L.TRIE_TOKEN_SHIFT;
+          if (token !== 0) bitsetAdd(bits, token - 1);
+          path[depth * 3] = this.#lex;
+          path[depth * 3 + 1] = this.#lexLen;
+          path[depth * 3 + 2] = this.#chart.length;
+          node++;
+        } else {
+          node += word1 & L.TRIE_SUBTREE_MASK;
+        }
+        if ((++visited & 1023) === 0 && performance.now() > deadline) {
+          throw new GrammarLimitError('maxMaskMs', this.grammar.limits.maxMaskMs, `computing the mask took longer than ${this.grammar.limits.maxMaskMs} ms (maxMaskMs)`);
+        }
+      }
+    } finally {
+      this.#restore(saved);
+    }
+    const duplicates = vocab.duplicates;
+    for (let i = 0; i < duplicates.length; i += 2) {
+      const primary = duplicates[i + 1]!;
+      if ((bits[primary >>> 5]! >>> (primary & 31)) & 1) bitsetAdd(bits, duplicates[i]!);
+    }
+    if (this.isAccepting()) for (const id of this.#eos) bitsetAdd(bits, id);
+    return bits;
+  }
+
+  /** The exact mask of allowed next tokens, BRLE-encoded. */
+  computeMask(): Brle {
+    return brleFromBitset(this.computeMaskBitset(), this.#requireVocab().tokenCount);
+  }
+
+  /**
+   * The bytes the grammar forces next: while exactly one byte can follow and the output is
+   * not complete, that byte is forced. Empty when there is a choice.
+   */
+  forcedBytes(maxBytes = 4096): Uint8Array {
+    const probe = this.fork();
+    const forced: number[] = [];
+    while (forced.length < maxBytes && !probe.isAccepting()) {
+      let only = -1;
+      for (let byte = 0; byte < 256; byte++) {
+        const saved = probe.#save();
+        const ok = probe.#step(byte);
+        probe.#restore(saved);
+        if (!ok) continue;
+        if (only >= 0) return Uint8Array.from(forced);
+        only = byte;
+      }
+      if (only < 0) break;
+      probe.#step(only);
+      forced.push(only);
+    }
+    return Uint8Array.from(forced);
+  }
+
+  get #last(): EarleySet {
+    return this.#chart[this.#chart.length - 1]!;
+  }
+
+  #requireVocab(): VocabIndex {
+    if (this.vocab === null) throw new Error('this matcher was created without a vocab index: only byte-level calls are available');
+    return this.vocab;
+  }
+
+  #save(): [number, number, number] {
+    return [this.#lex, this.#lexLen, this.#chart.length];
+  }
+
+  #restore([lex, lexLen, chartLength]: readonly number[]): void {
+    this.#lex = lex!;
+    this.#lexLen = lexLen!;
+    this.#chart.length = chartLength!;
+  }
+
+  #startState(): number {
+    const set = this.#last;
+    let state = lexerStarts.get(set);
+    if (state === undefined) {
+      const ignore = this.grammar.ignore;
+      const allowed = ignore.length === 0 ? Array.from(set.expected) : [...new Set([...set.expected, ...ignore])].sort((a, b) => a - b);
+      state = this.grammar.lexer.start(allowed);
+      lexerStarts.set(set, state);
+    }
+    return state;
+  }
+
+  // One byte. Greedy lexemes continue while they can; when the byte cannot continue the
+  // lexeme in progress, that lexeme ends (if complete) and the byte starts the next one.
+  #step(byte: number): boolean {
+    const lexer = this.grammar.lexer;
+    let next = lexer.next(this.#lex, byte);
+    if (next === DEAD) {
+      if (this.#lexLen === 0 || !this.#endLexeme()) return false;
+      next = lexer.next(this.#lex, byte);
+      if (next === DEAD) return false;
+    }
+    this.#lex = next;
+    this.#lexLen++;
+    return this.#lazyEnd();
+  }
+
+  // Lazy lexemes end at their first complete match.
+  #lazyEnd(): boolean {
+    const accepting = this.#winners(this.grammar.lexer.accepting(this.#lex));
+    if (!accepting.some((l) => this.grammar.ir.lexemes[l]!.mode === 'lazy')) return true;
+    return this.#endLexeme();
+  }
+
+  // Ends the lexeme in progress: the parser scans the complete lexemes of highest priority.
+  #endLexeme(): boolean {
+    const accepting = this.#winners(this.grammar.lexer.accepting(this.#lex));
+    if (accepting.length === 0) return false;
+    const expected = this.#last.expected;
+    const scanned = accepting.filter((l) => binarySearch(expected, l));
+    if (scanned.length > 0) {
+      const set = scanSet(this.grammar, this.#chart, scanned);
+      if (set === null) return false;
+      this.#chart.push(set);
+    } else if (!accepting.some((l) => this.grammar.ignore.includes(l))) {
+      return false;
+    }
+    this.#lex = this.#startState();
+    this.#lexLen = 0;
+    return true;
+  }
+
+  #winners(accepting: Int32Array): number[] {
+    if (accepting.length <= 1) return Array.from(accepting);
+    const lexemes = this.grammar.ir.lexemes;
+    const best = Math.max(...Array.from(accepting, (l) => lexemes[l]!.priority ?? 0));
+    return Array.from(accepting).filter((l) => (lexemes[l]!.priority ?? 0) === best);
+  }
+}
+
+/** Feeds `bytes` to a fresh matcher: the byte-level recognizer. */
+export function recognize(grammar: CompiledGrammar, bytes: Uint8Array): Recognition {
+  const matcher = new Matcher(grammar);
+  for (let i = 0; i < bytes.length; i++) {
+    if (!matcher.commitBytes(bytes.subarray(i, i + 1))) return { accepted: false, complete: false, rejectedAt: i };
+  }
+  return { accepted: true, complete: matcher.isAccepting(), rejectedAt: -1 };
+}
+
+function binarySearch(sorted: Int32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === value) return true;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
