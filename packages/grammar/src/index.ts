@@ -12,3 +12,8 @@ export { DEFAULT_LIMITS } from './limits.ts';
 export type { GrammarLimits } from './limits.ts';
 export { Matcher, recognize } from './matcher.ts';
 export type { MatcherOptions, Recognition } from './matcher.ts';
+export { parseBnf } from './frontends/bnf.ts';
+export type { BnfDialect } from './frontends/bnf.ts';
+export { jsonGrammar, JsonGrammarParts, jsonRegex } from './frontends/json.ts';
+export type { JsonWhitespace } from './frontends/json.ts';
+export { parseLark } from './frontends/lark.ts';

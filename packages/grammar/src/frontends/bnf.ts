@@ -1,0 +1,181 @@
+/**
+ * GBNF (llama.cpp) and W3C-style EBNF (as XGrammar accepts it): one parser, two dialects.
+ *
+ *     root   ::= "(" expr ")" | [0-9]+      # GBNF comment
+ *     expr   ::= term ("+" term)*
+ *
+ * Rules are `name ::= body`; a body runs until the next `name ::=`. Elements: "strings",
+ * character classes `[a-z]` / `[^"\\]`, `.` (any character), rule names, `( … )`, postfix
+ * `* + ?`, `{m}`, `{m,}`, `{m,n}`, `{,n}`; alternatives with `|`. EBNF also takes 'strings',
+ * `#xHH` characters and `[#x41-#x5A]` ranges, and `/* comments *\/`. The start rule is `root`.
+ *
+ * Every character class and every character of a string is its own one-character lexeme, so
+ * the language is exactly the context-free language over characters that the grammar says.
+ */
+import { normalizeRanges, rx } from '../byte-regex.ts';
+import { ANY } from '../code-point-sets.ts';
+import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
+
+export type BnfDialect = 'gbnf' | 'ebnf';
+
+const NAME = /[A-Za-z_][A-Za-z0-9_.-]*/y;
+const RULE_START = /[A-Za-z_][A-Za-z0-9_.-]*[ \t]*::=/y;
+
+/** Parses a GBNF or EBNF grammar into the IR (throws `GrammarError` with a span). */
+export function parseBnf(source: string, dialect: BnfDialect, startRule = 'root'): GrammarIR {
+  const cursor = new SourceCursor(source, dialect === 'gbnf' ? ['#'] : ['#', '/*', '//']);
+  const builder = new GrammarBuilder();
+  const parser = new BnfParser(cursor, builder, dialect);
+  cursor.skipSpace();
+  while (!cursor.done) {
+    const nameStart = cursor.pos;
+    const name = cursor.match(NAME);
+    if (name === null) throw cursor.error('syntax', 'expected a rule name');
+    const span = { start: nameStart, end: cursor.pos };
+    cursor.skipSpace();
+    cursor.expect('::=');
+    if (builder.rules.has(name)) throw cursor.error('duplicate_rule', `rule ${name} is defined twice`, span.start, span.end);
+    builder.rules.set(name, parser.alternatives());
+    builder.ruleSpans.set(name, span);
+    if (!cursor.done && !parser.atRuleStart()) throw cursor.error('syntax', `unexpected ${JSON.stringify(cursor.peek())}`);
+  }
+  if (!builder.rules.has(startRule)) throw cursor.error('no_start_rule', `the grammar has no ${startRule} rule`, 0, 0);
+  return builder.build(startRule);
+}
+
+class BnfParser {
+  constructor(
+    private readonly cursor: SourceCursor,
+    private readonly builder: GrammarBuilder,
+    private readonly dialect: BnfDialect,
+  ) {}
+
+  atRuleStart(): boolean {
+    RULE_START.lastIndex = this.cursor.pos;
+    return RULE_START.test(this.cursor.source);
+  }
+
+  alternatives(): Expr {
+    const items = [this.sequence()];
+    while (this.cursor.eat('|')) items.push(this.sequence());
+    return expr.alt(items);
+  }
+
+  sequence(): Expr {
+    const items: Expr[] = [];
+    for (;;) {
+      this.cursor.skipSpace();
+      const c = this.cursor.peek();
+      if (c === '' || c === '|' || c === ')' || this.atRuleStart()) break;
+      items.push(this.postfix(this.primary()));
+    }
+    return expr.seq(items);
+  }
+
+  primary(): Expr {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    const c = cursor.peek();
+    if (c === '"' || (c === "'" && this.dialect === 'ebnf')) return this.literal(c);
+    if (c === '[') return this.charClass();
+    if (c === '.') {
+      cursor.pos++;
+      return this.chars(ANY);
+    }
+    if (c === '(') {
+      cursor.pos++;
+      const body = this.alternatives();
+      cursor.skipSpace();
+      cursor.expect(')', '")" to close the group');
+      return body;
+    }
+    if (c === '#' && this.dialect === 'ebnf' && cursor.peek(1) === 'x') {
+      const cp = this.hexChar();
+      return this.chars([cp, cp]);
+    }
+    if (c === '<') throw cursor.error('unsupported', 'token references (<…>) are not supported', start);
+    const name = cursor.match(NAME);
+    if (name === null) throw cursor.error('syntax', `unexpected ${JSON.stringify(c)}`);
+    return expr.ref(name, { start, end: cursor.pos });
+  }
+
+  postfix(item: Expr): Expr {
+    const cursor = this.cursor;
+    for (;;) {
+      const start = cursor.pos;
+      if (cursor.eat('*')) item = expr.repeat(item, 0, Infinity, { start, end: cursor.pos });
+      else if (cursor.eat('+')) item = expr.repeat(item, 1, Infinity, { start, end: cursor.pos });
+      else if (cursor.eat('?')) item = expr.repeat(item, 0, 1, { start, end: cursor.pos });
+      else if (cursor.peek() === '{') item = this.counted(item);
+      else return item;
+    }
+  }
+
+  counted(item: Expr): Expr {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    const m = cursor.match(/\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/y);
+    if (m === null) throw cursor.error('syntax', 'expected {m}, {m,}, {m,n} or {,n}', start);
+    const [, lo, comma, hi] = /\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/.exec(m)!;
+    const min = lo === '' ? 0 : Number(lo);
+    const max = comma === '' ? min : hi === '' ? Infinity : Number(hi);
+    if ((lo === '' && comma === '') || max < min) throw cursor.error('invalid_range', `invalid repetition ${m}`, start, cursor.pos);
+    return expr.repeat(item, min, max, { start, end: cursor.pos });
+  }
+
+  literal(quote: string): Expr {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    cursor.pos++;
+    const items: Expr[] = [];
+    while (cursor.peek() !== quote) {
+      if (cursor.done || cursor.peek() === '\n') throw cursor.error('syntax', 'unterminated string', start, cursor.pos);
+      const cp = cursor.eat('\\') ? readEscape(cursor) : readChar(cursor);
+      items.push(this.chars([cp, cp]));
+    }
+    cursor.pos++;
+    return expr.seq(items);
+  }
+
+  charClass(): Expr {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    cursor.pos++;
+    const negate = cursor.eat('^');
+    const pairs: [number, number][] = [];
+    while (cursor.peek() !== ']') {
+      if (cursor.done) throw cursor.error('syntax', 'unterminated character class', start, cursor.pos);
+      const lo = this.classChar();
+      if (cursor.peek() === '-' && cursor.peek(1) !== ']') {
+        cursor.pos++;
+        const hi = this.classChar();
+        if (hi < lo) throw cursor.error('invalid_range', 'character range out of order', start, cursor.pos);
+        pairs.push([lo, hi]);
+      } else {
+        pairs.push([lo, lo]);
+      }
+    }
+    cursor.pos++;
+    return this.chars(normalizeRanges(pairs, negate));
+  }
+
+  classChar(): number {
+    const cursor = this.cursor;
+    if (this.dialect === 'ebnf' && cursor.startsWith('#x')) return this.hexChar();
+    return cursor.eat('\\') ? readEscape(cursor) : readChar(cursor);
+  }
+
+  hexChar(): number {
+    const start = this.cursor.pos;
+    const digits = this.cursor.match(/#x[0-9a-fA-F]+/y);
+    if (digits === null) throw this.cursor.error('syntax', 'expected #x followed by hex digits', start);
+    return parseInt(digits.slice(2), 16);
+  }
+
+  // One lexeme per character class: lexing never changes a character-level language.
+  chars(ranges: readonly number[]): Expr {
+    const key = ranges.join(',');
+    return expr.lexeme(this.builder.lexeme({ name: `[${key}]`, regex: rx.codePoints(ranges) }));
+  }
+}

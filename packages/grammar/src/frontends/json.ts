@@ -1,0 +1,107 @@
+/**
+ * Any JSON value (RFC 8259), built directly in the IR with greedy lexemes: strings, numbers
+ * and literals are self-delimiting in JSON, so longest-match lexing never changes the
+ * language. The lexemes are exported for the JSON Schema compiler to reuse.
+ */
+import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
+import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+
+/** Where whitespace may go between JSON tokens, and how much. */
+export interface JsonWhitespace {
+  /** `compact`: none at all. `any`: any JSON whitespace between tokens (default). */
+  readonly style?: 'compact' | 'any';
+  /** Longest run of whitespace allowed in one place (default 64); caps runaway output. */
+  readonly maxRun?: number;
+}
+
+const HEX = normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]);
+const DIGIT = rx.byteRanges([0x30, 0x39]);
+
+/** Regexes of JSON's lexemes. */
+export const jsonRegex = {
+  /** A string literal, quotes included: any Unicode text, escapes as RFC 8259 allows. */
+  string(content: ByteRegex = jsonRegex.stringChar(), min = 0, max = Infinity): ByteRegex {
+    return rx.seq([rx.literal('"'), rx.repeat(content, min, max), rx.literal('"')]);
+  },
+  /** One character of string content, unescaped or escaped. */
+  stringChar(): ByteRegex {
+    return rx.alt([
+      rx.codePoints(normalizeRanges([[0x20, 0x21], [0x23, 0x5b], [0x5d, 0x10ffff]])),
+      rx.seq([rx.literal('\\'), rx.alt([rx.byteRanges(normalizeRanges([[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x62], [0x66, 0x66], [0x6e, 0x6e], [0x72, 0x72], [0x74, 0x74]])), rx.seq([rx.literal('u'), rx.repeat(rx.byteRanges(HEX), 4, 4)])])]),
+    ]);
+  },
+  number(): ByteRegex {
+    const int = rx.alt([rx.literal('0'), rx.seq([rx.byteRanges([0x31, 0x39]), rx.repeat(DIGIT, 0, Infinity)])]);
+    const frac = rx.seq([rx.literal('.'), rx.repeat(DIGIT, 1, Infinity)]);
+    const exp = rx.seq([rx.byteRanges(normalizeRanges([[0x45, 0x45], [0x65, 0x65]])), rx.repeat(rx.byteRanges(normalizeRanges([[0x2b, 0x2b], [0x2d, 0x2d]])), 0, 1), rx.repeat(DIGIT, 1, Infinity)]);
+    return rx.seq([rx.repeat(rx.literal('-'), 0, 1), int, rx.repeat(frac, 0, 1), rx.repeat(exp, 0, 1)]);
+  },
+  whitespace(maxRun: number): ByteRegex {
+    return rx.repeat(rx.byteRanges(normalizeRanges([[0x09, 0x0a], [0x0d, 0x0d], [0x20, 0x20]])), 1, maxRun);
+  },
+};
+
+/** Builds JSON structure in a grammar: punctuation, whitespace and the any-value rule. */
+export class JsonGrammarParts {
+  readonly #ws: number | null;
+
+  constructor(
+    readonly builder: GrammarBuilder,
+    whitespace: JsonWhitespace = {},
+  ) {
+    const maxRun = whitespace.maxRun ?? 64;
+    this.#ws = whitespace.style === 'compact' ? null : builder.lexeme({ name: 'WS', regex: jsonRegex.whitespace(maxRun) });
+  }
+
+  /** Optional whitespace (nothing in compact style). */
+  ws(): Expr {
+    return this.#ws === null ? expr.empty : expr.repeat(expr.lexeme(this.#ws), 0, 1);
+  }
+
+  /** A punctuation or keyword lexeme: `{`, `,`, `true`, ... */
+  token(text: string): Expr {
+    return expr.lexeme(this.builder.lexeme({ name: JSON.stringify(text), regex: rx.literal(text) }));
+  }
+
+  lexeme(name: string, regex: ByteRegex): Expr {
+    return expr.lexeme(this.builder.lexeme({ name, regex }));
+  }
+
+  /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects. */
+  list(open: string, item: Expr, close: string, min = 0): Expr {
+    const ws = this.ws();
+    const more = expr.seq([ws, this.token(','), ws, item]);
+    const items = expr.seq([item, expr.repeat(more, Math.max(0, min - 1), Infinity), ws]);
+    return expr.seq([this.token(open), ws, min > 0 ? items : expr.repeat(items, 0, 1), this.token(close)]);
+  }
+
+  /** Defines rule `name` as any JSON value and returns a reference to it. */
+  anyValue(name = 'json_value'): Expr {
+    const value = expr.ref(name);
+    if (!this.builder.rules.has(name)) {
+      this.builder.rules.set(name, expr.seq([])); // reserve the name (recursive)
+      const member = expr.seq([this.lexeme('STRING', jsonRegex.string()), this.ws(), this.token(':'), this.ws(), value]);
+      this.builder.rules.set(
+        name,
+        expr.alt([
+          this.list('{', member, '}'),
+          this.list('[', value, ']'),
+          this.lexeme('STRING', jsonRegex.string()),
+          this.lexeme('NUMBER', jsonRegex.number()),
+          this.token('true'),
+          this.token('false'),
+          this.token('null'),
+        ]),
+      );
+    }
+    return value;
+  }
+}
+
+/** Any JSON value, optionally surrounded by whitespace. */
+export function jsonGrammar(whitespace: JsonWhitespace = {}): GrammarIR {
+  const parts = new JsonGrammarParts(new GrammarBuilder(), whitespace);
+  const value = parts.anyValue();
+  parts.builder.rules.set('start', expr.seq([parts.ws(), value, parts.ws()]));
+  return parts.builder.build('start');
+}
