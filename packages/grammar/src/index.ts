@@ -17,3 +17,5 @@ export type { BnfDialect } from './frontends/bnf.ts';
 export { jsonGrammar, JsonGrammarParts, jsonRegex } from './frontends/json.ts';
 export type { JsonWhitespace } from './frontends/json.ts';
 export { parseLark } from './frontends/lark.ts';
+export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';
+export type { GrammarFormat } from './formats.ts';

@@ -24,7 +24,7 @@ const RULE_START = /[A-Za-z_][A-Za-z0-9_.-]*[ \t]*::=/y;
 
 /** Parses a GBNF or EBNF grammar into the IR (throws `GrammarError` with a span). */
 export function parseBnf(source: string, dialect: BnfDialect, startRule = 'root'): GrammarIR {
-  const cursor = new SourceCursor(source, dialect === 'gbnf' ? ['#'] : ['#', '/*', '//']);
+  const cursor = new SourceCursor(source, dialect === 'gbnf' ? ['#'] : ['#!x', '/*', '//']);
   const builder = new GrammarBuilder();
   const parser = new BnfParser(cursor, builder, dialect);
   cursor.skipSpace();

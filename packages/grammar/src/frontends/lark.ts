@@ -105,7 +105,7 @@ function readDefinitions(source: string): Definitions {
       reader.directive(start, defs);
       continue;
     }
-    cursor.eat('?') || cursor.eat('!');
+    if (!cursor.eat('?')) cursor.eat('!'); // ?rule (inline) and !rule (keep tokens): same language
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', 'expected a rule or terminal definition');
     const span = { start, end: cursor.pos };

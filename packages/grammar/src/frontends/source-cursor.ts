@@ -5,8 +5,11 @@ export class SourceCursor {
   pos = 0;
   constructor(
     readonly source: string,
-    /** Comment starters this dialect accepts: `#`, `//` (to end of line) or `/*` (to `*\/`). */
-    private readonly comments: readonly ('#' | '//' | '/*')[],
+    /**
+     * Comment starters this dialect accepts, to the end of the line: `#`, `#` unless it starts
+     * a `#x41` character (`#!x`), `//`; or `/*` to `*\/`.
+     */
+    private readonly comments: readonly ('#' | '#!x' | '//' | '/*')[],
   ) {}
 
   get done(): boolean {
@@ -27,7 +30,7 @@ export class SourceCursor {
       const c = this.peek();
       if (c === ' ' || c === '\t' || c === '\r' || (newlines && c === '\n')) {
         this.pos++;
-      } else if (this.comments.includes('#') && c === '#') {
+      } else if (c === '#' && (this.comments.includes('#') || (this.comments.includes('#!x') && !/^#x[0-9a-fA-F]/.test(this.source.slice(this.pos, this.pos + 3))))) {
         this.#skipLine();
       } else if (this.comments.includes('//') && this.startsWith('//')) {
         this.#skipLine();
