@@ -125,3 +125,38 @@ function encodeUtf8(cp: number): number[] {
   if (cp < 0x10000) return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
   return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
 }
+
+/** Whether `regex` matches the empty string. */
+export function isNullable(regex: ByteRegex): boolean {
+  switch (regex.kind) {
+    case 'bytes':
+      return false;
+    case 'seq':
+      return regex.items.every(isNullable);
+    case 'alt':
+      return regex.items.some(isNullable);
+    case 'repeat':
+      return regex.min === 0 || isNullable(regex.item);
+  }
+}
+
+/** The same language without the empty string. */
+export function nonEmpty(regex: ByteRegex): ByteRegex {
+  if (!isNullable(regex)) return regex;
+  switch (regex.kind) {
+    case 'bytes':
+      return regex;
+    case 'alt':
+      return rx.alt(regex.items.map(nonEmpty));
+    case 'seq': {
+      // Some item is non-empty: the first non-empty one is item i, the ones before it empty.
+      const [first, ...rest] = regex.items;
+      if (first === undefined) return rx.nothing;
+      const tail = rx.seq(rest);
+      return rx.alt([rx.seq([nonEmpty(first), tail]), nonEmpty(tail)]);
+    }
+    case 'repeat':
+      // Empty copies can be dropped: at least one non-empty copy, at most max.
+      return regex.max < 1 ? rx.nothing : rx.repeat(nonEmpty(regex.item), 1, regex.max);
+  }
+}

@@ -3,6 +3,7 @@
  * alternatives inside sequences and repetitions become fresh nonterminals. Symbols
  * `0 .. lexemeCount-1` are terminals (lexeme indices), the rest nonterminals.
  */
+import { isNullable, nonEmpty } from './byte-regex.ts';
 import { GrammarError, GrammarLimitError } from './errors.ts';
 import type { Expr, GrammarIR } from './ir.ts';
 import { LexerDfa } from './lexer.ts';
@@ -54,13 +55,27 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   };
 
   for (const name of ir.rules.keys()) ntIndex.set(name, nonterminal(name));
+  // Lexemes never match the empty string: one that could becomes optional in the grammar.
+  const lexemes = ir.lexemes.map((l) => (isNullable(l.regex) ? { ...l, regex: nonEmpty(l.regex) } : l));
+  const optionalLexeme = new Map<number, number>();
+  const lexemeSymbol = (index: number): number => {
+    if (!isNullable(ir.lexemes[index]!.regex)) return index;
+    let nt = optionalLexeme.get(index);
+    if (nt === undefined) {
+      nt = nonterminal(`${ir.lexemes[index]!.name}?`);
+      addRule(nt, []);
+      addRule(nt, [index]);
+      optionalLexeme.set(index, nt);
+    }
+    return nt;
+  };
   if (!ntIndex.has(ir.start)) throw new GrammarError('no_start_rule', `the start rule ${ir.start} is not defined`);
 
   // Converts an expression to a single symbol, creating a fresh nonterminal when needed.
   const symbolOf = (e: Expr, owner: string): number => {
     switch (e.kind) {
       case 'lexeme':
-        return e.index;
+        return lexemeSymbol(e.index);
       case 'ref': {
         const nt = ntIndex.get(e.name);
         if (nt === undefined) throw new GrammarError('unknown_rule', `unknown rule ${e.name}`, e.span);
@@ -143,7 +158,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   return {
     ir,
     limits: allLimits,
-    lexer: new LexerDfa(ir.lexemes, allLimits),
+    lexer: new LexerDfa(lexemes, allLimits),
     terminalCount,
     nonterminalNames: names,
     ruleLhs,

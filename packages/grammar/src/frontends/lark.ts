@@ -133,6 +133,7 @@ class LarkReader {
   directive(start: number, defs: Definitions): void {
     const cursor = this.cursor;
     const word = cursor.match(/[a-z]+/y);
+    const wordEnd = cursor.pos;
     cursor.skipSpace(false);
     if (word === 'ignore') {
       defs.ignores.push(this.alternatives());
@@ -164,7 +165,7 @@ class LarkReader {
         defs.imports.push({ name, alias, span });
       }
     } else {
-      throw cursor.error('unsupported', `%${word ?? ''} is not supported`, start, cursor.pos);
+      throw cursor.error('unsupported', `%${word ?? ''} is not supported`, start, wordEnd);
     }
     this.endOfLine();
   }

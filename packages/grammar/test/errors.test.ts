@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { compileGrammar, GrammarError, GrammarLimitError, jsonGrammar, Matcher, parseGrammar, renderError, type GrammarFormat } from '../src/index.ts';
+import { vocab } from './support/vocabs.ts';
+
+function failure(format: GrammarFormat, source: string): GrammarError {
+  try {
+    compileGrammar(parseGrammar(format, source));
+  } catch (error) {
+    if (error instanceof GrammarError) return error;
+    throw error;
+  }
+  throw new Error('expected a GrammarError');
+}
+
+describe('grammar errors carry a code and the span of the problem', () => {
+  it.each([
+    ['gbnf', 'root ::= value\n', 'unknown_rule', 'value'],
+    ['gbnf', 'root ::= "abc\n', 'syntax', '"abc'],
+    ['gbnf', 'root ::= [a-z\n', 'syntax', '[a-z\n'],
+    ['gbnf', 'root ::= "a"\nroot ::= "b"\n', 'duplicate_rule', 'root'],
+    ['gbnf', 'start ::= "a"\n', 'no_start_rule', ''],
+    ['gbnf', 'root ::= "a"{3,1}\n', 'invalid_range', '{3,1}'],
+    ['gbnf', 'root ::= [z-a]\n', 'invalid_range', '[z-a'],
+    ['gbnf', 'root ::= <think>\n', 'unsupported', '<'],
+    ['gbnf', 'root ::= ( "a"\n', 'syntax', ''],
+    ['ebnf', 'root ::= "a" | missing\n', 'unknown_rule', 'missing'],
+    ['lark', 'start: foo\n', 'unknown_rule', 'foo'],
+    ['lark', 'start: FOO\n', 'unknown_rule', 'FOO'],
+    ['lark', 'start: "a"\n%import common.NOPE\n', 'unsupported', '%import common.NOPE'],
+    ['lark', 'start: "a"\n%declare X\n', 'unsupported', '%declare'],
+    ['lark', 'start: /a(?=b)/\n', 'unsupported', '(?=b)'],
+    ['lark', 'start: A\nA: A "x"\n', 'syntax', 'A'],
+    ['regex', 'a(?=b)', 'unsupported', '(?=b)'],
+  ] as const)('%s %j → %s', (format, source, code, text) => {
+    const error = failure(format, source);
+    expect(error.code).toBe(code);
+    if (text !== '') expect(source.slice(error.span!.start, error.span!.end)).toBe(text);
+    expect(renderError(source, error)).toMatch(/^at \d+\(\d+\): /);
+  });
+
+  it('renders line and column of later lines', () => {
+    const source = 'root ::= a\na ::= "x" b\n';
+    const error = failure('gbnf', source);
+    expect(renderError(source, error)).toBe('at 2(11): unknown rule b\n  a ::= "x" b\n            ^');
+  });
+});
+
+describe('limits are typed errors', () => {
+  it('maxNfaStates stops huge counted repetitions in lexemes', () => {
+    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'))).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
+    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'), { maxNfaStates: 400_000 })).not.toThrow();
+  });
+
+  it('maxGrammarSymbols stops huge counted repetitions of rules', () => {
+    expect(() => compileGrammar(parseGrammar('gbnf', 'root ::= x{1,100000}\nx ::= "a" | "b"\n'), { maxGrammarSymbols: 50_000 })).toThrow(GrammarLimitError);
+  });
+
+  it('maxParserItems stops very ambiguous steps', () => {
+    const grammar = compileGrammar(parseGrammar('gbnf', 'root ::= x*\nx ::= "a" | "a" "a" | x x\n'), { maxParserItems: 50 });
+    const matcher = new Matcher(grammar);
+    expect(() => matcher.commitBytes(new TextEncoder().encode('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'))).toThrow(expect.objectContaining({ limit: 'maxParserItems' }));
+  });
+
+  it('maxLexerStates bounds the lazily built lexer', () => {
+    const grammar = compileGrammar(parseGrammar('regex', '[a-z]{0,20}x[a-z]{0,20}'), { maxLexerStates: 10 });
+    expect(() => new Matcher(grammar).commitBytes(new TextEncoder().encode('abcdefghijklmnop'))).toThrow(expect.objectContaining({ limit: 'maxLexerStates' }));
+  });
+
+  it('maxMaskMs bounds one mask computation', () => {
+    const matcher = new Matcher(compileGrammar(jsonGrammar(), { maxMaskMs: 0 }), vocab('llama3.1'));
+    matcher.commitBytes(new TextEncoder().encode('["'));
+    expect(() => matcher.computeMaskBitset()).toThrow(expect.objectContaining({ limit: 'maxMaskMs' }));
+    // The matcher is unchanged and usable after the error.
+    expect(matcher.commitBytes(new TextEncoder().encode('a"]'))).toBe(true);
+    expect(matcher.isAccepting()).toBe(true);
+  });
+});

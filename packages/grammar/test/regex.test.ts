@@ -1,0 +1,117 @@
+// The regex front-end against the JavaScript regex engine: random strings over an alphabet
+// that hits each pattern's edges must be accepted by the grammar iff RegExp matches fully.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileGrammar, compileRegexGrammar, GrammarError, recognize, regexToByteRegex, renderError, rx, GrammarBuilder, expr } from '../src/index.ts';
+
+const encoder = new TextEncoder();
+const fullMatch = (pattern: string, flags: string): ((s: string) => boolean) => {
+  const re = new RegExp(`^(?:${pattern})$`, flags.includes('u') || flags.includes('v') ? flags : flags + 'u');
+  return (s) => re.test(s);
+};
+
+const patterns: [string, string, string][] = [
+  // pattern, flags, alphabet
+  ['a*b+c?', '', 'abcx'],
+  ['(ab|a)(bc|c)*', '', 'abc'],
+  ['[a-c]{2,4}', '', 'abcd'],
+  ['x{3}', '', 'xy'],
+  ['x{2,}y', '', 'xy'],
+  ['\\d+(\\.\\d{1,2})?', '', '0123456789.a'],
+  ['[^a-z]+', '', 'az09 é'],
+  ['\\w+\\s\\w+', '', 'ab_9 \t\n-'],
+  ['.+', '', 'ab\nc\r'],
+  ['.+', 's', 'ab\nc\r'],
+  ['[à-ÿ]+', '', 'aàéÿ\u0100'],
+  ['[\\u4e00-\\u9fff]{1,3}', '', '中文字a'],
+  ['[😀-🙏]+', 'u', '🙂😀a🚀'],
+  ['\\p{L}+', 'u', 'aé中1 Σ'],
+  ['\\P{L}', 'u', 'a1 é'],
+  ['[\\p{Lu}\\d]+', 'u', 'AaÉé12'],
+  ['hello', 'i', 'hHeElLoO'],
+  ['[a-f]+', 'i', 'aAfFgG'],
+  ['(?:foo|bar)+baz', '', 'fobarz'],
+  ['[\\p{L}--[a-z]]+', 'v', 'aAéz'],
+  ['a|', '', 'ab'],
+  ['(ab)*', '', 'ab'],
+  ['(a?b?)+c', '', 'abc'],
+  ['[\\s\\S]', '', 'a \n'],
+];
+
+describe('regex front-end matches the JavaScript engine', () => {
+  it.each(patterns)('/%s/%s', (pattern, flags, alphabet) => {
+    const grammar = compileGrammar(compileRegexGrammar(pattern, { flags }));
+    const matches = fullMatch(pattern, flags);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 8 }), (chars) => {
+        const s = chars.join('');
+        const result = recognize(grammar, encoder.encode(s));
+        expect(result.accepted && result.complete, JSON.stringify(s)).toBe(matches(s));
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+  });
+
+  it('search mode (JSON Schema pattern) matches anywhere unless anchored', () => {
+    const search = (pattern: string, s: string): boolean => {
+      const builder = new GrammarBuilder();
+      builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'p', regex: regexToByteRegex(pattern, { mode: 'search' }) })));
+      const r = recognize(compileGrammar(builder.build('start')), encoder.encode(s));
+      return r.accepted && r.complete;
+    };
+    for (const [pattern, s] of [['ab', 'xxabyy'], ['^ab', 'abyy'], ['ab$', 'xxab'], ['^a|b$', 'axx'], ['^a|b$', 'xxb']] as const) {
+      expect(search(pattern, s), `${pattern} ${s}`).toBe(new RegExp(pattern, 'u').test(s));
+    }
+    for (const [pattern, s] of [['^ab', 'xab'], ['ab$', 'abx'], ['^ab$', 'abab']] as const) expect(search(pattern, s)).toBe(false);
+  });
+});
+
+describe('regex errors', () => {
+  it.each([
+    ['a(?=b)', 'unsupported', 1, 6],
+    ['(?<!a)b', 'unsupported', 0, 6],
+    ['(a)\\1', 'unsupported', 3, 5],
+    ['a\\bb', 'unsupported', 1, 3],
+    ['a^b', 'unsupported', 1, 2],
+    ['a(b', 'invalid_regex', 3, 4],
+    ['[z-a]', 'invalid_regex', 4, 5],
+  ] as const)('%s → %s at its span', (pattern, code, start, end) => {
+    let error: unknown;
+    try {
+      compileRegexGrammar(pattern);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GrammarError);
+    expect((error as GrammarError).code).toBe(code);
+    if (code === 'unsupported') expect((error as GrammarError).span).toEqual({ start, end });
+    else expect((error as GrammarError).span!.start).toBeLessThanOrEqual(pattern.length);
+  });
+
+  it('renders a caret excerpt under the span', () => {
+    try {
+      compileRegexGrammar('ab(?=c)d');
+      expect.unreachable();
+    } catch (e) {
+      expect(renderError('ab(?=c)d', e as GrammarError)).toBe('at 1(3): lookahead assertions ((?=c)) are not supported\n  ab(?=c)d\n    ^^^^^');
+    }
+  });
+});
+
+describe('UTF-8 encoding of code point ranges', () => {
+  it('matches exactly the UTF-8 encodings of the code points in the range', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0x10ffff }), fc.integer({ min: 0, max: 0x10ffff }), fc.integer({ min: 0, max: 0x10ffff }), (a, b, probe) => {
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        const builder = new GrammarBuilder();
+        builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'r', regex: rx.codePoints([lo, hi]) })));
+        const grammar = compileGrammar(builder.build('start'));
+        const isSurrogate = probe >= 0xd800 && probe <= 0xdfff;
+        const cp = isSurrogate ? 0xe000 : probe;
+        const r = recognize(grammar, encoder.encode(String.fromCodePoint(cp)));
+        expect(r.accepted && r.complete).toBe(cp >= lo && cp <= hi);
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+});
