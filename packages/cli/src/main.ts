@@ -5,13 +5,17 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, makeOutput } from './output.ts';
+import { checkCommand, compileCommand, GrammarCliError } from './grammar-command.ts';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
 
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
   sieve vocab info <preset|FILE> [--json]
+  sieve compile --format F --grammar FILE [--tokenizer T] [--json]
+  sieve check --format F --grammar FILE [--tokenizer T] [--input FILE] [--json]
 
-presets: stories260k, llama3.1, qwen3, gemma3`;
+formats: regex, gbnf, lark, ebnf
+tokenizers: stories260k, llama3.1, qwen3, gemma3, or a path to tokenizer.json`;
 
 /** Runs the CLI on `args`; returns the exit code. */
 export async function main(
@@ -28,6 +32,10 @@ export async function main(
       options: {
         json: { type: 'boolean' },
         output: { type: 'string', short: 'o' },
+        format: { type: 'string' },
+        grammar: { type: 'string' },
+        tokenizer: { type: 'string' },
+        input: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -36,6 +44,9 @@ export async function main(
       stdout(USAGE);
       return values.help ? 0 : 2;
     }
+    const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer };
+    if (group === 'compile' && command === undefined) return compileCommand(grammarArgs, out);
+    if (group === 'check' && command === undefined) return checkCommand(grammarArgs, values.input, out);
     if (group === 'vocab' && target !== undefined && rest.length === 0) {
       if (command === 'build') return (vocabBuild(target, values.output, out), 0);
       if (command === 'info') return (vocabInfo(target, out), 0);
@@ -44,7 +55,7 @@ export async function main(
   } catch (error) {
     const code = error instanceof CliError || (error instanceof Error && 'code' in error && typeof error.code === 'string') ? String((error as { code: string }).code) : 'error';
     const message = error instanceof Error ? error.message : String(error);
-    if (json) stdout(JSON.stringify({ error: { code, message } }));
+    if (json) stdout(JSON.stringify({ error: error instanceof GrammarCliError ? error.toJSON() : { code, message } }));
     else stderr(`sieve: ${message}`);
     return error instanceof CliError ? error.exitCode : 2;
   }

@@ -56,3 +56,53 @@ describe('sieve vocab', () => {
     expect(usage.stderr).toMatch(/unknown command/);
   });
 });
+
+describe('sieve compile and sieve check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-grammar-'));
+  const grammar = join(dir, 'parens.gbnf');
+  writeFileSync(grammar, 'root ::= "(" root ")" | [0-9]+\n');
+  const input = (text: string): string => {
+    const file = join(dir, `input-${text.length}-${Math.random()}.txt`);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('compiles and reports stats, with the first mask for a tokenizer', async () => {
+    const result = await run('compile', '--format', 'gbnf', '--grammar', grammar, '--tokenizer', 'stories260k', '--json');
+    expect(result.code).toBe(0);
+    const stats = JSON.parse(result.stdout);
+    expect(stats).toMatchObject({ format: 'gbnf', rules: 1, tokenizer: 'stories260k' });
+    expect(stats.first_mask_allowed).toBeGreaterThan(0);
+  });
+
+  it('reports compile errors with code, span, line and column (exit 2)', async () => {
+    const bad = join(dir, 'bad.gbnf');
+    writeFileSync(bad, 'root ::= "(" rot ")"\n');
+    const result = await run('compile', '--format', 'gbnf', '--grammar', bad, '--json');
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error).toEqual({ code: 'unknown_rule', message: 'unknown rule rot', span: { start: 13, end: 16, line: 1, col: 14 } });
+    const text = await run('check', '--format', 'gbnf', '--grammar', bad, '--input', input('1'));
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain('^^^');
+  });
+
+  it.each([
+    ['((12))', undefined, 0, { accepted: true, complete: true, rejected_at: null }],
+    ['((12)', undefined, 1, { accepted: true, complete: false, rejected_at: null }],
+    ['((1x2))', undefined, 1, { accepted: false, complete: false, rejected_byte: 3 }],
+    ['((12))', 'llama3.1', 0, { accepted: true, complete: true }],
+    ['((1x2))', 'llama3.1', 1, { accepted: false, rejected_byte: 3 }],
+    ['((12))', 'stories260k', 0, { accepted: true, complete: true }],
+  ] as const)('checks %j (tokenizer %s) → exit %i', async (text, tokenizer, code, expected) => {
+    const args = ['check', '--format', 'gbnf', '--grammar', grammar, '--input', input(text), '--json', ...(tokenizer ? ['--tokenizer', tokenizer] : [])];
+    const result = await run(...args);
+    expect(result.code).toBe(code);
+    expect(JSON.parse(result.stdout)).toMatchObject(expected);
+  });
+
+  it('rejects an unknown format', async () => {
+    const result = await run('compile', '--format', 'yaml', '--grammar', grammar, '--json');
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error.code).toBe('usage');
+  });
+});
