@@ -44,7 +44,7 @@ export class Matcher {
   #finished = false;
   // Per committed byte, the state before it: lex, lexLen, chart length.
   #history: number[] = [];
-  // Per committed token: history length (in bytes) before it; -1 marks an EOS token.
+  // Per committed token: history length before it (EOS tokens store -1 - length).
   #tokens: number[] = [];
 
   constructor(grammar: CompiledGrammar, vocab: VocabIndex | null = null, options: MatcherOptions = {}) {
@@ -116,10 +116,9 @@ export class Matcher {
     if (n === 0) return;
     const mark = this.#tokens[this.#tokens.length - n]!;
     this.#tokens.length -= n;
-    const bytes = mark < 0 ? -1 - mark : mark;
+    const at = mark < 0 ? -1 - mark : mark;
     this.#finished = false;
-    if (bytes < this.#history.length / 3) {
-      const at = bytes * 3;
+    if (at < this.#history.length) {
       this.#restore([this.#history[at]!, this.#history[at + 1]!, this.#history[at + 2]!]);
       this.#history.length = at;
     }
@@ -209,6 +208,25 @@ export class Matcher {
       forced.push(only);
     }
     return Uint8Array.from(forced);
+  }
+
+  /**
+   * The forced continuation for fast-forward: the forced bytes, and the tokens to append for
+   * them without sampling. `encode` is the tokenizer's own (canonical) encoder; its last token
+   * is held back, because the bytes that follow the forced text could merge with it. Every
+   * returned token is checked to be allowed in turn.
+   */
+  forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): { bytes: Uint8Array; tokens: number[] } {
+    const bytes = this.forcedBytes();
+    if (bytes.length === 0) return { bytes, tokens: [] };
+    const tokens = encode(bytes).slice(0, -1);
+    const probe = this.fork();
+    const safe: number[] = [];
+    for (const token of tokens) {
+      if (!probe.commitToken(token)) break;
+      safe.push(token);
+    }
+    return { bytes, tokens: safe };
   }
 
   get #last(): EarleySet {
