@@ -158,7 +158,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   return {
     ir,
     limits: allLimits,
-    lexer: new LexerDfa(lexemes, allLimits),
+    lexer: new LexerDfa(lexemes, [...ir.ignore].sort((a, b) => a - b), allLimits),
     terminalCount,
     nonterminalNames: names,
     ruleLhs,

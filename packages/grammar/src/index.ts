@@ -19,3 +19,5 @@ export type { JsonWhitespace } from './frontends/json.ts';
 export { parseLark } from './frontends/lark.ts';
 export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';
 export type { GrammarFormat } from './formats.ts';
+export { KernelGrammar, KernelMatcher } from './kernel-matcher.ts';
+export type { KernelMatcherOptions } from './kernel-matcher.ts';

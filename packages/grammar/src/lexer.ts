@@ -88,11 +88,15 @@ export class LexerDfa {
   readonly #sets: Int32Array[] = [];
   readonly #accepting: Int32Array[] = [];
   #transitions = new Int32Array(0);
+  readonly #winners: Int32Array[] = [];
+  readonly #lazy: boolean[] = [];
   readonly #byKey = new Map<string, number>();
   readonly #startByAllowed = new Map<string, number>();
+  readonly #ignore: readonly number[];
 
-  constructor(lexemes: readonly LexemeDef[], limits: GrammarLimits) {
+  constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
+    this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
     this.#nfa = new Nfa(limits.maxNfaStates);
     this.#starts = lexemes.map((lexeme, index) => {
@@ -110,8 +114,9 @@ export class LexerDfa {
     return this.#sets.length;
   }
 
-  /** The state in which any of `allowed` (sorted lexeme indices) may start. */
-  start(allowed: readonly number[]): number {
+  /** The state in which any of `expected` (sorted lexeme indices) or an ignored lexeme may start. */
+  start(expected: ArrayLike<number>): number {
+    const allowed = this.#ignore.length === 0 ? Array.from(expected) : [...new Set([...Array.from(expected), ...this.#ignore])].sort((a, b) => a - b);
     const key = allowed.join(',');
     let state = this.#startByAllowed.get(key);
     if (state === undefined) {
@@ -141,6 +146,16 @@ export class LexerDfa {
     return this.#accepting[state]!;
   }
 
+  /** The complete lexemes of highest priority in `state`: what the parser scans when the lexeme ends. */
+  winners(state: number): Int32Array {
+    return this.#winners[state]!;
+  }
+
+  /** Whether a winner of `state` is lazy: the lexeme ends at once. */
+  endsLazily(state: number): boolean {
+    return this.#lazy[state]!;
+  }
+
   #closure(seeds: readonly number[]): number[] {
     const seen = new Set<number>(seeds);
     const stack = [...seeds];
@@ -167,6 +182,11 @@ export class LexerDfa {
     this.#sets.push(Int32Array.from(set));
     const accepting = [...new Set(set.map((s) => this.#nfa.accepts[s]!).filter((l) => l >= 0))].sort((a, b) => a - b);
     this.#accepting.push(Int32Array.from(accepting));
+    const priority = (l: number): number => this.lexemes[l]!.priority ?? 0;
+    const best = Math.max(...accepting.map(priority));
+    const winners = accepting.filter((l) => priority(l) === best);
+    this.#winners.push(Int32Array.from(winners));
+    this.#lazy.push(winners.some((l) => this.lexemes[l]!.mode === 'lazy'));
     if (this.#transitions.length < (id + 1) * 256) {
       const grown = new Int32Array(Math.max((id + 1) * 256, this.#transitions.length * 2)).fill(-1);
       grown.set(this.#transitions);

@@ -252,9 +252,7 @@ export class Matcher {
     const set = this.#last;
     let state = lexerStarts.get(set);
     if (state === undefined) {
-      const ignore = this.grammar.ignore;
-      const allowed = ignore.length === 0 ? Array.from(set.expected) : [...new Set([...set.expected, ...ignore])].sort((a, b) => a - b);
-      state = this.grammar.lexer.start(allowed);
+      state = this.grammar.lexer.start(set.expected);
       lexerStarts.set(set, state);
     }
     return state;
@@ -277,14 +275,12 @@ export class Matcher {
 
   // Lazy lexemes end at their first complete match.
   #lazyEnd(): boolean {
-    const accepting = this.#winners(this.grammar.lexer.accepting(this.#lex));
-    if (!accepting.some((l) => this.grammar.ir.lexemes[l]!.mode === 'lazy')) return true;
-    return this.#endLexeme();
+    return this.grammar.lexer.endsLazily(this.#lex) ? this.#endLexeme() : true;
   }
 
   // Ends the lexeme in progress: the parser scans the complete lexemes of highest priority.
   #endLexeme(): boolean {
-    const accepting = this.#winners(this.grammar.lexer.accepting(this.#lex));
+    const accepting = this.grammar.lexer.winners(this.#lex);
     if (accepting.length === 0) return false;
     const expected = this.#last.expected;
     const scanned = accepting.filter((l) => binarySearch(expected, l));
@@ -298,13 +294,6 @@ export class Matcher {
     this.#lex = this.#startState();
     this.#lexLen = 0;
     return true;
-  }
-
-  #winners(accepting: Int32Array): number[] {
-    if (accepting.length <= 1) return Array.from(accepting);
-    const lexemes = this.grammar.ir.lexemes;
-    const best = Math.max(...Array.from(accepting, (l) => lexemes[l]!.priority ?? 0));
-    return Array.from(accepting).filter((l) => (lexemes[l]!.priority ?? 0) === best);
   }
 }
 

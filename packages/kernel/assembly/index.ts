@@ -3,6 +3,31 @@
 export { applyBitset, applyBrle } from './logits';
 export { bitsetAnd, bitsetAndBrle, bitsetCount, brleDecode, brleEncode } from './brle';
 export { maskLiteral, vocabCheck } from './vocab';
+export {
+  grammarFree,
+  grammarNew,
+  grammarTable,
+  lexerGrow,
+  lexerSetTransition,
+  lexerSetWinners,
+  matcherCommitBytes,
+  matcherCommitToken,
+  matcherFork,
+  matcherFree,
+  matcherIsAccepting,
+  matcherIsFinished,
+  matcherMaskAbort,
+  matcherMaskBegin,
+  matcherMaskResume,
+  matcherNeedByte,
+  matcherNeedList,
+  matcherNeedListLength,
+  matcherNeedState,
+  matcherNew,
+  matcherResolveStart,
+  matcherRollback,
+  matcherTokenCount,
+} from './matcher';
 
 /** Allocates `size` bytes, 16-byte aligned. */
 export function alloc(size: usize): usize {

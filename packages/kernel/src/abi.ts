@@ -15,3 +15,33 @@ export const STATUS_BAD_VERSION = -3;
 export const STATUS_TRUNCATED = -4;
 /** An output buffer is too small. */
 export const STATUS_CAPACITY = -5;
+
+// Matcher outcomes (non-negative: not errors).
+/** The token or byte is not allowed; the matcher is unchanged. */
+export const STATUS_REJECTED = 1;
+/** A lexer transition is not built yet: the host computes it and calls again (or resumes). */
+export const STATUS_NEED_TRANSITION = 2;
+/** The lexer start state for a new parser set's expected lexemes is not known yet. */
+export const STATUS_NEED_START = 3;
+
+// Matcher limits (errors).
+/** A parser set grew past the grammar's item limit. */
+export const STATUS_LIMIT_ITEMS = -6;
+/** A mask took longer than its time budget. */
+export const STATUS_LIMIT_TIME = -7;
+/** A matcher operation was called on a finished or invalid matcher. */
+export const STATUS_INVALID = -8;
+
+// Grammar tables the host fills after `grammarNew` (see `grammarTable`).
+/** i32 per dotted rule: the symbol after the dot, -1 when complete. */
+export const TABLE_DOT_NEXT = 0;
+/** i32 per dotted rule: the rule's left-hand side symbol. */
+export const TABLE_DOT_LHS = 1;
+/** i32 per nonterminal + 1: start of its predictions in TABLE_PREDICT. */
+export const TABLE_PREDICT_START = 2;
+/** i32 per prediction: the dotted rule at position 0 of one of the nonterminal's rules. */
+export const TABLE_PREDICT = 3;
+/** u8 per nonterminal: derives the empty string. */
+export const TABLE_NULLABLE = 4;
+/** i32 per ignored lexeme, sorted. */
+export const TABLE_IGNORE = 5;

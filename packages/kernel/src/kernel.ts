@@ -8,7 +8,7 @@ import type * as NodeFs from 'node:fs/promises';
 import * as abi from './abi.ts';
 
 /** The raw exports of kernel.wasm (pointers and sizes are byte offsets and counts). */
-interface KernelExports {
+export interface KernelExports {
   readonly memory: WebAssembly.Memory;
   alloc(size: number): number;
   free(ptr: number): void;
@@ -21,6 +21,30 @@ interface KernelExports {
   applyBrle(logits: number, count: number, brle: number, runCount: number): number;
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
+  // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
+  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number): number;
+  grammarTable(grammar: number, which: number): number;
+  grammarFree(grammar: number): void;
+  lexerGrow(grammar: number, count: number): void;
+  lexerSetTransition(grammar: number, state: number, byte: number, target: number): void;
+  lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
+  matcherNew(grammar: number, vocab: number, eos: number, eosCount: number): number;
+  matcherFork(matcher: number): number;
+  matcherFree(matcher: number): void;
+  matcherCommitToken(matcher: number, token: number): number;
+  matcherCommitBytes(matcher: number, bytes: number, length: number): number;
+  matcherIsAccepting(matcher: number): number;
+  matcherIsFinished(matcher: number): number;
+  matcherTokenCount(matcher: number): number;
+  matcherRollback(matcher: number, n: number): number;
+  matcherMaskBegin(matcher: number, bits: number, maxMs: number): number;
+  matcherMaskResume(matcher: number): number;
+  matcherMaskAbort(matcher: number): void;
+  matcherNeedState(matcher: number): number;
+  matcherNeedByte(matcher: number): number;
+  matcherNeedList(matcher: number): number;
+  matcherNeedListLength(matcher: number): number;
+  matcherResolveStart(matcher: number, state: number): void;
 }
 
 /** Where to get kernel.wasm: bytes, a compiled module, a URL (file: URLs read from disk in Node), or a fetch response. */
@@ -63,6 +87,7 @@ export function defaultKernelUrl(): URL {
 export async function loadKernel(source: KernelSource = defaultKernelUrl()): Promise<Kernel> {
   const imports = {
     env: {
+      now: (): number => performance.now(),
       abort(): never {
         throw new KernelError('abort', 'kernel aborted (out of memory?)');
       },

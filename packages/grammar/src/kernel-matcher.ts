@@ -1,0 +1,237 @@
+/**
+ * The matcher on the WASM hot path: the same algorithm as `Matcher`, run by kernel.wasm
+ * (assembly/matcher.ts) over flat tables compiled here. Per-token work — commit and the
+ * trie-walk mask — is one kernel call once the lazily built lexer is warm; while it is cold,
+ * the kernel asks for missing lexer transitions (STATUS_NEED_*), which this side computes
+ * with the shared `LexerDfa` and hands over, and the kernel resumes.
+ */
+import { bitsetWords, type Brle } from '@sieve/format';
+import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
+import type { CompiledGrammar } from './compile.ts';
+import { GrammarLimitError } from './errors.ts';
+
+/** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
+export class KernelGrammar {
+  readonly kernel: Kernel;
+  readonly grammar: CompiledGrammar;
+  #ptr: number;
+  #syncedStates = 0;
+  readonly #matchers = new Set<KernelMatcher>();
+
+  constructor(kernel: Kernel, grammar: CompiledGrammar) {
+    this.kernel = kernel;
+    this.grammar = grammar;
+    const k = kernel.exports;
+    const g = grammar;
+    const ntCount = g.nonterminalNames.length;
+    const predictions = g.rulesOf.flatMap((rules) => Array.from(rules, (r) => g.ruleDot[r]!));
+    this.#ptr = k.grammarNew(g.terminalCount, ntCount, g.dotNext.length, predictions.length, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems) >>> 0;
+    const table = (which: number, length: number): Int32Array => new Int32Array(k.memory.buffer, k.grammarTable(this.#ptr, which) >>> 0, length);
+    table(abi.TABLE_DOT_NEXT, g.dotNext.length).set(g.dotNext);
+    table(abi.TABLE_DOT_LHS, g.dotNext.length).set(Array.from(g.dotRule, (r) => g.ruleLhs[r]!));
+    let at = 0;
+    table(abi.TABLE_PREDICT_START, ntCount + 1).set(g.rulesOf.map((rules) => ((at += rules.length), at - rules.length)).concat([at]));
+    table(abi.TABLE_PREDICT, predictions.length).set(predictions);
+    new Uint8Array(k.memory.buffer, k.grammarTable(this.#ptr, abi.TABLE_NULLABLE) >>> 0, ntCount).set(g.nullable);
+    table(abi.TABLE_IGNORE, g.ignore.length).set(g.ignore);
+    this.syncLexer();
+  }
+
+  /** Pointer of the grammar in linear memory. */
+  get ptr(): number {
+    if (this.#ptr === 0) throw new KernelError('disposed', 'the kernel grammar was disposed');
+    return this.#ptr;
+  }
+
+  /** Mirrors lexer states built since the last sync (their transitions start unknown). */
+  syncLexer(): void {
+    const lexer = this.grammar.lexer;
+    const count = lexer.stateCount;
+    if (count === this.#syncedStates) return;
+    const k = this.kernel.exports;
+    k.lexerGrow(this.ptr, count);
+    let scratch = 0;
+    try {
+      for (let state = this.#syncedStates; state < count; state++) {
+        const winners = lexer.winners(state);
+        if (winners.length > 0 && scratch === 0) scratch = k.alloc(4 * lexer.lexemes.length + 4) >>> 0;
+        if (winners.length > 0) new Int32Array(k.memory.buffer, scratch, winners.length).set(winners);
+        k.lexerSetWinners(this.ptr, state, scratch, winners.length, lexer.endsLazily(state) ? 1 : 0);
+      }
+    } finally {
+      if (scratch !== 0) k.free(scratch);
+    }
+    this.#syncedStates = count;
+  }
+
+  /** Answers a kernel's STATUS_NEED_TRANSITION or STATUS_NEED_START for `matcher`. */
+  resolveNeed(status: number, matcher: number): void {
+    const k = this.kernel.exports;
+    const lexer = this.grammar.lexer;
+    if (status === abi.STATUS_NEED_TRANSITION) {
+      const state = k.matcherNeedState(matcher);
+      const byte = k.matcherNeedByte(matcher);
+      const target = lexer.next(state, byte);
+      this.syncLexer();
+      k.lexerSetTransition(this.ptr, state, byte, target);
+    } else {
+      const list = new Int32Array(k.memory.buffer, k.matcherNeedList(matcher) >>> 0, k.matcherNeedListLength(matcher)).slice();
+      const state = lexer.start(list);
+      this.syncLexer();
+      k.matcherResolveStart(matcher, state);
+    }
+  }
+
+  /** @internal */
+  track(matcher: KernelMatcher, add: boolean): void {
+    if (add) this.#matchers.add(matcher);
+    else this.#matchers.delete(matcher);
+  }
+
+  /** Frees the grammar and every matcher on it. */
+  dispose(): void {
+    if (this.#ptr === 0) return;
+    for (const matcher of [...this.#matchers]) matcher.dispose();
+    this.kernel.exports.grammarFree(this.#ptr);
+    this.#ptr = 0;
+  }
+}
+
+/** Options of a kernel matcher. */
+export interface KernelMatcherOptions {
+  /** Token ids that end generation. */
+  readonly eosTokenIds: readonly number[];
+}
+
+/** A matcher whose state lives in the kernel. API as `Matcher`; call `dispose()` when done. */
+export class KernelMatcher {
+  readonly grammar: KernelGrammar;
+  readonly vocab: KernelVocab;
+  readonly #eos: readonly number[];
+  #ptr: number;
+  #bits = 0;
+
+  constructor(grammar: KernelGrammar, vocab: KernelVocab, options: KernelMatcherOptions, fromPtr?: number) {
+    this.grammar = grammar;
+    this.vocab = vocab;
+    this.#eos = options.eosTokenIds;
+    const k = this.#k;
+    if (fromPtr !== undefined) {
+      this.#ptr = fromPtr;
+    } else {
+      const eos = k.alloc(4 * Math.max(1, this.#eos.length)) >>> 0;
+      new Int32Array(k.memory.buffer, eos, this.#eos.length).set(this.#eos);
+      this.#ptr = k.matcherNew(grammar.ptr, vocab.ptr, eos, this.#eos.length) >>> 0;
+      k.free(eos);
+      if (this.#ptr === 0) throw new GrammarLimitError('maxParserItems', grammar.grammar.limits.maxParserItems, 'the initial parser set exceeds maxParserItems');
+    }
+    grammar.track(this, true);
+  }
+
+  get #k(): KernelExports {
+    return this.grammar.kernel.exports;
+  }
+
+  get #m(): number {
+    if (this.#ptr === 0) throw new KernelError('disposed', 'the matcher was disposed');
+    return this.#ptr;
+  }
+
+  /** Whether the output so far is complete (so EOS is allowed). */
+  isAccepting(): boolean {
+    return this.#run(() => this.#k.matcherIsAccepting(this.#m)) === 1;
+  }
+
+  get isFinished(): boolean {
+    return this.#k.matcherIsFinished(this.#m) === 1;
+  }
+
+  get tokenCount(): number {
+    return this.#k.matcherTokenCount(this.#m);
+  }
+
+  /** Commits a token; `false`, changing nothing, if the grammar does not allow it. */
+  commitToken(id: number): boolean {
+    return this.#run(() => this.#k.matcherCommitToken(this.#m, id)) === abi.STATUS_OK;
+  }
+
+  /** Feeds bytes; `false`, changing nothing, if they are not allowed. */
+  commitBytes(bytes: Uint8Array): boolean {
+    const k = this.#k;
+    const ptr = k.alloc(Math.max(1, bytes.length)) >>> 0;
+    try {
+      new Uint8Array(k.memory.buffer, ptr, bytes.length).set(bytes);
+      return this.#run(() => k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK;
+    } finally {
+      k.free(ptr);
+    }
+  }
+
+  /** Undoes the last `n` tokens. */
+  rollback(n: number): void {
+    if (this.#k.matcherRollback(this.#m, n) !== abi.STATUS_OK) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);
+  }
+
+  /** An independent copy (dispose it too). */
+  fork(): KernelMatcher {
+    return new KernelMatcher(this.grammar, this.vocab, { eosTokenIds: this.#eos }, this.#k.matcherFork(this.#m) >>> 0);
+  }
+
+  /** The exact set of allowed next tokens as a packed bitset (a copy). */
+  computeMaskBitset(): Uint32Array {
+    const bits = this.#maskInKernel();
+    return new Uint32Array(this.#k.memory.buffer, bits, bitsetWords(this.vocab.tokenCount)).slice();
+  }
+
+  /** The exact mask of allowed next tokens, BRLE-encoded (encoded inside the kernel). */
+  computeMask(): Brle {
+    return this.grammar.kernel.brleFromBitsetAt(this.#maskInKernel(), this.vocab.tokenCount);
+  }
+
+  /** Frees the matcher's kernel memory. */
+  dispose(): void {
+    if (this.#ptr === 0) return;
+    const k = this.#k;
+    k.matcherFree(this.#ptr);
+    if (this.#bits !== 0) k.free(this.#bits);
+    this.#ptr = 0;
+    this.#bits = 0;
+    this.grammar.track(this, false);
+  }
+
+  #maskInKernel(): number {
+    const k = this.#k;
+    if (this.#bits === 0) this.#bits = k.alloc(4 * bitsetWords(this.vocab.tokenCount)) >>> 0;
+    let started = false;
+    try {
+      this.#run(() => {
+        const status = started ? k.matcherMaskResume(this.#m) : k.matcherMaskBegin(this.#m, this.#bits, this.grammar.grammar.limits.maxMaskMs);
+        started = true;
+        return status;
+      });
+    } catch (error) {
+      k.matcherMaskAbort(this.#m);
+      throw error;
+    }
+    return this.#bits;
+  }
+
+  // Runs a kernel operation, answering its needs until it completes; limits become errors.
+  #run(operation: () => number): number {
+    const limits = this.grammar.grammar.limits;
+    for (;;) {
+      const status = operation();
+      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START) {
+        this.grammar.resolveNeed(status, this.#m);
+        continue;
+      }
+      if (status === abi.STATUS_LIMIT_ITEMS) {
+        throw new GrammarLimitError('maxParserItems', limits.maxParserItems, `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`);
+      }
+      if (status === abi.STATUS_LIMIT_TIME) {
+        throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `computing the mask took longer than ${limits.maxMaskMs} ms (maxMaskMs)`);
+      }
+      return status;
+    }
+  }
+}

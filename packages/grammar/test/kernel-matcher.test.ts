@@ -1,0 +1,117 @@
+// The WASM matcher against the TypeScript reference (itself checked against the oracle):
+// identical masks, commits, acceptance, rollback and fork along random walks.
+import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileGrammar, jsonGrammar, KernelGrammar, KernelMatcher, Matcher, parseGrammar, type CompiledGrammar } from '../src/index.ts';
+import { loadCases } from './support/cases.ts';
+import { bitsetIds, oracleAllowed } from './support/oracle.ts';
+import { seeded, vocab } from './support/vocabs.ts';
+
+let kernel: Kernel;
+const kernelVocabs = new Map<string, KernelVocab>();
+beforeAll(async () => {
+  kernel = await loadKernel();
+});
+afterAll(() => kernel.dispose());
+
+function kernelVocab(preset: 'stories260k' | 'llama3.1'): KernelVocab {
+  let loaded = kernelVocabs.get(preset);
+  if (loaded === undefined) kernelVocabs.set(preset, (loaded = kernel.loadVocab(vocab(preset).file)));
+  return loaded;
+}
+
+const grammars: [string, () => CompiledGrammar][] = [
+  ...loadCases().map((c): [string, () => CompiledGrammar] => [c.name, () => compileGrammar(parseGrammar(c.format, c.grammar))]),
+  ['any JSON', () => compileGrammar(jsonGrammar())],
+  ['lazy lexeme', () => {
+    const g = parseGrammar('lark', 'start: "<" BODY ">"\nBODY: /[a-z]+/\n');
+    return compileGrammar({ ...g, lexemes: g.lexemes.map((l) => (l.name === 'BODY' ? { ...l, mode: 'lazy' as const } : l)) });
+  }],
+];
+
+describe.each(grammars)('%s', (_, make) => {
+  it.each(['stories260k', 'llama3.1'] as const)('kernel and TypeScript matchers agree along random walks (%s)', (preset) => {
+    const grammar = make();
+    const index = vocab(preset);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const eos = index.meta.eos_token_ids;
+    const random = seeded(preset === 'stories260k' ? 17 : 23);
+    try {
+      for (let walk = 0; walk < (preset === 'stories260k' ? 3 : 1); walk++) {
+        const reference = new Matcher(grammar, index);
+        const matcher = new KernelMatcher(kernelGrammar, kernelVocab(preset), { eosTokenIds: eos });
+        const masks: string[] = [];
+        for (let step = 0; step < (preset === 'stories260k' ? 30 : 8); step++) {
+          const expected = reference.computeMaskBitset();
+          const mask = matcher.computeMaskBitset();
+          expect(Array.from(mask), `walk ${walk} step ${step}`).toEqual(Array.from(expected));
+          expect(Array.from(matcher.computeMask())).toEqual(Array.from(reference.computeMask()));
+          expect(matcher.isAccepting()).toBe(reference.isAccepting());
+          masks.push(Array.from(mask).join());
+          const allowed = bitsetIds(mask, index.tokenCount).filter((id) => !eos.includes(id));
+          // A disallowed token is refused by both, without a change.
+          const refused = random() * index.tokenCount;
+          const probe = Math.floor(refused);
+          expect(matcher.fork().commitToken(probe)).toBe(reference.fork().commitToken(probe));
+          if (allowed.length === 0 || (reference.isAccepting() && random() < 0.2)) break;
+          const id = allowed[Math.floor(random() * allowed.length)]!;
+          expect(matcher.commitToken(id)).toBe(true);
+          expect(reference.commitToken(id)).toBe(true);
+        }
+        // Rolling back replays the same masks.
+        const forked = matcher.fork();
+        for (let n = masks.length - 2; n >= 0 && matcher.tokenCount > 0; n--) {
+          matcher.rollback(1);
+          expect(Array.from(matcher.computeMaskBitset()).join()).toBe(masks[matcher.tokenCount]);
+        }
+        // The fork kept the end state.
+        expect(forked.tokenCount).toBe(reference.tokenCount);
+        expect(Array.from(forked.computeMaskBitset())).toEqual(Array.from(reference.computeMaskBitset()));
+        forked.dispose();
+        matcher.dispose();
+      }
+    } finally {
+      kernelGrammar.dispose();
+    }
+  }, 120_000);
+});
+
+describe('kernel matcher against the oracle, llama3.1', () => {
+  it.each(['json.gbnf', 'any JSON', 'email.regex'])('%s: sampled states over the whole vocabulary', (name) => {
+    const grammar = grammars.find(([n]) => n === name)![1]();
+    const index = vocab('llama3.1');
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+    const reference = new Matcher(grammar, index);
+    const random = seeded(99);
+    for (let step = 0; step < 3; step++) {
+      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+      expect(mask).toEqual(oracleAllowed(reference));
+      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+      if (text.length === 0) break;
+      const id = text[Math.floor(random() * text.length)]!;
+      matcher.commitToken(id);
+      reference.commitToken(id);
+    }
+    kernelGrammar.dispose();
+  }, 120_000);
+
+  it('reports limits as typed errors and stays usable', () => {
+    const index = vocab('llama3.1');
+    const grammar = compileGrammar(jsonGrammar(), { maxMaskMs: 0 });
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+    matcher.commitBytes(new TextEncoder().encode('["'));
+    expect(() => matcher.computeMaskBitset()).toThrow(expect.objectContaining({ limit: 'maxMaskMs' }));
+    expect(matcher.commitBytes(new TextEncoder().encode('a"]'))).toBe(true);
+    expect(matcher.isAccepting()).toBe(true);
+
+    const ambiguous = compileGrammar(parseGrammar('gbnf', 'root ::= x*\nx ::= "a" | "a" "a" | x x\n'), { maxParserItems: 50 });
+    const ambiguousKernel = new KernelGrammar(kernel, ambiguous);
+    const m = new KernelMatcher(ambiguousKernel, kernelVocab('llama3.1'), { eosTokenIds: [] });
+    expect(() => m.commitBytes(new TextEncoder().encode('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'))).toThrow(expect.objectContaining({ limit: 'maxParserItems' }));
+    expect(m.commitBytes(new TextEncoder().encode('a'))).toBe(true);
+    kernelGrammar.dispose();
+    ambiguousKernel.dispose();
+  });
+});

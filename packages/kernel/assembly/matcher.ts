@@ -1,0 +1,803 @@
+// The grammar matcher on the per-token hot path: Earley parser over lexemes, a mirror of the
+// host's lazily built lexer DFA, and the trie walk that computes a token mask. It is the
+// same algorithm as @sieve/grammar's TypeScript `Matcher` (the reference it is tested
+// against), laid out in flat arrays.
+//
+// The lexer DFA is built by the host on demand: when a transition (or the start state of a
+// new parser set's expected lexemes) is missing, an operation returns STATUS_NEED_* and the
+// host fills it in and calls again (commits restart; a mask walk resumes where it stopped).
+// Once warm, a mask is one call.
+import {
+  STATUS_INVALID,
+  STATUS_LIMIT_ITEMS,
+  STATUS_LIMIT_TIME,
+  STATUS_NEED_START,
+  STATUS_NEED_TRANSITION,
+  STATUS_OK,
+  STATUS_REJECTED,
+  TABLE_DOT_LHS,
+  TABLE_DOT_NEXT,
+  TABLE_IGNORE,
+  TABLE_NULLABLE,
+  TABLE_PREDICT,
+  TABLE_PREDICT_START,
+} from '../src/abi';
+import {
+  TOKEN_EMPTY,
+  TOKEN_SPECIAL,
+  TRIE_BYTE_MASK,
+  TRIE_DEPTH_SHIFT,
+  TRIE_SUBTREE_MASK,
+  TRIE_TOKEN_SHIFT,
+  VH_BYTES_AT,
+  VH_FLAGS_AT,
+  VH_OFFSETS_AT,
+  VH_TOKEN_COUNT,
+  VH_TRIE_AT,
+  VH_TRIE_NODE_COUNT,
+} from '../../format/src/vocab-layout';
+import { Vec, vecClone, vecFree, vecGet, vecNew, vecPush, vecResize, vecSet } from './vec';
+import { copyToDuplicates, headerWord } from './vocab';
+
+@external('env', 'now')
+declare function now(): f64;
+
+const DEAD: i32 = 0;
+const UNKNOWN: i32 = -1;
+
+// ---------------------------------------------------------------------------------------
+// Grammar: parser tables (filled by the host) and the lexer mirror.
+
+@unmanaged
+class Grammar {
+  terminalCount: i32 = 0;
+  ntCount: i32 = 0;
+  startDot: i32 = 0;
+  maxItems: i32 = 0;
+  ignoreCount: i32 = 0;
+  dotNext: usize = 0;
+  dotLhs: usize = 0;
+  predictStart: usize = 0;
+  predict: usize = 0;
+  nullable: usize = 0;
+  ignore: usize = 0;
+  // Lexer DFA mirror: transitions (-1 unknown, 0 dead) and per-state winners.
+  lexStates: i32 = 0;
+  lexCap: i32 = 0;
+  lexNext: usize = 0;
+  winStart: Vec = changetype<Vec>(0);
+  winCount: Vec = changetype<Vec>(0);
+  winLazy: Vec = changetype<Vec>(0);
+  winners: Vec = changetype<Vec>(0);
+  // Lexer start states by expected-lexeme list: open addressing, slots (hash, list, state).
+  startCap: i32 = 0;
+  startUsed: i32 = 0;
+  startSlots: usize = 0;
+  startLists: Vec = changetype<Vec>(0);
+}
+
+export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32): usize {
+  const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
+  g.terminalCount = terminalCount;
+  g.ntCount = ntCount;
+  g.startDot = startDot;
+  g.maxItems = maxItems;
+  g.ignoreCount = ignoreCount;
+  g.dotNext = heap.alloc(<usize>max(dotCount, 1) << 2);
+  g.dotLhs = heap.alloc(<usize>max(dotCount, 1) << 2);
+  g.predictStart = heap.alloc(<usize>(ntCount + 1) << 2);
+  g.predict = heap.alloc(<usize>max(predictCount, 1) << 2);
+  g.nullable = heap.alloc(<usize>max(ntCount, 1));
+  g.ignore = heap.alloc(<usize>max(ignoreCount, 1) << 2);
+  g.lexStates = 0;
+  g.lexCap = 0;
+  g.lexNext = 0;
+  g.winStart = vecNew(64);
+  g.winCount = vecNew(64);
+  g.winLazy = vecNew(64);
+  g.winners = vecNew(64);
+  g.startCap = 64;
+  g.startUsed = 0;
+  g.startSlots = heap.alloc(<usize>g.startCap * 12);
+  memory.fill(g.startSlots, 0xff, <usize>g.startCap * 12);
+  g.startLists = vecNew(64);
+  return changetype<usize>(g);
+}
+
+/** Where the host writes table `which` (TABLE_*). */
+export function grammarTable(gp: usize, which: i32): usize {
+  const g = changetype<Grammar>(gp);
+  switch (which) {
+    case TABLE_DOT_NEXT:
+      return g.dotNext;
+    case TABLE_DOT_LHS:
+      return g.dotLhs;
+    case TABLE_PREDICT_START:
+      return g.predictStart;
+    case TABLE_PREDICT:
+      return g.predict;
+    case TABLE_NULLABLE:
+      return g.nullable;
+    case TABLE_IGNORE:
+      return g.ignore;
+  }
+  return 0;
+}
+
+export function grammarFree(gp: usize): void {
+  const g = changetype<Grammar>(gp);
+  heap.free(g.dotNext);
+  heap.free(g.dotLhs);
+  heap.free(g.predictStart);
+  heap.free(g.predict);
+  heap.free(g.nullable);
+  heap.free(g.ignore);
+  if (g.lexNext) heap.free(g.lexNext);
+  vecFree(g.winStart);
+  vecFree(g.winCount);
+  vecFree(g.winLazy);
+  vecFree(g.winners);
+  heap.free(g.startSlots);
+  vecFree(g.startLists);
+  heap.free(gp);
+}
+
+/** Makes room for `count` lexer states; new states have every transition unknown. */
+export function lexerGrow(gp: usize, count: i32): void {
+  const g = changetype<Grammar>(gp);
+  if (count > g.lexCap) {
+    let cap = max(g.lexCap << 1, 64);
+    if (cap < count) cap = count;
+    g.lexNext = g.lexNext ? heap.realloc(g.lexNext, <usize>cap << 10) : heap.alloc(<usize>cap << 10);
+    memory.fill(g.lexNext + (<usize>g.lexCap << 10), 0xff, <usize>(cap - g.lexCap) << 10);
+    g.lexCap = cap;
+  }
+  for (let s = g.lexStates; s < count; s++) {
+    vecPush(g.winStart, 0);
+    vecPush(g.winCount, 0);
+    vecPush(g.winLazy, 0);
+  }
+  if (count > g.lexStates) g.lexStates = count;
+}
+
+export function lexerSetTransition(gp: usize, state: i32, byte: i32, target: i32): void {
+  const g = changetype<Grammar>(gp);
+  store<i32>(g.lexNext + ((<usize>state << 8) + <usize>byte << 2), target);
+}
+
+/** The lexemes a state hands to the parser when its lexeme ends (sorted), and whether one is lazy. */
+export function lexerSetWinners(gp: usize, state: i32, list: usize, count: i32, lazy: i32): void {
+  const g = changetype<Grammar>(gp);
+  vecSet(g.winStart, state, g.winners.len);
+  vecSet(g.winCount, state, count);
+  vecSet(g.winLazy, state, lazy);
+  for (let i = 0; i < count; i++) vecPush(g.winners, load<i32>(list + (<usize>i << 2)));
+}
+
+// ---------------------------------------------------------------------------------------
+// Matcher state.
+
+@unmanaged
+class Matcher {
+  g: Grammar = changetype<Grammar>(0);
+  vocab: usize = 0;
+  eos: Vec = changetype<Vec>(0);
+  // Earley items (global arena), and per item slot the set's items sorted by next symbol.
+  dots: Vec = changetype<Vec>(0);
+  origins: Vec = changetype<Vec>(0);
+  sorted: Vec = changetype<Vec>(0);
+  keys: Vec = changetype<Vec>(0);
+  // Per set: first item, accepting flag, lexer start state (-1 unknown).
+  setStart: Vec = changetype<Vec>(0);
+  setAccepting: Vec = changetype<Vec>(0);
+  setLex: Vec = changetype<Vec>(0);
+  chartLen: i32 = 0;
+  lex: i32 = 0; // -1: the start state of the top set
+  lexLen: i32 = 0;
+  finished: i32 = 0;
+  history: Vec = changetype<Vec>(0); // (lex, lexLen, chartLen) before each committed byte
+  tokens: Vec = changetype<Vec>(0); // history length before each token (-1 - length for EOS)
+  // Closure scratch: dedupe table with generation stamps, prediction stamps per nonterminal.
+  hashKeys: usize = 0;
+  hashGens: usize = 0;
+  hashCap: i32 = 0;
+  gen: i32 = 0;
+  ntStamp: usize = 0;
+  // Mask walk (resumable).
+  walkNode: i32 = 0;
+  walkPath: Vec = changetype<Vec>(0);
+  walkBits: usize = 0;
+  walkDeadline: f64 = 0;
+  walkVisited: i32 = 0;
+  // What the host must provide after a STATUS_NEED_*.
+  needState: i32 = 0;
+  needByte: i32 = 0;
+  needList: Vec = changetype<Vec>(0);
+}
+
+function allocScratch(m: Matcher): void {
+  m.hashCap = 256;
+  m.hashKeys = heap.alloc(<usize>m.hashCap << 3);
+  m.hashGens = heap.alloc(<usize>m.hashCap << 2);
+  memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
+  m.gen = 0;
+  m.ntStamp = heap.alloc(<usize>max(m.g.ntCount, 1) << 2);
+  memory.fill(m.ntStamp, 0, <usize>max(m.g.ntCount, 1) << 2);
+  m.walkPath = vecNew(64);
+  m.needList = vecNew(16);
+}
+
+/** A matcher at the start of the grammar. `eos` lists the EOS token ids. */
+export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): usize {
+  const m = changetype<Matcher>(heap.alloc(offsetof<Matcher>()));
+  m.g = changetype<Grammar>(gp);
+  m.vocab = vocab;
+  m.eos = vecNew(eosCount);
+  for (let i = 0; i < eosCount; i++) vecPush(m.eos, load<i32>(eos + (<usize>i << 2)));
+  m.dots = vecNew(256);
+  m.origins = vecNew(256);
+  m.sorted = vecNew(256);
+  m.keys = vecNew(256);
+  m.setStart = vecNew(64);
+  m.setAccepting = vecNew(64);
+  m.setLex = vecNew(64);
+  m.chartLen = 0;
+  m.lexLen = 0;
+  m.finished = 0;
+  m.history = vecNew(256);
+  m.tokens = vecNew(64);
+  allocScratch(m);
+  beginSet(m);
+  addItem(m, m.g.startDot, 0);
+  const status = closeSet(m);
+  m.lex = UNKNOWN;
+  return status === STATUS_OK ? changetype<usize>(m) : 0;
+}
+
+/** An independent copy. */
+export function matcherFork(mp: usize): usize {
+  const m = changetype<Matcher>(mp);
+  const c = changetype<Matcher>(heap.alloc(offsetof<Matcher>()));
+  memory.copy(changetype<usize>(c), mp, offsetof<Matcher>());
+  c.eos = vecClone(m.eos);
+  c.dots = vecClone(m.dots);
+  c.origins = vecClone(m.origins);
+  c.sorted = vecClone(m.sorted);
+  c.keys = vecClone(m.keys);
+  c.setStart = vecClone(m.setStart);
+  c.setAccepting = vecClone(m.setAccepting);
+  c.setLex = vecClone(m.setLex);
+  c.history = vecClone(m.history);
+  c.tokens = vecClone(m.tokens);
+  allocScratch(c);
+  return changetype<usize>(c);
+}
+
+export function matcherFree(mp: usize): void {
+  const m = changetype<Matcher>(mp);
+  vecFree(m.eos);
+  vecFree(m.dots);
+  vecFree(m.origins);
+  vecFree(m.sorted);
+  vecFree(m.keys);
+  vecFree(m.setStart);
+  vecFree(m.setAccepting);
+  vecFree(m.setLex);
+  vecFree(m.history);
+  vecFree(m.tokens);
+  heap.free(m.hashKeys);
+  heap.free(m.hashGens);
+  heap.free(m.ntStamp);
+  vecFree(m.walkPath);
+  vecFree(m.needList);
+  heap.free(mp);
+}
+
+export function matcherNeedState(mp: usize): i32 {
+  return changetype<Matcher>(mp).needState;
+}
+export function matcherNeedByte(mp: usize): i32 {
+  return changetype<Matcher>(mp).needByte;
+}
+/** After STATUS_NEED_START: the expected lexemes (sorted i32s) whose start state is missing. */
+export function matcherNeedList(mp: usize): usize {
+  return changetype<Matcher>(mp).needList.ptr;
+}
+export function matcherNeedListLength(mp: usize): i32 {
+  return changetype<Matcher>(mp).needList.len;
+}
+export function matcherTokenCount(mp: usize): i32 {
+  return changetype<Matcher>(mp).tokens.len;
+}
+export function matcherIsFinished(mp: usize): i32 {
+  return changetype<Matcher>(mp).finished;
+}
+
+/** Registers the start state for the list of the last STATUS_NEED_START. */
+export function matcherResolveStart(mp: usize, state: i32): void {
+  const m = changetype<Matcher>(mp);
+  startInsert(m.g, m.needList, state);
+  vecSet(m.setLex, m.chartLen - 1, state);
+}
+
+// ---------------------------------------------------------------------------------------
+// Earley sets.
+
+function beginSet(m: Matcher): void {
+  vecPush(m.setStart, m.dots.len);
+  m.gen++;
+  if (m.gen === 0x7fffffff) {
+    memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
+    memory.fill(m.ntStamp, 0, <usize>max(m.g.ntCount, 1) << 2);
+    m.gen = 1;
+  }
+}
+
+@inline
+function mix(key: u64): u32 {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccd;
+  key ^= key >> 33;
+  return <u32>key;
+}
+
+// Adds item (dot, origin) to the set being built unless it is there already.
+function addItem(m: Matcher, dot: i32, origin: i32): bool {
+  const key = (<u64>dot << 32) | <u64>(<u32>origin);
+  const mask = m.hashCap - 1;
+  let h = <i32>(mix(key) & <u32>mask);
+  while (load<i32>(m.hashGens + (<usize>h << 2)) === m.gen) {
+    if (load<u64>(m.hashKeys + (<usize>h << 3)) === key) return false;
+    h = (h + 1) & mask;
+  }
+  store<i32>(m.hashGens + (<usize>h << 2), m.gen);
+  store<u64>(m.hashKeys + (<usize>h << 3), key);
+  vecPush(m.dots, dot);
+  vecPush(m.origins, origin);
+  const count = m.dots.len - vecGet(m.setStart, m.setStart.len - 1);
+  if (count * 2 > m.hashCap) growHash(m);
+  return true;
+}
+
+function growHash(m: Matcher): void {
+  heap.free(m.hashKeys);
+  heap.free(m.hashGens);
+  m.hashCap <<= 1;
+  m.hashKeys = heap.alloc(<usize>m.hashCap << 3);
+  m.hashGens = heap.alloc(<usize>m.hashCap << 2);
+  memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
+  const mask = m.hashCap - 1;
+  for (let i = vecGet(m.setStart, m.setStart.len - 1); i < m.dots.len; i++) {
+    const key = (<u64>vecGet(m.dots, i) << 32) | <u64>(<u32>vecGet(m.origins, i));
+    let h = <i32>(mix(key) & <u32>mask);
+    while (load<i32>(m.hashGens + (<usize>h << 2)) === m.gen) h = (h + 1) & mask;
+    store<i32>(m.hashGens + (<usize>h << 2), m.gen);
+    store<u64>(m.hashKeys + (<usize>h << 3), key);
+  }
+}
+
+@inline
+function setEnd(m: Matcher, k: i32): i32 {
+  return k + 1 < m.setStart.len ? vecGet(m.setStart, k + 1) : m.dots.len;
+}
+
+// First slot in [from, to) of the sorted keys with key >= symbol.
+function lowerBound(m: Matcher, from: i32, to: i32, symbol: i32): i32 {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (vecGet(m.keys, mid) < symbol) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Closes the set being built (the items added since beginSet): prediction and completion,
+// then sorts its items by next symbol and looks up its lexer start state.
+function closeSet(m: Matcher): i32 {
+  const g = m.g;
+  const k = m.setStart.len - 1;
+  const start = vecGet(m.setStart, k);
+  const T = g.terminalCount;
+  for (let i = start; i < m.dots.len; i++) {
+    if (m.dots.len - start > g.maxItems) return STATUS_LIMIT_ITEMS;
+    const d = vecGet(m.dots, i);
+    const o = vecGet(m.origins, i);
+    const next = load<i32>(g.dotNext + (<usize>d << 2));
+    if (next < 0) {
+      if (o === k) continue; // ε-completions: covered by advancing over nullable nonterminals
+      const lhs = load<i32>(g.dotLhs + (<usize>d << 2));
+      const oEnd = setEnd(m, o);
+      for (let j = lowerBound(m, vecGet(m.setStart, o), oEnd, lhs); j < oEnd && vecGet(m.keys, j) === lhs; j++) {
+        const p = vecGet(m.sorted, j);
+        addItem(m, vecGet(m.dots, p) + 1, vecGet(m.origins, p));
+      }
+    } else if (next >= T) {
+      const nt = next - T;
+      const stampAt = m.ntStamp + (<usize>nt << 2);
+      if (load<i32>(stampAt) !== m.gen) {
+        store<i32>(stampAt, m.gen);
+        const from = load<i32>(g.predictStart + (<usize>nt << 2));
+        const to = load<i32>(g.predictStart + (<usize>(nt + 1) << 2));
+        for (let r = from; r < to; r++) addItem(m, load<i32>(g.predict + (<usize>r << 2)), k);
+      }
+      if (load<u8>(g.nullable + <usize>nt)) addItem(m, d + 1, o);
+    }
+  }
+  if (m.dots.len - start > g.maxItems) return STATUS_LIMIT_ITEMS;
+  sortSet(m, start, m.dots.len);
+  // Accepting: the start rule complete from origin 0. Expected lexemes: the keys in [0, T).
+  let accepting = 0;
+  const end = m.dots.len;
+  const startDone = g.startDot + 1;
+  for (let j = start; j < end && vecGet(m.keys, j) < 0; j++) {
+    const p = vecGet(m.sorted, j);
+    if (vecGet(m.dots, p) === startDone && vecGet(m.origins, p) === 0) accepting = 1;
+  }
+  vecPush(m.setAccepting, accepting);
+  expectedList(m, k);
+  vecPush(m.setLex, startLookup(g, m.needList));
+  m.chartLen = k + 1;
+  return STATUS_OK;
+}
+
+// Sorts item indices [from, to) by next symbol into `sorted`/`keys` (shell sort).
+function sortSet(m: Matcher, from: i32, to: i32): void {
+  vecResize(m.sorted, to);
+  vecResize(m.keys, to);
+  for (let i = from; i < to; i++) {
+    vecSet(m.sorted, i, i);
+    vecSet(m.keys, i, load<i32>(m.g.dotNext + (<usize>vecGet(m.dots, i) << 2)));
+  }
+  const n = to - from;
+  for (let gap = n >>> 1; gap > 0; gap >>>= 1) {
+    for (let i = from + gap; i < to; i++) {
+      const key = vecGet(m.keys, i);
+      const item = vecGet(m.sorted, i);
+      let j = i;
+      while (j - gap >= from && vecGet(m.keys, j - gap) > key) {
+        vecSet(m.keys, j, vecGet(m.keys, j - gap));
+        vecSet(m.sorted, j, vecGet(m.sorted, j - gap));
+        j -= gap;
+      }
+      vecSet(m.keys, j, key);
+      vecSet(m.sorted, j, item);
+    }
+  }
+}
+
+// The distinct expected lexemes of set k, into needList.
+function expectedList(m: Matcher, k: i32): void {
+  const end = setEnd(m, k);
+  m.needList.len = 0;
+  let last = -1;
+  for (let j = lowerBound(m, vecGet(m.setStart, k), end, 0); j < end; j++) {
+    const key = vecGet(m.keys, j);
+    if (key >= m.g.terminalCount) break;
+    if (key !== last) vecPush(m.needList, key);
+    last = key;
+  }
+}
+
+function listHash(list: Vec): u32 {
+  let h: u32 = 2166136261;
+  for (let i = 0; i < list.len; i++) h = (h ^ <u32>vecGet(list, i)) * 16777619;
+  return h;
+}
+
+function startLookup(g: Grammar, list: Vec): i32 {
+  const h = listHash(list);
+  const mask = g.startCap - 1;
+  let slot = <i32>(h & <u32>mask);
+  let listAt = load<i32>(g.startSlots + <usize>slot * 12, 4);
+  while (listAt >= 0) {
+    const at = g.startSlots + <usize>slot * 12;
+    if (load<u32>(at) === h && listEquals(g.startLists, listAt, list)) return load<i32>(at, 8);
+    slot = (slot + 1) & mask;
+    listAt = load<i32>(g.startSlots + <usize>slot * 12, 4);
+  }
+  return UNKNOWN;
+}
+
+function listEquals(lists: Vec, at: i32, list: Vec): bool {
+  if (vecGet(lists, at) !== list.len) return false;
+  for (let i = 0; i < list.len; i++) if (vecGet(lists, at + 1 + i) !== vecGet(list, i)) return false;
+  return true;
+}
+
+function startInsert(g: Grammar, list: Vec, state: i32): void {
+  if ((g.startUsed + 1) * 2 > g.startCap) {
+    const oldSlots = g.startSlots;
+    const oldCap = g.startCap;
+    g.startCap <<= 1;
+    g.startSlots = heap.alloc(<usize>g.startCap * 12);
+    memory.fill(g.startSlots, 0xff, <usize>g.startCap * 12);
+    for (let s = 0; s < oldCap; s++) {
+      const at = oldSlots + <usize>s * 12;
+      if (load<i32>(at, 4) >= 0) placeStart(g, load<u32>(at), load<i32>(at, 4), load<i32>(at, 8));
+    }
+    heap.free(oldSlots);
+  }
+  const listAt = g.startLists.len;
+  vecPush(g.startLists, list.len);
+  for (let i = 0; i < list.len; i++) vecPush(g.startLists, vecGet(list, i));
+  placeStart(g, listHash(list), listAt, state);
+  g.startUsed++;
+}
+
+function placeStart(g: Grammar, h: u32, listAt: i32, state: i32): void {
+  const mask = g.startCap - 1;
+  let slot = <i32>(h & <u32>mask);
+  while (load<i32>(g.startSlots + <usize>slot * 12, 4) >= 0) slot = (slot + 1) & mask;
+  const at = g.startSlots + <usize>slot * 12;
+  store<u32>(at, h);
+  store<i32>(at, listAt, 4);
+  store<i32>(at, state, 8);
+}
+
+// ---------------------------------------------------------------------------------------
+// Stepping one byte.
+
+@inline
+function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void {
+  m.lex = lex;
+  m.lexLen = lexLen;
+  // Also drops a set left half-built by a limit error.
+  if (chartLen < m.setStart.len) {
+    m.dots.len = vecGet(m.setStart, chartLen);
+    m.origins.len = m.dots.len;
+    m.setStart.len = chartLen;
+  }
+  m.setAccepting.len = chartLen;
+  m.setLex.len = chartLen;
+  m.chartLen = chartLen;
+}
+
+function isIgnored(g: Grammar, lexeme: i32): bool {
+  for (let i = 0; i < g.ignoreCount; i++) if (load<i32>(g.ignore + (<usize>i << 2)) === lexeme) return true;
+  return false;
+}
+
+// Ends the lexeme in progress: the parser scans the winning lexemes it expects, or the
+// lexeme is skipped when it is ignored.
+function endLexeme(m: Matcher): i32 {
+  const g = m.g;
+  const state = m.lex;
+  const count = vecGet(g.winCount, state);
+  if (count === 0) return STATUS_REJECTED;
+  const first = vecGet(g.winStart, state);
+  const k = m.chartLen - 1;
+  const kStart = vecGet(m.setStart, k);
+  const kEnd = setEnd(m, k);
+  let scanned = false;
+  let ignored = false;
+  for (let w = 0; w < count; w++) {
+    const lexeme = vecGet(g.winners, first + w);
+    let j = lowerBound(m, kStart, kEnd, lexeme);
+    if (j < kEnd && vecGet(m.keys, j) === lexeme) {
+      if (!scanned) {
+        beginSet(m);
+        scanned = true;
+      }
+      for (; j < kEnd && vecGet(m.keys, j) === lexeme; j++) {
+        const p = vecGet(m.sorted, j);
+        addItem(m, vecGet(m.dots, p) + 1, vecGet(m.origins, p));
+      }
+    } else if (isIgnored(g, lexeme)) {
+      ignored = true;
+    }
+  }
+  if (scanned) {
+    const status = closeSet(m);
+    if (status !== STATUS_OK) return status;
+  } else if (!ignored) {
+    return STATUS_REJECTED;
+  }
+  m.lex = UNKNOWN;
+  m.lexLen = 0;
+  return STATUS_OK;
+}
+
+// The current lexer state, resolving "start state of the top set".
+function currentLex(m: Matcher): i32 {
+  if (m.lex !== UNKNOWN) return m.lex;
+  const state = vecGet(m.setLex, m.chartLen - 1);
+  if (state === UNKNOWN) expectedList(m, m.chartLen - 1);
+  return state;
+}
+
+function transition(m: Matcher, state: i32, byte: i32): i32 {
+  const next = load<i32>(m.g.lexNext + ((<usize>state << 8) + <usize>byte << 2));
+  if (next === UNKNOWN) {
+    m.needState = state;
+    m.needByte = byte;
+  }
+  return next;
+}
+
+function step(m: Matcher, byte: i32): i32 {
+  let state = currentLex(m);
+  if (state === UNKNOWN) return STATUS_NEED_START;
+  let next = transition(m, state, byte);
+  if (next === UNKNOWN) return STATUS_NEED_TRANSITION;
+  if (next === DEAD) {
+    if (m.lexLen === 0) return STATUS_REJECTED;
+    const status = endLexeme(m);
+    if (status !== STATUS_OK) return status;
+    state = currentLex(m);
+    if (state === UNKNOWN) return STATUS_NEED_START;
+    next = transition(m, state, byte);
+    if (next === UNKNOWN) return STATUS_NEED_TRANSITION;
+    if (next === DEAD) return STATUS_REJECTED;
+  }
+  m.lex = next;
+  m.lexLen++;
+  // Lazy lexemes end at their first match.
+  if (vecGet(m.g.winLazy, next)) return endLexeme(m);
+  return STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------------------
+// Public operations.
+
+/** 1 if the output so far is complete, 0 if not, or a limit status. */
+export function matcherIsAccepting(mp: usize): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.finished) return 1;
+  if (m.lexLen === 0) return vecGet(m.setAccepting, m.chartLen - 1);
+  const lex = m.lex;
+  const lexLen = m.lexLen;
+  const chartLen = m.chartLen;
+  const status = endLexeme(m);
+  const accepting = status === STATUS_OK ? vecGet(m.setAccepting, m.chartLen - 1) : 0;
+  restore(m, lex, lexLen, chartLen);
+  return status < 0 ? status : accepting;
+}
+
+/** Feeds `length` bytes; on anything but STATUS_OK the matcher is left as before. */
+export function matcherCommitBytes(mp: usize, bytes: usize, length: i32): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.finished) return STATUS_REJECTED;
+  const lex = m.lex;
+  const lexLen = m.lexLen;
+  const chartLen = m.chartLen;
+  const historyLen = m.history.len;
+  for (let i = 0; i < length; i++) {
+    vecPush(m.history, m.lex);
+    vecPush(m.history, m.lexLen);
+    vecPush(m.history, m.chartLen);
+    const status = step(m, load<u8>(bytes + <usize>i));
+    if (status !== STATUS_OK) {
+      restore(m, lex, lexLen, chartLen);
+      m.history.len = historyLen;
+      return status;
+    }
+  }
+  return STATUS_OK;
+}
+
+function isEos(m: Matcher, token: i32): bool {
+  for (let i = 0; i < m.eos.len; i++) if (vecGet(m.eos, i) === token) return true;
+  return false;
+}
+
+/** Commits a token: STATUS_OK, STATUS_REJECTED (nothing changed), or a need/limit status. */
+export function matcherCommitToken(mp: usize, token: i32): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.finished) return STATUS_REJECTED;
+  if (isEos(m, token)) {
+    const accepting = matcherIsAccepting(mp);
+    if (accepting < 0) return accepting;
+    if (!accepting) return STATUS_REJECTED;
+    vecPush(m.tokens, -1 - m.history.len);
+    m.finished = 1;
+    return STATUS_OK;
+  }
+  const v = m.vocab;
+  if (token < 0 || <u32>token >= headerWord(v, VH_TOKEN_COUNT)) return STATUS_REJECTED;
+  if (load<u8>(v + headerWord(v, VH_FLAGS_AT) + <usize>token) & (TOKEN_SPECIAL | TOKEN_EMPTY)) return STATUS_REJECTED;
+  const offsets = v + headerWord(v, VH_OFFSETS_AT);
+  const from = load<u32>(offsets + (<usize>token << 2));
+  const to = load<u32>(offsets + (<usize>(token + 1) << 2));
+  const start = m.history.len;
+  const status = matcherCommitBytes(mp, v + headerWord(v, VH_BYTES_AT) + from, <i32>(to - from));
+  if (status === STATUS_OK) vecPush(m.tokens, start);
+  return status;
+}
+
+/** Undoes the last `n` tokens. */
+export function matcherRollback(mp: usize, n: i32): i32 {
+  const m = changetype<Matcher>(mp);
+  if (n < 0 || n > m.tokens.len) return STATUS_INVALID;
+  if (n === 0) return STATUS_OK;
+  const mark = vecGet(m.tokens, m.tokens.len - n);
+  m.tokens.len -= n;
+  const at = mark < 0 ? -1 - mark : mark;
+  m.finished = 0;
+  if (at < m.history.len) {
+    restore(m, vecGet(m.history, at), vecGet(m.history, at + 1), vecGet(m.history, at + 2));
+    m.history.len = at;
+  }
+  return STATUS_OK;
+}
+
+/**
+ * Starts computing the mask into the zeroed bitset `bits`: every token allowed next (EOS
+ * included when the output is complete). Returns STATUS_OK when done, or a need status
+ * (fill it in, then `matcherMaskResume`), or a limit status (then `matcherMaskAbort`).
+ */
+export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
+  const m = changetype<Matcher>(mp);
+  const words = (headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5;
+  memory.fill(bits, 0, <usize>words << 2);
+  if (m.finished) return STATUS_OK;
+  m.walkBits = bits;
+  m.walkNode = 1;
+  m.walkPath.len = 0;
+  vecPush(m.walkPath, m.lex);
+  vecPush(m.walkPath, m.lexLen);
+  vecPush(m.walkPath, m.chartLen);
+  m.walkDeadline = now() + maxMs;
+  m.walkVisited = 0;
+  return matcherMaskResume(mp);
+}
+
+export function matcherMaskResume(mp: usize): i32 {
+  const m = changetype<Matcher>(mp);
+  const v = m.vocab;
+  const trie = v + headerWord(v, VH_TRIE_AT);
+  const nodeCount = <i32>headerWord(v, VH_TRIE_NODE_COUNT);
+  const bits = m.walkBits;
+  let node = m.walkNode;
+  while (node < nodeCount) {
+    const at = trie + (<usize>node << 3);
+    const word0 = load<u32>(at);
+    const word1 = load<u32>(at, 4);
+    const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
+    const saved = (depth - 1) * 3;
+    restore(m, vecGet(m.walkPath, saved), vecGet(m.walkPath, saved + 1), vecGet(m.walkPath, saved + 2));
+    const status = step(m, <i32>(word0 & TRIE_BYTE_MASK));
+    if (status === STATUS_OK) {
+      const token = word0 >>> TRIE_TOKEN_SHIFT;
+      if (token !== 0) {
+        const id = token - 1;
+        const w = bits + ((id >>> 5) << 2);
+        store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
+      }
+      const here = depth * 3;
+      if (m.walkPath.len < here + 3) vecResize(m.walkPath, here + 3);
+      vecSet(m.walkPath, here, m.lex);
+      vecSet(m.walkPath, here + 1, m.lexLen);
+      vecSet(m.walkPath, here + 2, m.chartLen);
+      node++;
+    } else if (status === STATUS_REJECTED) {
+      node += <i32>(word1 & TRIE_SUBTREE_MASK);
+    } else {
+      m.walkNode = node;
+      return status;
+    }
+    if ((++m.walkVisited & 8191) === 0 && now() > m.walkDeadline) {
+      m.walkNode = node;
+      return STATUS_LIMIT_TIME;
+    }
+  }
+  matcherMaskAbort(mp);
+  copyToDuplicates(v, bits);
+  const accepting = matcherIsAccepting(mp);
+  if (accepting < 0) return accepting;
+  if (accepting) {
+    for (let i = 0; i < m.eos.len; i++) {
+      const id = vecGet(m.eos, i);
+      const w = bits + ((<usize>id >>> 5) << 2);
+      store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
+    }
+  }
+  return STATUS_OK;
+}
+
+/** Returns the matcher to its state before the mask walk. */
+export function matcherMaskAbort(mp: usize): void {
+  const m = changetype<Matcher>(mp);
+  if (m.walkPath.len >= 3) restore(m, vecGet(m.walkPath, 0), vecGet(m.walkPath, 1), vecGet(m.walkPath, 2));
+}
