@@ -76,6 +76,26 @@ describe.each(grammars)('%s', (_, make) => {
   }, 120_000);
 });
 
+describe('a cold kernel grammar commits whole texts before any mask', () => {
+  it.each(loadCases().filter((c) => c.accept.length > 0))('$name', (grammarCase) => {
+    const grammar = compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar));
+    const index = vocab('stories260k');
+    for (const text of grammarCase.accept) {
+      // A fresh kernel grammar each time: every lexer transition and start state is missing.
+      const kernelGrammar = new KernelGrammar(kernel, compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar)));
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+      const half = new TextEncoder().encode(text.slice(0, Math.ceil(text.length / 2)));
+      expect(matcher.commitBytes(half), text).toBe(true);
+      const reference = new Matcher(grammar, index);
+      reference.commitBytes(half);
+      expect(Array.from(matcher.computeMaskBitset()), text).toEqual(Array.from(reference.computeMaskBitset()));
+      expect(matcher.commitBytes(new TextEncoder().encode(text.slice(half.length === 0 ? 0 : Math.ceil(text.length / 2))))).toBe(true);
+      expect(matcher.isAccepting()).toBe(true);
+      kernelGrammar.dispose();
+    }
+  }, 60_000);
+});
+
 describe('kernel matcher against the oracle, llama3.1', () => {
   it.each(['json.gbnf', 'any JSON', 'email.regex'])('%s: sampled states over the whole vocabulary', (name) => {
     const grammar = grammars.find(([n]) => n === name)![1]();

@@ -313,11 +313,13 @@ export function matcherIsFinished(mp: usize): i32 {
   return changetype<Matcher>(mp).finished;
 }
 
-/** Registers the start state for the list of the last STATUS_NEED_START. */
+/**
+ * Registers the start state for the expected list of the last STATUS_NEED_START. (The set
+ * that asked may be gone — a failed commit rolls back — so only the shared cache learns it.)
+ */
 export function matcherResolveStart(mp: usize, state: i32): void {
   const m = changetype<Matcher>(mp);
   startInsert(m.g, m.needList, state);
-  vecSet(m.setLex, m.chartLen - 1, state);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -602,8 +604,13 @@ function endLexeme(m: Matcher): i32 {
 // The current lexer state, resolving "start state of the top set".
 function currentLex(m: Matcher): i32 {
   if (m.lex !== UNKNOWN) return m.lex;
-  const state = vecGet(m.setLex, m.chartLen - 1);
-  if (state === UNKNOWN) expectedList(m, m.chartLen - 1);
+  const top = m.chartLen - 1;
+  let state = vecGet(m.setLex, top);
+  if (state === UNKNOWN) {
+    expectedList(m, top);
+    state = startLookup(m.g, m.needList);
+    if (state !== UNKNOWN) vecSet(m.setLex, top, state);
+  }
   return state;
 }
 
