@@ -3,7 +3,9 @@
  * `sieve check --format F --grammar FILE [--tokenizer T] [--input FILE]`.
  */
 import { brleCount } from '@sieve/format';
-import { compileGrammar, GrammarError, GRAMMAR_FORMATS, lineCol, Matcher, parseGrammar, renderError, type CompiledGrammar, type GrammarFormat } from '@sieve/grammar';
+import { compileGrammar, GrammarError, GRAMMAR_FORMATS, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, type CompiledGrammar, type GrammarFormat } from '@sieve/grammar';
+import { loadKernel } from '@sieve/kernel';
+import type { VocabIndex } from '@sieve/format';
 import { readFileSync } from 'node:fs';
 import { CliError, type Output } from './output.ts';
 import { loadCliTokenizer } from './tokenizer.ts';
@@ -55,7 +57,14 @@ function load(args: GrammarArgs): { grammar: CompiledGrammar; compileMs: number;
   }
 }
 
-export function compileCommand(args: GrammarArgs, out: Output): number {
+// A matcher on the kernel (the hot path users get), with everything freed by `dispose`.
+async function kernelMatcher(grammar: CompiledGrammar, vocab: VocabIndex): Promise<{ matcher: KernelMatcher; dispose: () => void }> {
+  const kernel = await loadKernel();
+  const matcher = new KernelMatcher(new KernelGrammar(kernel, grammar), kernel.loadVocab(vocab.file), { eosTokenIds: vocab.meta.eos_token_ids });
+  return { matcher, dispose: () => kernel.dispose() };
+}
+
+export async function compileCommand(args: GrammarArgs, out: Output): Promise<number> {
   const { grammar, compileMs, format } = load(args);
   const stats: Record<string, unknown> = {
     format,
@@ -67,7 +76,9 @@ export function compileCommand(args: GrammarArgs, out: Output): number {
   if (args.tokenizer !== undefined) {
     const { vocab } = loadCliTokenizer(args.tokenizer);
     const started = performance.now();
-    const mask = new Matcher(grammar, vocab).computeMask();
+    const { matcher, dispose } = await kernelMatcher(grammar, vocab);
+    const mask = matcher.computeMask();
+    dispose();
     stats.tokenizer = vocab.meta.name;
     stats.first_mask_ms = round(performance.now() - started);
     stats.first_mask_allowed = brleCount(mask, vocab.tokenCount);
@@ -76,7 +87,7 @@ export function compileCommand(args: GrammarArgs, out: Output): number {
   return 0;
 }
 
-export function checkCommand(args: GrammarArgs, inputFile: string | undefined, out: Output): number {
+export async function checkCommand(args: GrammarArgs, inputFile: string | undefined, out: Output): Promise<number> {
   const { grammar } = load(args);
   const text = readFileSync(inputFile ?? 0, 'utf8');
   const bytes = new TextEncoder().encode(text);
@@ -89,7 +100,7 @@ export function checkCommand(args: GrammarArgs, inputFile: string | undefined, o
   } else {
     const tokenizer = loadCliTokenizer(args.tokenizer);
     const ids = tokenizer.encode(text);
-    const matcher = new Matcher(grammar, tokenizer.vocab);
+    const { matcher, dispose } = await kernelMatcher(grammar, tokenizer.vocab);
     let rejected = -1;
     let byte = 0;
     for (let i = 0; i < ids.length && rejected < 0; i++) {
@@ -97,6 +108,7 @@ export function checkCommand(args: GrammarArgs, inputFile: string | undefined, o
       else byte += tokenizer.vocab.tokenBytes(ids[i]!).length;
     }
     result = { accepted: rejected < 0, complete: rejected < 0 && matcher.isAccepting(), rejected_at: rejected < 0 ? null : rejected, rejected_byte: rejected < 0 ? null : byte, tokens: ids.length };
+    dispose();
   }
   out.result(result, () => {
     if (!result.accepted) return `rejected at ${args.tokenizer ? `token ${result.rejected_at}, ` : ''}byte ${result.rejected_byte}: ${JSON.stringify(new TextDecoder().decode(bytes.subarray(result.rejected_byte!, result.rejected_byte! + 20)))}`;

@@ -45,8 +45,8 @@ export async function main(
       return values.help ? 0 : 2;
     }
     const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer };
-    if (group === 'compile' && command === undefined) return compileCommand(grammarArgs, out);
-    if (group === 'check' && command === undefined) return checkCommand(grammarArgs, values.input, out);
+    if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);
+    if (group === 'check' && command === undefined) return await checkCommand(grammarArgs, values.input, out);
     if (group === 'vocab' && target !== undefined && rest.length === 0) {
       if (command === 'build') return (vocabBuild(target, values.output, out), 0);
       if (command === 'info') return (vocabInfo(target, out), 0);
