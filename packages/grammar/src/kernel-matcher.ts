@@ -9,6 +9,7 @@ import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
 import type { CompiledGrammar } from './compile.ts';
 import { GrammarLimitError } from './errors.ts';
+import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
 export class KernelGrammar {
@@ -104,7 +105,7 @@ export interface KernelMatcherOptions {
 }
 
 /** A matcher whose state lives in the kernel. API as `Matcher`; call `dispose()` when done. */
-export class KernelMatcher {
+export class KernelMatcher implements TokenMatcher {
   readonly grammar: KernelGrammar;
   readonly vocab: KernelVocab;
   readonly #eos: readonly number[];
@@ -186,6 +187,26 @@ export class KernelMatcher {
   /** The exact mask of allowed next tokens, BRLE-encoded (encoded inside the kernel). */
   computeMask(): Brle {
     return this.grammar.kernel.brleFromBitsetAt(this.#maskInKernel(), this.vocab.tokenCount);
+  }
+
+  /**
+   * The bytes the grammar forces next: while exactly one byte can follow and the output is
+   * not complete, that byte. Empty when there is a choice.
+   */
+  forcedBytes(maxBytes = 4096): Uint8Array {
+    const k = this.#k;
+    const out = k.alloc(maxBytes) >>> 0;
+    try {
+      this.#run(() => k.matcherForcedBytes(this.#m, out, maxBytes));
+      return new Uint8Array(k.memory.buffer, out, k.matcherForcedCount(this.#m)).slice();
+    } finally {
+      k.free(out);
+    }
+  }
+
+  /** The forced continuation for fast-forward (see `forcedTokensOf`). */
+  forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): ForcedContinuation {
+    return forcedTokensOf(this, encode);
   }
 
   /** Frees the matcher's kernel memory. */

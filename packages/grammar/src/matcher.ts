@@ -14,6 +14,49 @@ import { initialSet, scanSet, type EarleySet } from './earley.ts';
 import { GrammarLimitError } from './errors.ts';
 import { DEAD } from './lexer.ts';
 
+/** What the runtime needs of a matcher; `Matcher` (TypeScript) and `KernelMatcher` (WASM) implement it. */
+export interface TokenMatcher {
+  commitToken(id: number): boolean;
+  commitBytes(bytes: Uint8Array): boolean;
+  computeMask(): Brle;
+  computeMaskBitset(): Uint32Array;
+  isAccepting(): boolean;
+  readonly isFinished: boolean;
+  readonly tokenCount: number;
+  rollback(n: number): void;
+  fork(): TokenMatcher;
+  forcedBytes(maxBytes?: number): Uint8Array;
+  forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): ForcedContinuation;
+  dispose(): void;
+}
+
+/** The bytes a grammar forces next, and the tokens to append for them without sampling. */
+export interface ForcedContinuation {
+  readonly bytes: Uint8Array;
+  readonly tokens: number[];
+}
+
+/**
+ * The forced continuation of `matcher`: `encode` is the tokenizer's own (canonical) encoder;
+ * its last token is held back, because the bytes that follow the forced text could merge with
+ * it. Every returned token is checked to be allowed in turn.
+ */
+export function forcedTokensOf(matcher: TokenMatcher, encode: (bytes: Uint8Array) => readonly number[]): ForcedContinuation {
+  const bytes = matcher.forcedBytes();
+  if (bytes.length === 0) return { bytes, tokens: [] };
+  const probe = matcher.fork();
+  const tokens: number[] = [];
+  try {
+    for (const token of encode(bytes).slice(0, -1)) {
+      if (!probe.commitToken(token)) break;
+      tokens.push(token);
+    }
+  } finally {
+    probe.dispose();
+  }
+  return { bytes, tokens };
+}
+
 /** Options of a matcher. */
 export interface MatcherOptions {
   /** Token ids that end generation; default: the vocab index's `eos_token_ids`. */
@@ -33,8 +76,8 @@ export interface Recognition {
 // Start states of the lexer per Earley set (expected terminals ∪ ignored lexemes).
 const lexerStarts = new WeakMap<EarleySet, number>();
 
-/** Matches one output stream against a compiled grammar. */
-export class Matcher {
+/** Matches one output stream against a compiled grammar (the TypeScript reference). */
+export class Matcher implements TokenMatcher {
   readonly grammar: CompiledGrammar;
   readonly vocab: VocabIndex | null;
   readonly #eos: readonly number[];
@@ -210,24 +253,13 @@ export class Matcher {
     return Uint8Array.from(forced);
   }
 
-  /**
-   * The forced continuation for fast-forward: the forced bytes, and the tokens to append for
-   * them without sampling. `encode` is the tokenizer's own (canonical) encoder; its last token
-   * is held back, because the bytes that follow the forced text could merge with it. Every
-   * returned token is checked to be allowed in turn.
-   */
-  forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): { bytes: Uint8Array; tokens: number[] } {
-    const bytes = this.forcedBytes();
-    if (bytes.length === 0) return { bytes, tokens: [] };
-    const tokens = encode(bytes).slice(0, -1);
-    const probe = this.fork();
-    const safe: number[] = [];
-    for (const token of tokens) {
-      if (!probe.commitToken(token)) break;
-      safe.push(token);
-    }
-    return { bytes, tokens: safe };
+  /** The forced continuation for fast-forward (see `forcedTokensOf`). */
+  forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): ForcedContinuation {
+    return forcedTokensOf(this, encode);
   }
+
+  /** Nothing to free (the kernel matcher needs this). */
+  dispose(): void {}
 
   get #last(): EarleySet {
     return this.#chart[this.#chart.length - 1]!;

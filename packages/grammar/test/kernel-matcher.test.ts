@@ -47,6 +47,7 @@ describe.each(grammars)('%s', (_, make) => {
           expect(Array.from(mask), `walk ${walk} step ${step}`).toEqual(Array.from(expected));
           expect(Array.from(matcher.computeMask())).toEqual(Array.from(reference.computeMask()));
           expect(matcher.isAccepting()).toBe(reference.isAccepting());
+          if (preset === 'stories260k') expect(Array.from(matcher.forcedBytes())).toEqual(Array.from(reference.forcedBytes()));
           masks.push(Array.from(mask).join());
           const allowed = bitsetIds(mask, index.tokenCount).filter((id) => !eos.includes(id));
           // A disallowed token is refused by both, without a change.

@@ -3,7 +3,8 @@ import { TokenizerLoader } from '@lenml/tokenizers';
 import { brleCount } from '@sieve/format';
 import { loadTokenizer } from '@sieve/vocab/presets';
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, Matcher, parseGrammar } from '../src/index.ts';
+import { loadKernel } from '@sieve/kernel';
+import { compileGrammar, KernelGrammar, KernelMatcher, Matcher, parseGrammar, type TokenMatcher } from '../src/index.ts';
 import { vocab } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
@@ -61,8 +62,9 @@ describe('Matcher', () => {
     expect(a.commitBytes(encoder.encode('y'))).toBe(true);
   });
 
-  it('finds the forced continuation and its canonical tokens, holding back the last', () => {
-    const matcher = new Matcher(form, index);
+  it.each(['TypeScript', 'kernel'] as const)('finds the forced continuation and its canonical tokens, holding back the last (%s)', async (kind) => {
+    const kernel = kind === 'kernel' ? await loadKernel() : null;
+    const matcher: TokenMatcher = kernel ? new KernelMatcher(new KernelGrammar(kernel, form), kernel.loadVocab(index.file), { eosTokenIds: index.meta.eos_token_ids }) : new Matcher(form, index);
     expect(decoder.decode(matcher.forcedBytes())).toBe('{"name": "');
     const { bytes, tokens } = matcher.forcedTokens(tokensOf);
     expect(decoder.decode(bytes)).toBe('{"name": "');
@@ -80,5 +82,6 @@ describe('Matcher', () => {
     expect(matcher.forcedBytes().length).toBe(0);
     matcher.commitBytes(encoder.encode('"'));
     expect(decoder.decode(matcher.forcedBytes())).toBe(', "age": ');
+    kernel?.dispose();
   });
 });

@@ -12,6 +12,8 @@ export {
   lexerSetWinners,
   matcherCommitBytes,
   matcherCommitToken,
+  matcherForcedBytes,
+  matcherForcedCount,
   matcherFork,
   matcherFree,
   matcherIsAccepting,

@@ -209,6 +209,8 @@ class Matcher {
   walkBits: usize = 0;
   walkDeadline: f64 = 0;
   walkVisited: i32 = 0;
+  // Bytes found by the last matcherForcedBytes.
+  forcedCount: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
   needState: i32 = 0;
   needByte: i32 = 0;
@@ -801,6 +803,56 @@ export function matcherMaskResume(mp: usize): i32 {
     }
   }
   return STATUS_OK;
+}
+
+/**
+ * Writes into `out` (at most `maxBytes`) the bytes the grammar forces next: while the output
+ * is not complete and exactly one byte can follow, that byte. The count is read with
+ * `matcherForcedCount`. The matcher is left unchanged; a need status means "fill in and call
+ * again".
+ */
+export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
+  const m = changetype<Matcher>(mp);
+  m.forcedCount = 0;
+  if (m.finished) return STATUS_OK;
+  const lex = m.lex;
+  const lexLen = m.lexLen;
+  const chartLen = m.chartLen;
+  let status = STATUS_OK;
+  while (m.forcedCount < maxBytes) {
+    const accepting = matcherIsAccepting(mp);
+    if (accepting !== 0) {
+      if (accepting < 0) status = accepting;
+      break;
+    }
+    const here0 = m.lex;
+    const here1 = m.lexLen;
+    const here2 = m.chartLen;
+    let only = -1;
+    let several = false;
+    for (let byte = 0; byte < 256 && !several; byte++) {
+      const s = step(m, byte);
+      restore(m, here0, here1, here2);
+      if (s === STATUS_OK) {
+        if (only >= 0) several = true;
+        only = byte;
+      } else if (s !== STATUS_REJECTED) {
+        status = s;
+        break;
+      }
+    }
+    if (status !== STATUS_OK || several || only < 0) break;
+    step(m, only);
+    store<u8>(out + <usize>m.forcedCount, <u8>only);
+    m.forcedCount++;
+  }
+  restore(m, lex, lexLen, chartLen);
+  if (status !== STATUS_OK) m.forcedCount = 0;
+  return status;
+}
+
+export function matcherForcedCount(mp: usize): i32 {
+  return changetype<Matcher>(mp).forcedCount;
 }
 
 /** Returns the matcher to its state before the mask walk. */

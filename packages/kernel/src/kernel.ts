@@ -45,6 +45,8 @@ export interface KernelExports {
   matcherNeedList(matcher: number): number;
   matcherNeedListLength(matcher: number): number;
   matcherResolveStart(matcher: number, state: number): void;
+  matcherForcedBytes(matcher: number, out: number, maxBytes: number): number;
+  matcherForcedCount(matcher: number): number;
 }
 
 /** Where to get kernel.wasm: bytes, a compiled module, a URL (file: URLs read from disk in Node), or a fetch response. */
