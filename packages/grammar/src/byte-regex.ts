@@ -8,7 +8,8 @@ export type ByteRegex =
   | { readonly kind: 'bytes'; readonly ranges: readonly number[] } // sorted disjoint [lo, hi] pairs
   | { readonly kind: 'seq'; readonly items: readonly ByteRegex[] }
   | { readonly kind: 'alt'; readonly items: readonly ByteRegex[] }
-  | { readonly kind: 'repeat'; readonly item: ByteRegex; readonly min: number; readonly max: number }; // max may be Infinity
+  | { readonly kind: 'repeat'; readonly item: ByteRegex; readonly min: number; readonly max: number } // max may be Infinity
+  | { readonly kind: 'and'; readonly items: readonly ByteRegex[] }; // strings every item matches
 
 export const MAX_CODE_POINT = 0x10ffff;
 
@@ -30,6 +31,11 @@ export const rx = {
   },
   repeat(item: ByteRegex, min: number, max: number): ByteRegex {
     return { kind: 'repeat', item, min, max };
+  },
+  /** Intersection: the strings every item matches (built as a product automaton). */
+  and(items: readonly ByteRegex[]): ByteRegex {
+    const flat = items.flatMap((i) => (i.kind === 'and' ? i.items : [i]));
+    return flat.length === 1 ? flat[0]! : { kind: 'and', items: flat };
   },
   /** The UTF-8 bytes of `text`. */
   literal(text: string): ByteRegex {
@@ -137,6 +143,8 @@ export function isNullable(regex: ByteRegex): boolean {
       return regex.items.some(isNullable);
     case 'repeat':
       return regex.min === 0 || isNullable(regex.item);
+    case 'and':
+      return regex.items.every(isNullable);
   }
 }
 
@@ -158,5 +166,8 @@ export function nonEmpty(regex: ByteRegex): ByteRegex {
     case 'repeat':
       // Empty copies can be dropped: at least one non-empty copy, at most max.
       return regex.max < 1 ? rx.nothing : rx.repeat(nonEmpty(regex.item), 1, regex.max);
+    case 'and':
+      return rx.and(regex.items.map(nonEmpty));
   }
 }
+

@@ -125,9 +125,28 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   for (const [name, body] of ir.rules) lowerBody(ntIndex.get(name)!, body, name);
   const start = nonterminal(`${ir.start}'`);
   addRule(start, [ntIndex.get(ir.start)!]);
-  const startRule = rules.length - 1;
 
   const ntCount = names.length;
+  // Keep only productive rules (every symbol derives some string): then every prefix the
+  // parser accepts can still be completed. A lexeme that matches nothing is unproductive.
+  const lexer = new LexerDfa(lexemes, [...ir.ignore].sort((a, b) => a - b), allLimits);
+  const productive = new Uint8Array(terminalCount + ntCount);
+  lexemes.forEach((_, i) => (productive[i] = lexer.matchesNothing(i) ? 0 : 1));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const r of rules) {
+      if (!productive[r.lhs] && r.rhs.every((sym) => productive[sym])) {
+        productive[r.lhs] = 1;
+        changed = true;
+      }
+    }
+  }
+  if (!productive[terminalCount + ntIndex.get(ir.start)! - terminalCount]) {
+    throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed`, ir.ruleSpans?.get(ir.start));
+  }
+  for (let i = rules.length - 1; i >= 0; i--) if (!rules[i]!.rhs.every((sym) => productive[sym])) rules.splice(i, 1);
+  const startRule = rules.findIndex((r) => r.lhs === start);
+
   const rulesOf: number[][] = Array.from({ length: ntCount }, () => []);
   rules.forEach((r, i) => rulesOf[r.lhs - terminalCount]!.push(i));
   const ruleLhs = Int32Array.from(rules, (r) => r.lhs);
@@ -158,7 +177,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   return {
     ir,
     limits: allLimits,
-    lexer: new LexerDfa(lexemes, [...ir.ignore].sort((a, b) => a - b), allLimits),
+    lexer,
     terminalCount,
     nonterminalNames: names,
     ruleLhs,

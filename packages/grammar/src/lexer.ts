@@ -17,7 +17,7 @@ class Nfa {
   readonly edges: number[][] = []; // per state: lo, hi, target triples
   readonly accepts: number[] = []; // lexeme index, or -1
 
-  constructor(private readonly maxStates: number) {}
+  constructor(readonly maxStates: number) {}
 
   newState(): number {
     if (this.accepts.length >= this.maxStates) {
@@ -73,6 +73,94 @@ class Nfa {
         }
         return;
       }
+      case 'and':
+        this.#product(regex.items, from, to);
+        return;
+    }
+  }
+
+  /**
+   * Removes edges into states (built since `first`) from which `accept` cannot be reached,
+   * so a live lexer state always has a way to finish its lexeme (masks never lead into a
+   * dead end). Intersections and empty alternatives create such states. Returns whether
+   * `first` (the start) is live, i.e. the lexeme matches anything.
+   */
+  pruneDeadEnds(first: number, accept: number): boolean {
+    const count = this.accepts.length;
+    const incoming: number[][] = Array.from({ length: count - first }, () => []);
+    for (let s = first; s < count; s++) {
+      for (const t of this.epsilon[s]!) if (t >= first) incoming[t - first]!.push(s);
+      const edges = this.edges[s]!;
+      for (let e = 0; e < edges.length; e += 3) if (edges[e + 2]! >= first) incoming[edges[e + 2]! - first]!.push(s);
+    }
+    const live = new Uint8Array(count - first);
+    const stack = [accept];
+    live[accept - first] = 1;
+    while (stack.length > 0) {
+      for (const s of incoming[stack.pop()! - first]!) {
+        if (!live[s - first]) {
+          live[s - first] = 1;
+          stack.push(s);
+        }
+      }
+    }
+    const isLive = (t: number): boolean => t < first || live[t - first] === 1;
+    for (let s = first; s < count; s++) {
+      this.epsilon[s] = this.epsilon[s]!.filter(isLive);
+      const edges = this.edges[s]!;
+      const kept: number[] = [];
+      for (let e = 0; e < edges.length; e += 3) if (isLive(edges[e + 2]!)) kept.push(edges[e]!, edges[e + 1]!, edges[e + 2]!);
+      this.edges[s] = kept;
+    }
+    return live[0] === 1;
+  }
+
+  // Intersection by product construction: each operand is built as its own automaton, then
+  // the reachable tuples of their states become states here (ε-moves one operand at a time,
+  // byte moves on overlapping ranges of all operands together).
+  #product(items: readonly ByteRegex[], from: number, to: number): void {
+    const parts = items.map((item) => {
+      const nfa = new Nfa(this.maxStates);
+      const start = nfa.newState();
+      const accept = nfa.newState();
+      nfa.build(item, start, accept);
+      return { nfa, start, accept };
+    });
+    const ids = new Map<string, number>();
+    const queue: number[][] = [];
+    const stateOf = (tuple: number[]): number => {
+      const key = tuple.join(',');
+      let id = ids.get(key);
+      if (id === undefined) {
+        id = this.newState();
+        ids.set(key, id);
+        queue.push(tuple);
+        if (tuple.every((s, i) => s === parts[i]!.accept)) this.epsilon[id]!.push(to);
+      }
+      return id;
+    };
+    this.epsilon[from]!.push(stateOf(parts.map((p) => p.start)));
+    while (queue.length > 0) {
+      const tuple = queue.shift()!;
+      const id = ids.get(tuple.join(','))!;
+      tuple.forEach((s, i) => {
+        for (const next of parts[i]!.nfa.epsilon[s]!) this.epsilon[id]!.push(stateOf(tuple.map((t, j) => (j === i ? next : t))));
+      });
+      // Byte moves: every combination of one edge per operand whose ranges overlap.
+      let combos: { lo: number; hi: number; targets: number[] }[] = [{ lo: 0, hi: 255, targets: [] }];
+      tuple.forEach((s, i) => {
+        const edges = parts[i]!.nfa.edges[s]!;
+        const next: typeof combos = [];
+        for (const combo of combos) {
+          for (let e = 0; e < edges.length; e += 3) {
+            const lo = Math.max(combo.lo, edges[e]!);
+            const hi = Math.min(combo.hi, edges[e + 1]!);
+            if (lo <= hi) next.push({ lo, hi, targets: [...combo.targets, edges[e + 2]!] });
+          }
+        }
+        combos = next;
+      });
+      for (const combo of combos) this.edges[id]!.push(combo.lo, combo.hi, stateOf(combo.targets));
     }
   }
 }
@@ -93,6 +181,7 @@ export class LexerDfa {
   readonly #byKey = new Map<string, number>();
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
+  readonly #empty = new Set<number>();
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
@@ -104,9 +193,15 @@ export class LexerDfa {
       const accept = this.#nfa.newState();
       this.#nfa.accepts[accept] = index;
       this.#nfa.build(lexeme.regex, start, accept);
+      if (!this.#nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
       return start;
     });
     this.#intern([]); // DEAD
+  }
+
+  /** Whether lexeme `index` matches no string at all. */
+  matchesNothing(index: number): boolean {
+    return this.#empty.has(index);
   }
 
   /** Number of DFA states built so far. */

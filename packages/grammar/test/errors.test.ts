@@ -38,6 +38,13 @@ describe('grammar errors carry a code and the span of the problem', () => {
     expect(renderError(source, error)).toMatch(/^at \d+\(\d+\): /);
   });
 
+  it('reports a grammar that matches nothing', () => {
+    expect(failure('gbnf', 'root ::= "a" root\n').code).toBe('empty_language');
+    // Unproductive alternatives are dropped, the rest still works.
+    const grammar = compileGrammar(parseGrammar('gbnf', 'root ::= "a" | "b" loop\nloop ::= "c" loop\n'));
+    expect(new Matcher(grammar).commitBytes(new TextEncoder().encode('b'))).toBe(false);
+  });
+
   it('renders line and column of later lines', () => {
     const source = 'root ::= a\na ::= "x" b\n';
     const error = failure('gbnf', source);

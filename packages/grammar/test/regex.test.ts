@@ -98,6 +98,34 @@ describe('regex errors', () => {
   });
 });
 
+describe('intersections of regexes', () => {
+  it('match what every operand matches, and never leave a dead end', () => {
+    const parts = ['[a-z]+\\d*', '.{2,4}', 'x'];
+    const builder = new GrammarBuilder();
+    builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'and', regex: rx.and([regexToByteRegex(parts[0]!), regexToByteRegex(parts[1]!), regexToByteRegex(parts[2]!, { mode: 'search' })]) })));
+    const grammar = compileGrammar(builder.build('start'));
+    const full = [new RegExp(`^(?:${parts[0]})$`, 'u'), new RegExp(`^(?:${parts[1]})$`, 'u'), /x/u];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'x', '1', 'é'), { maxLength: 6 }), (chars) => {
+        const s = chars.join('');
+        const result = recognize(grammar, encoder.encode(s));
+        expect(result.accepted && result.complete).toBe(full.every((re) => re.test(s)));
+        // A prefix is accepted only if some completion exists (the language has length ≤ 4).
+        const completable = (prefix: string): boolean => full.every((re) => re.test(prefix)) || (prefix.length < 4 && ['a', 'x', '1', 'é'].some((c) => completable(prefix + c)));
+        expect(result.accepted, JSON.stringify(s)).toBe(completable(s));
+      }),
+      { numRuns: 400, seed: 2 },
+    );
+    expect(recognize(grammar, encoder.encode('ab1')).accepted).toBe(false);
+  });
+
+  it('an empty intersection makes the grammar empty', () => {
+    const builder = new GrammarBuilder();
+    builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'none', regex: rx.and([regexToByteRegex('a+'), regexToByteRegex('b+')]) })));
+    expect(() => compileGrammar(builder.build('start'))).toThrow(expect.objectContaining({ code: 'empty_language' }));
+  });
+});
+
 describe('UTF-8 encoding of code point ranges', () => {
   it('matches exactly the UTF-8 encodings of the code points in the range', () => {
     fc.assert(
