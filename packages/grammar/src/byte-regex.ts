@@ -9,7 +9,8 @@ export type ByteRegex =
   | { readonly kind: 'seq'; readonly items: readonly ByteRegex[] }
   | { readonly kind: 'alt'; readonly items: readonly ByteRegex[] }
   | { readonly kind: 'repeat'; readonly item: ByteRegex; readonly min: number; readonly max: number } // max may be Infinity
-  | { readonly kind: 'and'; readonly items: readonly ByteRegex[] }; // strings every item matches
+  | { readonly kind: 'and'; readonly items: readonly ByteRegex[] } // strings every item matches
+  | { readonly kind: 'not'; readonly item: ByteRegex }; // every byte string the item does not match
 
 export const MAX_CODE_POINT = 0x10ffff;
 
@@ -31,6 +32,10 @@ export const rx = {
   },
   repeat(item: ByteRegex, min: number, max: number): ByteRegex {
     return { kind: 'repeat', item, min, max };
+  },
+  /** Complement over all byte strings (built by determinizing the item). */
+  not(item: ByteRegex): ByteRegex {
+    return { kind: 'not', item };
   },
   /** Intersection: the strings every item matches (built as a product automaton). */
   and(items: readonly ByteRegex[]): ByteRegex {
@@ -145,6 +150,8 @@ export function isNullable(regex: ByteRegex): boolean {
       return regex.min === 0 || isNullable(regex.item);
     case 'and':
       return regex.items.every(isNullable);
+    case 'not':
+      return !isNullable(regex.item);
   }
 }
 
@@ -168,6 +175,8 @@ export function nonEmpty(regex: ByteRegex): ByteRegex {
       return regex.max < 1 ? rx.nothing : rx.repeat(nonEmpty(regex.item), 1, regex.max);
     case 'and':
       return rx.and(regex.items.map(nonEmpty));
+    case 'not':
+      return rx.not(rx.alt([regex.item, rx.empty]));
   }
 }
 

@@ -141,10 +141,11 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       }
     }
   }
-  if (!productive[terminalCount + ntIndex.get(ir.start)! - terminalCount]) {
+  if (!productive[ntIndex.get(ir.start)!] && !ir.allowEmpty) {
     throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed`, ir.ruleSpans?.get(ir.start));
   }
-  for (let i = rules.length - 1; i >= 0; i--) if (!rules[i]!.rhs.every((sym) => productive[sym])) rules.splice(i, 1);
+  // The augmented start rule stays even when empty: then nothing is ever allowed.
+  for (let i = rules.length - 1; i >= 0; i--) if (rules[i]!.lhs !== start && !rules[i]!.rhs.every((sym) => productive[sym])) rules.splice(i, 1);
   const startRule = rules.findIndex((r) => r.lhs === start);
 
   const rulesOf: number[][] = Array.from({ length: ntCount }, () => []);

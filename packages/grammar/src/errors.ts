@@ -19,7 +19,8 @@ export type GrammarErrorCode =
   | 'empty_language'
   | 'invalid_regex'
   | 'invalid_range'
-  | 'limit_exceeded';
+  | 'limit_exceeded'
+  | 'invalid_schema';
 
 /** A grammar that cannot be compiled, with where and why. */
 export class GrammarError extends Error {

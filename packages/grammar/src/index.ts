@@ -21,3 +21,7 @@ export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';
 export type { GrammarFormat } from './formats.ts';
 export { KernelGrammar, KernelMatcher } from './kernel-matcher.ts';
 export type { KernelMatcherOptions } from './kernel-matcher.ts';
+export { jsonEqual, jsonSchemaGrammar, mergeSchemas } from './json-schema/compile-json-schema.ts';
+export type { JsonSchemaGrammar, JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
+export { SchemaError } from './json-schema/schema-error.ts';
+export type { SchemaWarning } from './json-schema/schema-error.ts';

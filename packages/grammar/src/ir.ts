@@ -45,6 +45,8 @@ export interface GrammarIR {
   readonly ignore: readonly number[];
   /** Where each rule is defined, for error messages. */
   readonly ruleSpans?: ReadonlyMap<string, Span>;
+  /** Compile a grammar that matches nothing instead of reporting `empty_language`. */
+  readonly allowEmpty?: boolean;
 }
 
 export const expr = {

@@ -76,6 +76,60 @@ class Nfa {
       case 'and':
         this.#product(regex.items, from, to);
         return;
+      case 'not':
+        this.#complement(regex.item, from, to);
+        return;
+    }
+  }
+
+  // Complement: the item's automaton determinized (byte by byte), acceptance flipped, and a
+  // sink that accepts everything once the item can no longer match.
+  #complement(item: ByteRegex, from: number, to: number): void {
+    const sub = new Nfa(this.maxStates);
+    const start = sub.newState();
+    const accept = sub.newState();
+    sub.build(item, start, accept);
+    const closure = (seeds: number[]): number[] => {
+      const seen = new Set(seeds);
+      const stack = [...seeds];
+      while (stack.length > 0) for (const n of sub.epsilon[stack.pop()!]!) if (!seen.has(n)) (seen.add(n), stack.push(n));
+      return [...seen].sort((a, b) => a - b);
+    };
+    const ids = new Map<string, number>();
+    const queue: number[][] = [];
+    const stateOf = (set: number[]): number => {
+      const key = set.join(',');
+      let id = ids.get(key);
+      if (id === undefined) {
+        id = this.newState();
+        ids.set(key, id);
+        queue.push(set);
+        if (!set.includes(accept)) this.epsilon[id]!.push(to);
+      }
+      return id;
+    };
+    this.epsilon[from]!.push(stateOf(closure([start])));
+    while (queue.length > 0) {
+      const set = queue.shift()!;
+      const id = ids.get(set.join(','))!;
+      let runStart = 0;
+      let runTarget = -1;
+      for (let byte = 0; byte <= 256; byte++) {
+        let target = -1;
+        if (byte < 256) {
+          const next: number[] = [];
+          for (const s of set) {
+            const edges = sub.edges[s]!;
+            for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) next.push(edges[e + 2]!);
+          }
+          target = stateOf(closure(next));
+        }
+        if (target !== runTarget) {
+          if (runTarget >= 0) this.edges[id]!.push(runStart, byte - 1, runTarget);
+          runStart = byte;
+          runTarget = target;
+        }
+      }
     }
   }
 

@@ -21,6 +21,11 @@ export interface RegexOptions {
   readonly mode?: 'match' | 'search';
   /** Added to spans, when the pattern is embedded in a larger source. */
   readonly offset?: number;
+  /**
+   * How one character from a set of code points is written as bytes (default: UTF-8). The
+   * JSON Schema compiler passes the escaped form characters take inside a JSON string.
+   */
+  readonly encodeChars?: (ranges: readonly number[]) => ByteRegex;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -36,7 +41,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   const flags = options.flags ?? '';
   const offset = options.offset ?? 0;
   const ast = parse(pattern, flags, offset);
-  const converter = new Converter(flags, offset);
+  const converter = new Converter(flags, offset, options.encodeChars ?? rx.codePoints);
   const alternatives = ast.alternatives.map((alt) => converter.alternative(alt, options.mode === 'search'));
   return rx.alt(alternatives);
 }
@@ -69,6 +74,7 @@ class Converter {
   constructor(
     flags: string,
     private readonly offset: number,
+    private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
   ) {
     this.#ignoreCase = flags.includes('i');
     this.#dotAll = flags.includes('s');
@@ -86,7 +92,7 @@ class Converter {
     if (anchoredEnd && to > from) to--;
     const body = rx.seq(elements.slice(from, to).map((e) => this.element(e)));
     if (!search) return body;
-    const anything = rx.repeat(rx.codePoints(ANY), 0, Infinity);
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
     return rx.seq([...(anchoredStart ? [] : [anything]), body, ...(anchoredEnd ? [] : [anything])]);
   }
 
@@ -95,12 +101,12 @@ class Converter {
       case 'Alternative':
         return rx.seq(node.elements.map((e) => this.element(e)));
       case 'Character':
-        return rx.codePoints(this.#fold([node.value, node.value]));
+        return this.encodeChars(this.#fold([node.value, node.value]));
       case 'CharacterSet':
-        return rx.codePoints(this.#fold(this.#characterSet(node)));
+        return this.encodeChars(this.#fold(this.#characterSet(node)));
       case 'CharacterClass':
       case 'ExpressionCharacterClass':
-        return rx.codePoints(this.#fold(this.#classSet(node)));
+        return this.encodeChars(this.#fold(this.#classSet(node)));
       case 'Group':
       case 'CapturingGroup':
         return rx.alt(node.alternatives.map((a) => this.element(a)));

@@ -1,0 +1,47 @@
+/**
+ * Characters as they are written inside a JSON string, the way JSON.stringify and Python's
+ * json.dumps(ensure_ascii=False) write them: `"` and `\` escaped, control characters as
+ * `\n`-style or `\u00XX` escapes (either hex case), `/` raw or as `\/`, everything else raw
+ * UTF-8. Patterns, lengths and formats apply to the decoded string, so they are built over
+ * these encodings.
+ */
+import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
+import { contains, subtract } from '../code-point-sets.ts';
+
+const SHORT_ESCAPES = new Map([
+  [0x08, 'b'],
+  [0x09, 't'],
+  [0x0a, 'n'],
+  [0x0c, 'f'],
+  [0x0d, 'r'],
+]);
+const SPECIAL = normalizeRanges([[0x00, 0x1f], [0x22, 0x22], [0x5c, 0x5c]]);
+const hexDigit = (digit: number): ByteRegex => {
+  const lower = digit.toString(16).charCodeAt(0);
+  const upper = digit.toString(16).toUpperCase().charCodeAt(0);
+  return rx.byteRanges(normalizeRanges([[lower, lower], [upper, upper]]));
+};
+
+/** One character of `ranges` (code points) in JSON string encoding. */
+export function jsonChars(ranges: readonly number[]): ByteRegex {
+  const alternatives: ByteRegex[] = [rx.codePoints(subtract(ranges, SPECIAL))];
+  if (contains(ranges, 0x22)) alternatives.push(rx.literal('\\"'));
+  if (contains(ranges, 0x5c)) alternatives.push(rx.literal('\\\\'));
+  if (contains(ranges, 0x2f)) alternatives.push(rx.literal('\\/'));
+  for (let c = 0; c < 0x20; c++) {
+    if (!contains(ranges, c)) continue;
+    const short = SHORT_ESCAPES.get(c);
+    alternatives.push(short ? rx.literal(`\\${short}`) : rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
+  }
+  return rx.alt(alternatives);
+}
+
+/** A JSON string literal whose decoded content matches `content` (built with `jsonChars`). */
+export function jsonString(content: ByteRegex): ByteRegex {
+  return rx.seq([rx.literal('"'), content, rx.literal('"')]);
+}
+
+/** The exact JSON text of a string value, as JSON.stringify writes it. */
+export function jsonStringLiteral(value: string): ByteRegex {
+  return rx.literal(JSON.stringify(value));
+}
