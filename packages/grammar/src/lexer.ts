@@ -92,7 +92,13 @@ class Nfa {
     const closure = (seeds: number[]): number[] => {
       const seen = new Set(seeds);
       const stack = [...seeds];
-      while (stack.length > 0) for (const n of sub.epsilon[stack.pop()!]!) if (!seen.has(n)) (seen.add(n), stack.push(n));
+      while (stack.length > 0) {
+        for (const n of sub.epsilon[stack.pop()!]!) {
+          if (seen.has(n)) continue;
+          seen.add(n);
+          stack.push(n);
+        }
+      }
       return [...seen].sort((a, b) => a - b);
     };
     const ids = new Map<string, number>();
