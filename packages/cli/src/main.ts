@@ -5,7 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, makeOutput } from './output.ts';
+import { runMaskBench, runSuite } from './conformance.ts';
 import { checkCommand, compileCommand, GrammarCliError } from './grammar-command.ts';
+import { writeFileSync } from 'node:fs';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
 
 const USAGE = `usage:
@@ -13,6 +15,8 @@ const USAGE = `usage:
   sieve vocab info <preset|FILE> [--json]
   sieve compile --format F --grammar FILE [--tokenizer T] [--json]
   sieve check --format F --grammar FILE [--tokenizer T] [--input FILE] [--json]
+  sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
+  sieve bench maskbench --dir DIR --tokenizer T [--limit N] [--outcomes FILE] [--json]
 
 formats: regex, gbnf, lark, ebnf
 tokenizers: stories260k, llama3.1, qwen3, gemma3, or a path to tokenizer.json`;
@@ -36,6 +40,9 @@ export async function main(
         grammar: { type: 'string' },
         tokenizer: { type: 'string' },
         input: { type: 'string' },
+        dir: { type: 'string' },
+        limit: { type: 'string' },
+        outcomes: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -47,6 +54,15 @@ export async function main(
     const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer };
     if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);
     if (group === 'check' && command === undefined) return await checkCommand(grammarArgs, values.input, out);
+    if (group === 'bench' && (command === 'suite' || command === 'maskbench') && target === undefined) {
+      if (values.dir === undefined) throw new CliError('usage', '--dir DIR is required');
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && !(limit > 0)) throw new CliError('usage', '--limit must be a positive number');
+      const { outcomes, ...summary } = command === 'suite' ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1') : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit);
+      if (values.outcomes !== undefined) writeFileSync(values.outcomes, JSON.stringify(outcomes, null, 1) + '\n');
+      out.result(summary, () => JSON.stringify(summary, null, 2));
+      return 0;
+    }
     if (group === 'vocab' && target !== undefined && rest.length === 0) {
       if (command === 'build') return (vocabBuild(target, values.output, out), 0);
       if (command === 'info') return (vocabInfo(target, out), 0);

@@ -127,7 +127,7 @@ class SchemaCompiler {
     let node: unknown = this.root;
     for (const raw of path === '' ? [] : path.slice(1).split('/')) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      if (typeof node !== 'object' || node === null || !(key in node)) throw new SchemaError('invalid_schema', pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
+      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new SchemaError('invalid_schema', pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
       node = (node as Record<string, unknown>)[key];
     }
     if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) throw new SchemaError('invalid_schema', pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
@@ -278,7 +278,7 @@ class SchemaCompiler {
     const root = this.root;
     if (typeof root !== 'object' || root === null) return schema;
     const defs: Record<string, unknown> = {};
-    for (const key of ['$defs', 'definitions']) if (key in root) defs[key] = (root as Record<string, unknown>)[key];
+    for (const key of ['$defs', 'definitions']) if (Object.hasOwn(root, key)) defs[key] = (root as Record<string, unknown>)[key];
     return { ...defs, ...schema };
   }
 
@@ -467,13 +467,13 @@ class SchemaCompiler {
     // Declared members, in order; required names not declared use the additional schema.
     const names = Object.keys(properties);
     for (const name of required) {
-      if (!(name in properties)) {
+      if (!Object.hasOwn(properties, name)) {
         if (additional === false && !patterns.some(([p]) => safeTest(p, name))) return expr.alt([]);
         if (patterns.length > 0) this.#unsupported(pointer, 'required', 'required properties matched by patternProperties are not supported');
         names.push(name);
       }
     }
-    const declaredSchema = (name: string): Schema => (name in properties ? properties[name]! : additional);
+    const declaredSchema = (name: string): Schema => (Object.hasOwn(properties, name) ? properties[name]! : additional);
     for (const name of names) {
       if (patterns.some(([p]) => safeTest(p, name))) this.#unsupported(pointer, 'patternProperties', `property ${JSON.stringify(name)} is also matched by patternProperties`);
     }
@@ -678,6 +678,26 @@ function pairwiseDisjoint(branches: readonly SchemaObject[]): boolean {
  */
 export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, unsupported: (pointer: string, keyword: string, message: string) => void): SchemaObject | false {
   const out: Record<string, unknown> = { ...a };
+  // additionalProperties and items only see their own schema's properties / prefixItems:
+  // bring each side's into the other first, so the merged keywords mean the same.
+  if (a.additionalProperties !== undefined || b.additionalProperties !== undefined || a.patternProperties !== undefined || b.patternProperties !== undefined) {
+    if ((a.patternProperties !== undefined || b.patternProperties !== undefined) && (a.properties !== undefined || b.properties !== undefined) && !jsonEqual(a.patternProperties, b.patternProperties)) {
+      unsupported(pointer, 'patternProperties', 'patternProperties in an intersection with other properties are not supported');
+    }
+    out.properties = crossProperties(a, b);
+    b = { ...b, properties: crossProperties(b, a) };
+  }
+  if (Array.isArray(a.prefixItems) || Array.isArray(b.prefixItems) || Array.isArray(a.items) || Array.isArray(b.items)) {
+    const [pa, ra] = tuple(a);
+    const [pb, rb] = tuple(b);
+    const length = Math.max(pa.length, pb.length);
+    const at = (p: unknown[], r: unknown, i: number): unknown => (i < p.length ? p[i] : r);
+    out.prefixItems = Array.from({ length }, (_, i) => ({ allOf: [at(pa, ra, i), at(pb, rb, i)] }));
+    out.items = { allOf: [ra, rb] };
+    delete out.additionalItems;
+    const { prefixItems: _p, items: _i, additionalItems: _a, ...restB } = b;
+    b = restB;
+  }
   for (const [k, v] of Object.entries(b)) {
     if (ANNOTATIONS.has(k) || !(k in out)) {
       if (!ANNOTATIONS.has(k)) out[k] = v;
@@ -701,7 +721,7 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
       case 'properties': {
         const merged: Record<string, unknown> = { ...(mine as object) };
         for (const [name, schema] of Object.entries(v as Record<string, unknown>)) {
-          merged[name] = name in merged ? { allOf: [merged[name], schema] } : schema;
+          merged[name] = Object.hasOwn(merged, name) ? { allOf: [merged[name], schema] } : schema;
         }
         out.properties = merged;
         break;
@@ -754,4 +774,23 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     }
   }
   return out;
+}
+
+// The properties of `self`, plus those only `other` declares, which in `self` fall under its
+// additionalProperties (and so must satisfy it too).
+function crossProperties(self: SchemaObject, other: SchemaObject): Record<string, unknown> {
+  const mine = (self.properties ?? {}) as Record<string, unknown>;
+  const theirs = (other.properties ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...mine };
+  const additional = self.additionalProperties;
+  for (const name of Object.keys(theirs)) {
+    if (!Object.hasOwn(out, name) && additional !== undefined && additional !== true) out[name] = additional;
+  }
+  return out;
+}
+
+// An array schema as (prefix item schemas, schema of the rest), in either draft's spelling.
+function tuple(s: SchemaObject): [unknown[], unknown] {
+  if (Array.isArray(s.items)) return [s.items, s.additionalItems ?? true];
+  return [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
 }
