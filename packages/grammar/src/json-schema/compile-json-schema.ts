@@ -68,6 +68,9 @@ class SchemaCompiler {
   readonly parts: JsonGrammarParts;
   readonly warnings: SchemaWarning[] = [];
   readonly #refRules = new Map<string, string>();
+  // Rules of merged schemas by their JSON text: a recursive schema reached again through an
+  // inlined $ref becomes a recursive rule instead of an endless expansion.
+  readonly #mergedRules = new Map<string, string>();
   readonly #ruleCount = new Map<string, number>();
   #depth = 0;
 
@@ -92,7 +95,7 @@ class SchemaCompiler {
       if (typeof schema.$ref === 'string' && this.#onlyRef(schema)) return this.#refExpr(schema.$ref, pointer);
       const merged = this.#flatten(schema, pointer);
       if (merged === false) return expr.alt([]);
-      return this.#branches(merged, pointer);
+      return schema.$ref !== undefined || schema.allOf !== undefined ? this.#mergedRule(merged, pointer) : this.#branches(merged, pointer);
     } finally {
       this.#depth--;
     }
@@ -193,7 +196,7 @@ class SchemaCompiler {
       if (keyword === 'oneOf' && !pairwiseDisjoint(merged)) {
         this.#unsupported(pointer, 'oneOf', 'oneOf branches that may overlap cannot be enforced exactly (only provably disjoint branches are)');
       }
-      return expr.alt(merged.map((b) => this.#branches(b, pointer)));
+      return expr.alt(merged.map((b) => this.#mergedRule(b, pointer)));
     }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
     if (schema.enum !== undefined || schema.const !== undefined) return this.#enumExpr(schema, pointer);
@@ -205,6 +208,18 @@ class SchemaCompiler {
       alternatives.push(this.#typeExpr(type, schema, pointer));
     }
     return expr.alt(alternatives);
+  }
+
+  #mergedRule(schema: SchemaObject, pointer: string): Expr {
+    const key = JSON.stringify(schema);
+    let name = this.#mergedRules.get(key);
+    if (name === undefined) {
+      name = this.#ruleName(`merged:${pointer}`);
+      this.#mergedRules.set(key, name);
+      this.parts.builder.rules.set(name, expr.empty); // reserved for recursion
+      this.parts.builder.rules.set(name, this.#branches(schema, pointer));
+    }
+    return expr.ref(name);
   }
 
   #checkUnsupported(schema: SchemaObject, pointer: string): void {
@@ -499,23 +514,12 @@ class SchemaCompiler {
     }
     const other = others.length === 0 ? null : expr.alt(others);
 
-    // Members from declared property i on, given `count` written (count saturates at cap;
-    // at least 1, which decides whether a separator comes first).
+    // Rule (i, count): members from declared property i on, given `count` written (count
+    // saturates at cap; at least 1, which decides whether a separator comes first).
     const cap = maxProperties === Infinity ? Math.max(minProperties, 1) : maxProperties + 1;
     const base = this.#ruleName(`object:${pointer}`);
-    const ruleFor = new Map<string, string>();
+    const ruleName = (i: number, count: number): string => `${base}@${i},${count}`;
     const sep = expr.seq([parts.token(','), parts.ws()]);
-    const rule = (i: number, count: number): Expr => {
-      const key = `${i},${count}`;
-      let name = ruleFor.get(key);
-      if (name === undefined) {
-        name = `${base}@${key}`;
-        ruleFor.set(key, name);
-        parts.builder.rules.set(name, expr.empty);
-        parts.builder.rules.set(name, body(i, count));
-      }
-      return expr.ref(name);
-    };
     const next = (count: number): number => Math.min(count + 1, cap);
     const body = (i: number, count: number): Expr => {
       if (i === names.length) {
@@ -533,10 +537,14 @@ class SchemaCompiler {
         return expr.repeat(more, lo, hi);
       }
       const name = names[i]!;
-      const present = expr.seq([...(count > 0 ? [sep] : []), member(name), parts.ws(), rule(i + 1, next(count))]);
-      return required.has(name) ? present : expr.alt([present, rule(i + 1, count)]);
+      const present = expr.seq([...(count > 0 ? [sep] : []), member(name), parts.ws(), expr.ref(ruleName(i + 1, next(count)))]);
+      return required.has(name) ? present : expr.alt([present, expr.ref(ruleName(i + 1, count))]);
     };
-    return expr.seq([parts.token('{'), parts.ws(), rule(0, 0), parts.token('}')]);
+    // Built from the last property back, so no recursion grows with the property count.
+    for (let i = names.length; i >= 0; i--) {
+      for (let count = 0; count <= cap; count++) parts.builder.rules.set(ruleName(i, count), body(i, count));
+    }
+    return expr.seq([parts.token('{'), parts.ws(), expr.ref(ruleName(0, 0)), parts.token('}')]);
   }
 
   // propertyNames as a key regex (string schemas only), or null.
@@ -770,7 +778,8 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
         out.not = { anyOf: [mine, v] };
         break;
       default:
-        unsupported(pointer, k, `${k} appears twice in an intersection and cannot be merged`);
+        // Unknown keywords are annotations: nothing to merge.
+        if (KNOWN.has(k)) unsupported(pointer, k, `${k} appears twice in an intersection and cannot be merged`);
     }
   }
   return out;

@@ -28,10 +28,16 @@ export function jsonChars(ranges: readonly number[]): ByteRegex {
   if (contains(ranges, 0x22)) alternatives.push(rx.literal('\\"'));
   if (contains(ranges, 0x5c)) alternatives.push(rx.literal('\\\\'));
   if (contains(ranges, 0x2f)) alternatives.push(rx.literal('\\/'));
-  for (let c = 0; c < 0x20; c++) {
-    if (!contains(ranges, c)) continue;
+  const controls = Array.from({ length: 0x20 }, (_, c) => c).filter((c) => contains(ranges, c));
+  for (const c of controls) {
     const short = SHORT_ESCAPES.get(c);
-    alternatives.push(short ? rx.literal(`\\${short}`) : rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
+    if (short) alternatives.push(rx.literal(`\\${short}`));
+  }
+  if (controls.length === 0x20) {
+    // Every control character as \u00XX: one compact automaton instead of 32.
+    alternatives.push(rx.seq([rx.literal('\\u00'), rx.byteRanges([0x30, 0x31]), rx.byteRanges(normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]))]));
+  } else {
+    for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
   }
   return rx.alt(alternatives);
 }
