@@ -703,7 +703,8 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     out.prefixItems = Array.from({ length }, (_, i) => ({ allOf: [at(pa, ra, i), at(pb, rb, i)] }));
     out.items = { allOf: [ra, rb] };
     delete out.additionalItems;
-    const { prefixItems: _p, items: _i, additionalItems: _a, ...restB } = b;
+    const restB: Record<string, unknown> = { ...b };
+    for (const k of ['prefixItems', 'items', 'additionalItems']) delete restB[k];
     b = restB;
   }
   for (const [k, v] of Object.entries(b)) {
