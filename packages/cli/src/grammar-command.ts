@@ -1,22 +1,34 @@
 /**
- * `sieve compile --format F --grammar FILE [--tokenizer T]` and
- * `sieve check --format F --grammar FILE [--tokenizer T] [--input FILE]`.
+ * `sieve compile --format F --grammar FILE [--strict] [--lenient] [--tokenizer T]` and
+ * `sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE]`.
+ * F is a text grammar format or `json-schema` (FILE is then a JSON Schema document).
  */
 import { brleCount } from '@sieve/format';
-import { compileGrammar, GrammarError, GRAMMAR_FORMATS, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, type CompiledGrammar, type GrammarFormat } from '@sieve/grammar';
+import { compileGrammar, GrammarError, GRAMMAR_FORMATS, jsonSchemaGrammar, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, SchemaError, type CompiledGrammar, type GrammarIR, type SchemaWarning } from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
 import type { VocabIndex } from '@sieve/format';
 import { readFileSync } from 'node:fs';
 import { CliError, type Output } from './output.ts';
 import { loadCliTokenizer } from './tokenizer.ts';
 
+/** Formats `--format` takes: JSON Schema and the text grammar formats. */
+export const CLI_FORMATS = ['json-schema', ...GRAMMAR_FORMATS] as const;
+type CliFormat = (typeof CLI_FORMATS)[number];
+
 export interface GrammarArgs {
   readonly format: string | undefined;
   readonly grammar: string | undefined;
   readonly tokenizer: string | undefined;
+  /** JSON Schema only: a missing `additionalProperties` means `false`. */
+  readonly strict?: boolean | undefined;
+  /** JSON Schema only: unsupported keywords become warnings instead of errors. */
+  readonly lenient?: boolean | undefined;
 }
 
-/** A compile error in the CLI's JSON shape: code, message, span with line and column. */
+/**
+ * A compile error in the CLI's JSON shape: code and message, with a span (plus line and
+ * column) for text grammars, or the pointer and keyword for schemas.
+ */
 export class GrammarCliError extends CliError {
   constructor(
     readonly error: GrammarError,
@@ -26,6 +38,7 @@ export class GrammarCliError extends CliError {
   }
 
   toJSON(): object {
+    if (this.error instanceof SchemaError) return { code: this.error.code, message: this.error.message, pointer: this.error.pointer, keyword: this.error.keyword };
     const { span } = this.error;
     return {
       code: this.error.code,
@@ -35,10 +48,20 @@ export class GrammarCliError extends CliError {
   }
 }
 
-function load(args: GrammarArgs): { grammar: CompiledGrammar; compileMs: number; format: GrammarFormat } {
-  if (args.format === undefined || !(GRAMMAR_FORMATS as readonly string[]).includes(args.format)) {
-    throw new CliError('usage', `--format must be one of ${GRAMMAR_FORMATS.join(', ')}`);
+interface Loaded {
+  readonly grammar: CompiledGrammar;
+  readonly compileMs: number;
+  readonly format: CliFormat;
+  /** JSON Schema only: keywords `--lenient` let through unenforced. */
+  readonly warnings?: readonly SchemaWarning[];
+}
+
+function load(args: GrammarArgs, out: Output): Loaded {
+  if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format)) {
+    throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   }
+  const format = args.format as CliFormat;
+  if (format !== 'json-schema' && (args.strict || args.lenient)) throw new CliError('usage', '--strict and --lenient apply to --format json-schema only');
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required');
   let source: string;
   try {
@@ -46,14 +69,44 @@ function load(args: GrammarArgs): { grammar: CompiledGrammar; compileMs: number;
   } catch {
     throw new CliError('not_found', `cannot read ${args.grammar}`);
   }
-  const format = args.format as GrammarFormat;
   const started = performance.now();
   try {
-    const grammar = compileGrammar(parseGrammar(format, source));
-    return { grammar, compileMs: performance.now() - started, format };
+    let ir: GrammarIR;
+    let warnings: readonly SchemaWarning[] | undefined;
+    if (format === 'json-schema') {
+      const compiled = jsonSchemaGrammar(parseSchemaJson(source), { strict: args.strict ?? false, lenient: args.lenient ?? false });
+      ir = compiled.grammar;
+      warnings = distinctWarnings(compiled.warnings);
+      for (const warning of warnings) out.progress(`warning: ${warning.pointer || '#'}: ${warning.message} (${warning.keyword} not enforced)`);
+    } else {
+      ir = parseGrammar(format, source);
+    }
+    const grammar = compileGrammar(ir);
+    return { grammar, compileMs: performance.now() - started, format, ...(warnings && { warnings }) };
   } catch (error) {
     if (error instanceof GrammarError) throw new GrammarCliError(error, source);
     throw error;
+  }
+}
+
+// The compiler can meet one keyword more than once (a $ref used twice, a merged allOf):
+// report it once, in the documented shape.
+function distinctWarnings(warnings: readonly SchemaWarning[]): SchemaWarning[] {
+  const distinct = new Map<string, SchemaWarning>();
+  for (const { pointer, keyword, message } of warnings) distinct.set(JSON.stringify([pointer, keyword, message]), { pointer, keyword, message });
+  return [...distinct.values()];
+}
+
+// A schema file that is not JSON is an invalid schema; the span is there when the JSON
+// parser tells the offset (V8 does for most errors, not for an unexpected token).
+function parseSchemaJson(source: string): unknown {
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /at position (\d+)/.exec(message);
+    const start = position ? Math.min(Number(position[1]), source.length) : undefined;
+    throw new GrammarError('invalid_schema', `not valid JSON: ${message}`, start === undefined ? undefined : { start, end: Math.min(start + 1, source.length) });
   }
 }
 
@@ -65,7 +118,7 @@ async function kernelMatcher(grammar: CompiledGrammar, vocab: VocabIndex): Promi
 }
 
 export async function compileCommand(args: GrammarArgs, out: Output): Promise<number> {
-  const { grammar, compileMs, format } = load(args);
+  const { grammar, compileMs, format, warnings } = load(args, out);
   const stats: Record<string, unknown> = {
     format,
     lexemes: grammar.terminalCount,
@@ -73,6 +126,7 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
     bnf_rules: grammar.ruleLhs.length,
     compile_ms: round(compileMs),
   };
+  if (warnings) stats.warnings = warnings;
   if (args.tokenizer !== undefined) {
     const { vocab } = loadCliTokenizer(args.tokenizer);
     const started = performance.now();
@@ -83,15 +137,15 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
     stats.first_mask_ms = round(performance.now() - started);
     stats.first_mask_allowed = brleCount(mask, vocab.tokenCount);
   }
-  out.result(stats, () => Object.entries(stats).map(([k, v]) => `${k.padEnd(20)} ${String(v)}`).join('\n'));
+  out.result(stats, () => Object.entries(stats).filter(([k]) => k !== 'warnings').map(([k, v]) => `${k.padEnd(20)} ${String(v)}`).join('\n'));
   return 0;
 }
 
 export async function checkCommand(args: GrammarArgs, inputFile: string | undefined, out: Output): Promise<number> {
-  const { grammar } = load(args);
+  const { grammar, warnings } = load(args, out);
   const text = readFileSync(inputFile ?? 0, 'utf8');
   const bytes = new TextEncoder().encode(text);
-  let result: { accepted: boolean; complete: boolean; rejected_at: number | null; rejected_byte: number | null; tokens: number };
+  let result: { accepted: boolean; complete: boolean; rejected_at: number | null; rejected_byte: number | null; tokens: number; warnings?: readonly SchemaWarning[] };
   if (args.tokenizer === undefined) {
     const matcher = new Matcher(grammar);
     let rejected = -1;
@@ -110,6 +164,7 @@ export async function checkCommand(args: GrammarArgs, inputFile: string | undefi
     result = { accepted: rejected < 0, complete: rejected < 0 && matcher.isAccepting(), rejected_at: rejected < 0 ? null : rejected, rejected_byte: rejected < 0 ? null : byte, tokens: ids.length };
     dispose();
   }
+  if (warnings) result.warnings = warnings;
   out.result(result, () => {
     if (!result.accepted) return `rejected at ${args.tokenizer ? `token ${result.rejected_at}, ` : ''}byte ${result.rejected_byte}: ${JSON.stringify(new TextDecoder().decode(bytes.subarray(result.rejected_byte!, result.rejected_byte! + 20)))}`;
     return result.complete ? 'accepted: complete' : 'accepted so far, but incomplete';

@@ -13,12 +13,14 @@ import { vocabBuild, vocabInfo } from './vocab-command.ts';
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
   sieve vocab info <preset|FILE> [--json]
-  sieve compile --format F --grammar FILE [--tokenizer T] [--json]
-  sieve check --format F --grammar FILE [--tokenizer T] [--input FILE] [--json]
+  sieve compile --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--json]
+  sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR --tokenizer T [--limit N] [--outcomes FILE] [--json]
 
-formats: regex, gbnf, lark, ebnf
+formats: json-schema, regex, gbnf, lark, ebnf
+  (json-schema: --strict reads a missing additionalProperties as false,
+   --lenient turns unsupported keywords into warnings)
 tokenizers: stories260k, llama3.1, qwen3, gemma3, or a path to tokenizer.json`;
 
 /** Runs the CLI on `args`; returns the exit code. */
@@ -43,6 +45,8 @@ export async function main(
         dir: { type: 'string' },
         limit: { type: 'string' },
         outcomes: { type: 'string' },
+        strict: { type: 'boolean' },
+        lenient: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -51,7 +55,7 @@ export async function main(
       stdout(USAGE);
       return values.help ? 0 : 2;
     }
-    const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer };
+    const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer, strict: values.strict, lenient: values.lenient };
     if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);
     if (group === 'check' && command === undefined) return await checkCommand(grammarArgs, values.input, out);
     if (group === 'bench' && (command === 'suite' || command === 'maskbench') && target === undefined) {

@@ -106,3 +106,80 @@ describe('sieve compile and sieve check', () => {
     expect(JSON.parse(result.stdout).error.code).toBe('usage');
   });
 });
+
+describe('sieve compile and sieve check --format json-schema', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-schema-'));
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const person = file('person.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 150 } }, required: ['name'] }, null, 2));
+  const unsupported = file('dynamic.json', JSON.stringify({ type: 'object', properties: { a: { type: 'string', $dynamicRef: '#node' } } }));
+
+  it('compiles a schema and reports stats, warnings and the first mask', async () => {
+    const result = await run('compile', '--format', 'json-schema', '--grammar', person, '--tokenizer', 'stories260k', '--json');
+    expect(result.code).toBe(0);
+    const stats = JSON.parse(result.stdout);
+    expect(stats).toMatchObject({ format: 'json-schema', warnings: [], tokenizer: 'stories260k' });
+    expect(stats.rules).toBeGreaterThan(0);
+    // The first token must open the object (or be whitespace): far from all 512.
+    expect(stats.first_mask_allowed).toBeGreaterThan(0);
+    expect(stats.first_mask_allowed).toBeLessThan(512);
+  });
+
+  it('reports an unsupported keyword with its pointer and keyword (exit 2), or a warning with --lenient', async () => {
+    const result = await run('compile', '--format', 'json-schema', '--grammar', unsupported, '--json');
+    expect(result.code).toBe(2);
+    const { error } = JSON.parse(result.stdout);
+    expect(error).toMatchObject({ code: 'unsupported', pointer: '/properties/a', keyword: '$dynamicRef' });
+    expect(error.message).toContain('$dynamicRef');
+    expect(error).not.toHaveProperty('span');
+    const text = await run('check', '--format', 'json-schema', '--grammar', unsupported, '--input', file('a.json', '{}'));
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain('/properties/a');
+
+    const lenient = await run('compile', '--format', 'json-schema', '--grammar', unsupported, '--lenient', '--json');
+    expect(lenient.code).toBe(0);
+    expect(JSON.parse(lenient.stdout).warnings).toEqual([{ pointer: '/properties/a', keyword: '$dynamicRef', message: expect.stringContaining('$dynamicRef') }]);
+    const lenientText = await run('compile', '--format', 'json-schema', '--grammar', unsupported, '--lenient');
+    expect(lenientText.stderr).toMatch(/warning: \/properties\/a: .*\$dynamicRef/);
+  });
+
+  it('reports a schema file that is not JSON as invalid_schema (exit 2), with a span where the parser gives the offset', async () => {
+    const truncated = await run('compile', '--format', 'json-schema', '--grammar', file('truncated.json', '{"type": "object",\n "properties": {"a": 1'), '--json');
+    expect(truncated.code).toBe(2);
+    const { error } = JSON.parse(truncated.stdout);
+    expect(error.code).toBe('invalid_schema');
+    expect(error.message).toMatch(/^not valid JSON/);
+    expect(error.span).toEqual({ start: 41, end: 41, line: 2, col: 23 });
+    const garbage = await run('compile', '--format', 'json-schema', '--grammar', file('garbage.json', '{"type": }'), '--json');
+    expect(garbage.code).toBe(2);
+    expect(JSON.parse(garbage.stdout).error.code).toBe('invalid_schema');
+  });
+
+  it.each([
+    ['stories260k', '{"name": "Ann", "age": 30}', 0, { accepted: true, complete: true, rejected_at: null }],
+    ['stories260k', '{"name": "Ann", "age": 300}', 1, { accepted: false, rejected_byte: 25 }],
+    ['stories260k', '{"name": "Ann"', 1, { accepted: true, complete: false }],
+    ['llama3.1', '{"name": "Ann", "age": 30}\n', 0, { accepted: true, complete: true, warnings: [] }],
+    ['llama3.1', '{"age": 30}', 1, { accepted: false, complete: false }],
+    ['llama3.1', '{"name": "Annabelle Lee"}', 1, { accepted: false }],
+  ] as const)('checks with %s: %s → exit %i', async (tokenizer, text, code, expected) => {
+    const result = await run('check', '--format', 'json-schema', '--grammar', person, '--input', file(`instance-${Math.random()}.json`, text), '--tokenizer', tokenizer, '--json');
+    expect(result.code).toBe(code);
+    expect(JSON.parse(result.stdout)).toMatchObject(expected);
+  });
+
+  it('--strict reads a missing additionalProperties as false; it applies to json-schema only', async () => {
+    const input = file('extra.json', '{"name": "Ann", "x": 1}');
+    const loose = await run('check', '--format', 'json-schema', '--grammar', person, '--input', input, '--json');
+    expect(loose.code).toBe(0);
+    const strict = await run('check', '--format', 'json-schema', '--grammar', person, '--input', input, '--strict', '--json');
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout).accepted).toBe(false);
+    const usage = await run('compile', '--format', 'gbnf', '--grammar', person, '--strict', '--json');
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error.code).toBe('usage');
+  });
+});

@@ -25,3 +25,5 @@ export { jsonEqual, jsonSchemaGrammar, mergeSchemas } from './json-schema/compil
 export type { JsonSchemaGrammar, JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
 export { SchemaError } from './json-schema/schema-error.ts';
 export type { SchemaWarning } from './json-schema/schema-error.ts';
+export { isZodSchema, jsonSchemaOf, schemaFromZod } from './json-schema/zod.ts';
+export type { ZodSchemaLike } from './json-schema/zod.ts';
