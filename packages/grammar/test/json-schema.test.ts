@@ -1,0 +1,434 @@
+// The JSON Schema compiler, data-driven: test/json-schema-cases/*.json hold schemas with
+// instances they must accept and reject. ajv (draft 2020-12 with ajv-formats) checks every
+// expectation first, so a wrong table entry fails loudly. Each instance is written with
+// JSON.stringify, as Python's json.dumps writes it, and (default whitespace) indented, and fed
+// byte by byte to the recognizer: accepted and complete iff valid. Options, warnings and
+// errors follow as tables; fast-check properties cover property order, whitespace and random
+// instances near the table's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileGrammar, jsonSchemaGrammar, SchemaError, type CompiledGrammar, type JsonSchemaOptions } from '../src/index.ts';
+import { accepts, ajvValidator, compileSchema, jsonTexts, longestWhitespaceRun, pythonJson } from './support/json-schema-oracle.ts';
+
+interface SchemaCase {
+  readonly description: string;
+  readonly schema: unknown;
+  readonly options?: JsonSchemaOptions;
+  /** Instances, written by the serializers. */
+  readonly valid?: readonly unknown[];
+  readonly invalid?: readonly unknown[];
+  /** Exact JSON texts (number spellings, escapes, texts that are not JSON at all). */
+  readonly validTexts?: readonly string[];
+  readonly invalidTexts?: readonly string[];
+}
+
+const casesDir = join(import.meta.dirname, 'json-schema-cases');
+const files: [string, SchemaCase[]][] = readdirSync(casesDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(join(casesDir, f), 'utf8')) as SchemaCase[]]);
+const allCases = files.flatMap(([, cases]) => cases);
+
+const grammars = new Map<SchemaCase, CompiledGrammar>();
+function grammarOf(c: SchemaCase): CompiledGrammar {
+  let grammar = grammars.get(c);
+  if (grammar === undefined) grammars.set(c, (grammar = compileSchema(c.schema, c.options)));
+  return grammar;
+}
+
+// What ajv says about a text: invalid when it is not JSON at all.
+function ajvAccepts(schema: unknown, text: string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return ajvValidator(schema)(value);
+}
+
+// Texts of a value the grammar must treat alike. Indented text only with default whitespace,
+// and only while its indentation fits the default cap of 20 (beyond, see the whitespace tests).
+function textsOf(c: SchemaCase, value: unknown): string[] {
+  const indented = c.options?.whitespace === undefined && longestWhitespaceRun(JSON.stringify(value, null, 2)) <= 20;
+  return jsonTexts(value, indented);
+}
+
+// Texts whose acceptance differs from `valid`, as readable lines.
+function mismatches(c: SchemaCase, valid: boolean): string[] {
+  const texts = [...(valid ? (c.valid ?? []) : (c.invalid ?? [])).flatMap((v) => textsOf(c, v)), ...((valid ? c.validTexts : c.invalidTexts) ?? [])];
+  const grammar = grammarOf(c);
+  return texts.filter((text) => accepts(grammar, text) !== valid).map((text) => `${valid ? 'rejected' : 'accepted'} ${text}`);
+}
+
+describe.each(files)('%s', (_, cases) => {
+  describe.each(cases.map((c) => [c.description, c] as const))('%s', (_, c) => {
+    it('the table agrees with ajv', () => {
+      const validate = ajvValidator(c.schema);
+      const wrong = [
+        ...(c.valid ?? []).filter((v) => !validate(v)).map((v) => `valid? ${JSON.stringify(v)}`),
+        ...(c.invalid ?? []).filter((v) => validate(v)).map((v) => `invalid? ${JSON.stringify(v)}`),
+        ...(c.validTexts ?? []).filter((t) => !ajvAccepts(c.schema, t)).map((t) => `valid? ${t}`),
+        ...(c.invalidTexts ?? []).filter((t) => ajvAccepts(c.schema, t)).map((t) => `invalid? ${t}`),
+      ];
+      expect(wrong).toEqual([]);
+      expect((c.valid?.length ?? 0) + (c.invalid?.length ?? 0), 'a case without instances').toBeGreaterThan(0);
+    });
+
+    it('accepts every valid instance', () => {
+      expect(mismatches(c, true)).toEqual([]);
+    });
+
+    it('rejects every invalid instance', () => {
+      expect(mismatches(c, false)).toEqual([]);
+    });
+  });
+});
+
+// ----- random instances near the table's, against ajv ---------------------------------------
+
+// JSON values whose numbers print without exponents (exponents in bounded numbers are a
+// separate, table-tested matter) and whose keys often hit the declared ones.
+const KEYS = ['a', 'b', 'c', 'kind', 'value', 'children', 'x-a', 'id', 'p1', 'p8', 'name', 'next', 'q', 'r'];
+const { value: jsonValueArb } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(null, true, false, 0, 1, -1, 10, 0.5, 'a', 'x', '', 'forbidden', 'abz', '😀'),
+    fc.integer({ min: -1000, max: 100_000 }),
+    fc.integer({ min: -4000, max: 4000 }).map((n) => n / 8),
+    fc.string({ unit: 'binary', maxLength: 5 }),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 3 })), tie('value'), { maxKeys: 4 }),
+  ),
+}));
+
+type Path = (string | number)[];
+function pathsOf(value: unknown, prefix: Path = []): Path[] {
+  const paths: Path[] = [prefix];
+  if (Array.isArray(value)) value.forEach((v, i) => paths.push(...pathsOf(v, [...prefix, i])));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) paths.push(...pathsOf(v, [...prefix, k]));
+  return paths;
+}
+
+// One edit of `base`: replace the value at a path, delete it, or add a sibling.
+function edit(base: unknown, path: Path, action: number, inserted: unknown): unknown {
+  if (path.length === 0) return action === 0 ? inserted : base;
+  const key = path[0]!;
+  const rest = path.slice(1);
+  if (Array.isArray(base)) {
+    const copy = [...base];
+    const i = key as number;
+    if (rest.length > 0) copy[i] = edit(copy[i], rest, action, inserted);
+    else if (action === 0) copy[i] = inserted;
+    else if (action === 1) copy.splice(i, 1);
+    else copy.splice(i, 0, inserted);
+    return copy;
+  }
+  const object = base as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(object)) {
+    if (k !== key) copy[k] = v;
+    else if (rest.length > 0) copy[k] = edit(v, rest, action, inserted);
+    else if (action === 0) copy[k] = inserted;
+    else if (action === 2) copy[k] = v;
+  }
+  if (rest.length === 0 && action === 2) copy[KEYS[JSON.stringify(inserted).length % KEYS.length]!] = inserted;
+  return copy;
+}
+
+describe('random instances near the table agree with ajv', () => {
+  // Formats are left out: Sieve's format grammars are deliberately not ajv-formats' regexes.
+  const comparable = allCases.filter((c) => c.options === undefined && !JSON.stringify(c.schema).includes('"format"'));
+
+  const instance = (c: SchemaCase): fc.Arbitrary<unknown> => {
+    const bases = [...(c.valid ?? []), ...(c.invalid ?? [])];
+    return fc.oneof(
+      jsonValueArb,
+      fc.tuple(fc.constantFrom(...bases), fc.nat(), fc.nat(2), jsonValueArb).map(([base, n, action, inserted]) => {
+        const paths = pathsOf(base);
+        return edit(base, paths[n % paths.length]!, action, inserted);
+      }),
+    );
+  };
+  it.each(comparable.map((c) => [c.description, c] as const))('%s (both serializations)', (_, c) => {
+    const validate = ajvValidator(c.schema);
+    const grammar = grammarOf(c);
+    fc.assert(
+      fc.property(instance(c), (value) => {
+        const valid = validate(value);
+        for (const text of jsonTexts(value, false)) expect(accepts(grammar, text), text).toBe(valid);
+      }),
+      { numRuns: 40, seed: 20240601 },
+    );
+  });
+});
+
+// ----- property order ------------------------------------------------------------------------
+
+describe('declared properties', () => {
+  it('may appear in any order, each at most once, in objects of up to 6 declared properties', () => {
+    const names = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+    const arb = fc.record({
+      count: fc.integer({ min: 1, max: 6 }),
+      requiredMask: fc.nat(63),
+      closed: fc.boolean(),
+      // The instance: a shuffled choice of declared names, perhaps an undeclared one.
+      order: fc.shuffledSubarray(names),
+      extra: fc.boolean(),
+      wrongType: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ count, requiredMask, closed, order, extra, wrongType }) => {
+        const declared = names.slice(0, count);
+        const schema = {
+          type: 'object',
+          properties: Object.fromEntries(declared.map((n, i) => [n, i % 2 === 0 ? { type: 'integer' } : { type: 'string' }])),
+          required: declared.filter((_, i) => requiredMask & (1 << i)),
+          ...(closed ? { additionalProperties: false } : {}),
+        };
+        const instance: Record<string, unknown> = {};
+        for (const n of order) instance[n] = Number(n[1]) % 2 === 0 ? 1 : 's';
+        if (extra) instance.other = 0;
+        if (wrongType && order.length > 0) instance[order[0]!] = null;
+        const valid = ajvValidator(schema)(instance);
+        const grammar = compileSchema(schema);
+        for (const text of jsonTexts(instance, true)) expect(accepts(grammar, text), `${JSON.stringify(schema)}: ${text}`).toBe(valid);
+      }),
+      { numRuns: 150, seed: 42 },
+    );
+  }, 30_000);
+
+  it('may not repeat', () => {
+    const grammar = compileSchema({ type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } });
+    expect(accepts(grammar, '{"a":1,"b":2}')).toBe(true);
+    expect(accepts(grammar, '{"a":1,"a":2}')).toBe(false);
+    expect(accepts(grammar, '{"a":1,"b":2,"a":3}')).toBe(false);
+  });
+});
+
+// ----- options -------------------------------------------------------------------------------
+
+// `schema` with additionalProperties: false wherever an object schema leaves it out.
+function closeObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closeObjects);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'enum' || k === 'const' ? v : closeObjects(v);
+  const s = schema as Record<string, unknown>;
+  if ((s.type === 'object' || s.properties !== undefined) && s.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
+describe('strict: true', () => {
+  const cases: { schema: unknown; instances: unknown[] }[] = [
+    { schema: { type: 'object', properties: { a: { type: 'integer' } } }, instances: [{}, { a: 1 }, { b: 1 }, { a: 1, b: 2 }] },
+    {
+      schema: { type: 'object', properties: { p: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }, required: ['p'] },
+      instances: [{ p: { q: 's' } }, { p: { q: 's', r: 1 } }, { p: { q: 's' }, x: 0 }],
+    },
+    { schema: { type: 'array', items: { type: 'object', properties: { a: {} } } }, instances: [[], [{ a: 1 }], [{ a: 1 }, { b: 1 }]] },
+    { schema: { $defs: { o: { type: 'object', properties: { a: { type: 'null' } } } }, $ref: '#/$defs/o' }, instances: [{ a: null }, { a: null, b: null }] },
+    // An explicit additionalProperties keeps its meaning.
+    { schema: { type: 'object', properties: { a: {} }, additionalProperties: true }, instances: [{ a: 1, b: 2 }] },
+    { schema: { type: 'object', properties: { a: {} }, additionalProperties: { type: 'integer' } }, instances: [{ a: 1, b: 2 }, { b: 'x' }] },
+  ];
+  it.each(cases)('$schema', ({ schema, instances }) => {
+    const closed = ajvValidator(closeObjects(schema));
+    const open = ajvValidator(schema);
+    const grammar = compileSchema(schema, { strict: true });
+    // The instances must tell strict from non-strict at least once per table, or the table is weak.
+    for (const value of instances) {
+      for (const text of jsonTexts(value, true)) expect(accepts(grammar, text), text).toBe(closed(value));
+    }
+    if (JSON.stringify(closeObjects(schema)) !== JSON.stringify(schema)) expect(instances.some((v) => closed(v) !== open(v))).toBe(true);
+  });
+});
+
+// Places between the tokens of a JSON text (outside strings).
+function tokenBoundaries(text: string): number[] {
+  const at = new Set([0, text.length]);
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') {
+        inString = false;
+        at.add(i + 1);
+      }
+    } else if (c === '"') {
+      inString = true;
+      at.add(i);
+    } else if ('{}[],:'.includes(c)) {
+      at.add(i);
+      at.add(i + 1);
+    }
+  }
+  return [...at].sort((a, b) => a - b);
+}
+
+describe('whitespace', () => {
+  const schema = { type: 'object', properties: { a: { type: 'array', items: { type: 'integer' } }, b: { type: 'string' } }, required: ['a'] };
+  const values = [{ a: [] }, { a: [1, 2, 3], b: 'x y' }, { b: '  spaced  ', a: [0] }];
+  const grammarFor = (whitespace: JsonSchemaOptions['whitespace']): CompiledGrammar => compileSchema(schema, whitespace === undefined ? {} : { whitespace });
+  const defaultGrammar = grammarFor(undefined);
+  const compactGrammar = grammarFor({ style: 'compact' });
+
+  // Whitespace runs of length 0..25 from " \n\t\r" inserted at distinct token boundaries.
+  const withWhitespace = fc
+    .tuple(fc.constantFrom(...values), fc.array(fc.tuple(fc.nat(), fc.array(fc.constantFrom(' ', '\n', '\t', '\r'), { maxLength: 25 })), { maxLength: 4 }))
+    .map(([value, insertions]) => {
+      const text = JSON.stringify(value);
+      const boundaries = tokenBoundaries(text);
+      const runs = new Map<number, string>();
+      for (const [n, chars] of insertions) runs.set(boundaries[n % boundaries.length]!, chars.join(''));
+      let out = '';
+      for (let i = 0; i <= text.length; i++) out += (runs.get(i) ?? '') + (text[i] ?? '');
+      return { text: out, longest: Math.max(0, ...[...runs.values()].map((r) => r.length)) };
+    });
+
+  it('default: any JSON whitespace between tokens, at most 20 in a row', () => {
+    fc.assert(
+      fc.property(withWhitespace, ({ text, longest }) => {
+        expect(accepts(defaultGrammar, text), JSON.stringify(text)).toBe(longest <= 20);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('compact: no whitespace at all between tokens', () => {
+    fc.assert(
+      fc.property(withWhitespace, ({ text, longest }) => {
+        expect(accepts(compactGrammar, text), JSON.stringify(text)).toBe(longest === 0);
+      }),
+      { numRuns: 300, seed: 8 },
+    );
+  });
+
+  it('default: indented JSON (JSON.stringify(x, null, 2)) and Python separators', () => {
+    for (const value of values) {
+      expect(accepts(defaultGrammar, JSON.stringify(value, null, 2))).toBe(true);
+      expect(accepts(defaultGrammar, JSON.stringify(value, null, '\t'))).toBe(true);
+      expect(accepts(defaultGrammar, pythonJson(value))).toBe(true);
+    }
+  });
+
+  it('compact: JSON.stringify only; not indented, not Python separators', () => {
+    for (const value of values) {
+      expect(accepts(compactGrammar, JSON.stringify(value))).toBe(true);
+      expect(accepts(compactGrammar, JSON.stringify(value, null, 2))).toBe(false);
+      expect(accepts(compactGrammar, pythonJson(value))).toBe(false);
+      expect(accepts(compactGrammar, ` ${JSON.stringify(value)}`)).toBe(false);
+    }
+  });
+
+  it('default: indentation deeper than the cap is refused', () => {
+    const grammar = compileSchema({});
+    const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)]);
+    // Depth 9: a newline and 18 spaces; depth 10: a newline and 20 spaces (21 in a row).
+    expect(longestWhitespaceRun(JSON.stringify(nested(9), null, 2))).toBe(19);
+    expect(accepts(grammar, JSON.stringify(nested(9), null, 2))).toBe(true);
+    expect(accepts(grammar, JSON.stringify(nested(10), null, 2))).toBe(false);
+  });
+
+  it('a maxRun of its own', () => {
+    const grammar = grammarFor({ maxRun: 2 });
+    expect(accepts(grammar, '{ "a" :  [ ] }')).toBe(true);
+    expect(accepts(grammar, '{ "a" :   [ ] }')).toBe(false);
+  });
+
+  it('inside strings is content, not capped', () => {
+    const text = JSON.stringify({ a: [], b: ' '.repeat(50) });
+    expect(accepts(compactGrammar, text)).toBe(true);
+    expect(accepts(defaultGrammar, text)).toBe(true);
+  });
+});
+
+// ----- unsupported keywords and invalid schemas -------------------------------------------------
+
+function schemaError(schema: unknown, options: JsonSchemaOptions = {}): SchemaError {
+  try {
+    jsonSchemaGrammar(schema, options);
+  } catch (error) {
+    if (error instanceof SchemaError) return error;
+    throw error;
+  }
+  throw new Error(`expected a SchemaError for ${JSON.stringify(schema)}`);
+}
+
+// [schema, pointer of the schema object at fault, keyword]
+const UNSUPPORTED: [unknown, string, string][] = [
+  [{ properties: { a: { if: { type: 'string' }, then: { minLength: 1 } } } }, '/properties/a', 'if'],
+  [{ type: 'array', uniqueItems: true }, '', 'uniqueItems'],
+  [{ type: 'array', items: { type: 'array', uniqueItems: true, maxItems: 3 } }, '/items', 'uniqueItems'],
+  [{ type: 'array', contains: { type: 'integer' } }, '', 'contains'],
+  [{ $defs: { x: { dependentRequired: { a: ['b'] } } }, $ref: '#/$defs/x' }, '/$defs/x', 'dependentRequired'],
+  [{ properties: { a: { type: 'object', unevaluatedProperties: false } } }, '/properties/a', 'unevaluatedProperties'],
+  [{ oneOf: [{ type: 'string' }, { minLength: 1 }] }, '', 'oneOf'],
+  [{ type: 'number', multipleOf: 0.5 }, '', 'multipleOf'],
+  [{ type: 'string', format: 'idn-email' }, '', 'format'],
+  [{ not: { minimum: 3 } }, '', 'not'],
+  [{ type: 'object', properties: { s: { type: 'string', pattern: '(?=a)b' } } }, '/properties/s', 'pattern'],
+];
+
+// [schema, pointer, keyword]
+const INVALID: [unknown, string, string][] = [
+  [{ type: 'string', minLength: -1 }, '', 'minLength'],
+  [{ type: 'array', maxItems: 1.5 }, '', 'maxItems'],
+  [{ type: 'foo' }, '', 'type'],
+  [{ properties: { a: { type: 'foo' } } }, '/properties/a', 'type'],
+  [{ items: { properties: { a: { type: ['string', 'bar'] } } } }, '/items/properties/a', 'type'],
+  [{ $ref: '#/$defs/missing' }, '', '$ref'],
+  [{ properties: { a: { $ref: '#/definitions/nope' } } }, '/properties/a', '$ref'],
+  [{ type: 'string', pattern: '(' }, '', 'pattern'],
+  [{ properties: { x: { type: 'string', pattern: '[a-' } } }, '/properties/x', 'pattern'],
+  [{ type: 'object', patternProperties: { '(': {} } }, '', 'patternProperties'],
+  [{ enum: 3 }, '', 'enum'],
+  [{ allOf: [] }, '', 'allOf'],
+  [{ type: 'integer', minimum: '3' }, '', 'minimum'],
+  [{ type: 'number', multipleOf: 0 }, '', 'multipleOf'],
+  [5, '', ''],
+];
+
+describe('unsupported keywords', () => {
+  it.each(UNSUPPORTED)('%j: unsupported at %j (%s)', (schema, pointer, keyword) => {
+    const error = schemaError(schema);
+    expect({ code: error.code, pointer: error.pointer, keyword: error.keyword }).toEqual({ code: 'unsupported', pointer, keyword });
+  });
+
+  it.each(UNSUPPORTED)('%j: lenient turns it into a warning at %j (%s)', (schema, pointer, keyword) => {
+    const { warnings } = jsonSchemaGrammar(schema, { lenient: true });
+    expect(warnings.map((w) => ({ pointer: w.pointer, keyword: w.keyword }))).toContainEqual({ pointer, keyword });
+    expect(warnings.every((w) => w.message.length > 0)).toBe(true);
+  });
+
+  it('lenient leaves the keyword unenforced and the rest enforced', () => {
+    const { grammar, warnings } = jsonSchemaGrammar({ type: 'array', items: { type: 'integer' }, uniqueItems: true, maxItems: 3 }, { lenient: true });
+    expect(warnings).toHaveLength(1);
+    const compiled = compileGrammar(grammar);
+    expect(accepts(compiled, '[1,1]')).toBe(true);
+    expect(accepts(compiled, '[1,"a"]')).toBe(false);
+    expect(accepts(compiled, '[1,2,3,4]')).toBe(false);
+  });
+
+  it('no warnings for a supported schema', () => {
+    expect(jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', format: 'date' } } }, { lenient: true }).warnings).toEqual([]);
+  });
+});
+
+describe('invalid schemas', () => {
+  it.each(INVALID)('%j: invalid_schema at %j (%s)', (schema, pointer, keyword) => {
+    const error = schemaError(schema);
+    expect({ code: error.code, pointer: error.pointer, keyword: error.keyword }).toEqual({ code: 'invalid_schema', pointer, keyword });
+  });
+
+  it.each(INVALID)('%j: still an error when lenient', (schema) => {
+    expect(schemaError(schema, { lenient: true }).code).toBe('invalid_schema');
+  });
+
+  it('names the pointer in the message', () => {
+    expect(schemaError({ properties: { a: { type: 'foo' } } }).message).toContain('/properties/a');
+  });
+});

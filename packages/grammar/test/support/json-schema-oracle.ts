@@ -1,0 +1,124 @@
+// The JSON Schema oracle (ajv, draft 2020-12 with ajv-formats) and the ways a JSON value is
+// written as text: JSON.stringify, Python's json.dumps, and indented.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
+import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { compileGrammar, jsonSchemaGrammar, recognize, type CompiledGrammar, type JsonSchemaOptions } from '../../src/index.ts';
+
+// ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+
+const ajv = new Ajv2020({ strict: false, validateSchema: false, logger: false, allErrors: false });
+// The formats draft 2020-12 defines; ajv-formats' extra ones (int32, float, ...) are OpenAPI's
+// and stay annotations, as the spec and Sieve have them.
+addFormats(ajv, ['date', 'time', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uri-template', 'uuid', 'json-pointer', 'relative-json-pointer', 'regex']);
+// ajv-formats' uri wants a non-empty hier-part; RFC 3986 also allows an empty path ("about:",
+// "urn:?q"). Checked by giving the empty path one character.
+const ajvUri = fullFormats.uri as (uri: string) => boolean;
+ajv.addFormat('uri', (s: string) => ajvUri(s) || (/^[a-z][a-z0-9+\-.]*:(?=[?#]|$)/i.test(s) && ajvUri(s.replace(':', ':x'))));
+// ajv-formats' email wants a dot in the domain; RFC 5321's Domain is one or more labels
+// ("user@localhost"). Checked by giving a one-label domain a second label.
+const ajvEmail = fullFormats.email as RegExp;
+ajv.addFormat('email', (s: string) => ajvEmail.test(s) || (/@[^.@]+$/.test(s) && ajvEmail.test(`${s}.x`)));
+
+/** An ajv validator for `schema` (draft 2020-12, formats asserted; see `draft2020`). */
+export function ajvValidator(schema: unknown): ValidateFunction {
+  return ajv.compile(draft2020(schema) as object);
+}
+
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+/**
+ * The draft 4-7 spellings real schemas use, in their 2020-12 form (as the compiler reads them):
+ * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
+ * `exclusiveMaximum` as numbers, and the draft-4 `id` dropped (ajv refuses it).
+ */
+export function draft2020(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(draft2020);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const s = schema as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'id' && typeof v === 'string') continue;
+    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v);
+  }
+  if (Array.isArray(s.items)) {
+    out.prefixItems = out.items;
+    delete out.items;
+    if (s.additionalItems !== undefined) out.items = out.additionalItems;
+    delete out.additionalItems;
+  }
+  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof s[flag] !== 'boolean') continue;
+    if (s[flag] === true && typeof s[bound] === 'number') {
+      out[flag] = s[bound];
+      delete out[bound];
+    } else {
+      delete out[flag];
+    }
+  }
+  return out;
+}
+
+/** Compiles a schema to a grammar (throws `SchemaError`). */
+export function compileSchema(schema: unknown, options: JsonSchemaOptions = {}): CompiledGrammar {
+  return compileGrammar(jsonSchemaGrammar(schema, options).grammar);
+}
+
+const encoder = new TextEncoder();
+
+/** Whether the grammar accepts `text` as a complete sentence. */
+export function accepts(grammar: CompiledGrammar, text: string): boolean {
+  const result = recognize(grammar, encoder.encode(text));
+  return result.accepted && result.complete;
+}
+
+/**
+ * JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it: separators ", " and
+ * ": ", floats in `repr` style (`1e-07`, `1.5e+300`), integers in full.
+ */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  if (typeof value === 'number') return pythonNumber(value);
+  return JSON.stringify(value);
+}
+
+function pythonNumber(n: number): string {
+  const abs = Math.abs(n);
+  // Integers as ints (all digits) while JavaScript writes them so; beyond, as floats.
+  if ((Number.isInteger(n) && abs < 1e21) || (abs >= 1e-4 && abs < 1e16)) return JSON.stringify(n);
+  // repr switches to exponent notation outside [1e-4, 1e16), with at least two exponent digits.
+  const [mantissa, exponent] = n.toExponential().split('e') as [string, string];
+  const sign = exponent.startsWith('-') ? '-' : '+';
+  return `${mantissa}e${sign}${exponent.replace(/^[+-]/, '').padStart(2, '0')}`;
+}
+
+/** The distinct texts of one value: JSON.stringify, Python style, and (optionally) indented. */
+export function jsonTexts(value: unknown, indented: boolean): string[] {
+  const texts = [JSON.stringify(value), pythonJson(value)];
+  if (indented) texts.push(JSON.stringify(value, null, 2));
+  return [...new Set(texts)];
+}
+
+/** The longest run of whitespace outside strings in a JSON text. */
+export function longestWhitespaceRun(text: string): number {
+  let longest = 0;
+  let run = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === ' ' || c === '\n' || c === '\t' || c === '\r') {
+      longest = Math.max(longest, ++run);
+      continue;
+    }
+    run = 0;
+    if (c === '"') inString = true;
+  }
+  return longest;
+}
