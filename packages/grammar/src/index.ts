@@ -23,7 +23,7 @@ export { KernelGrammar, KernelMatcher } from './kernel-matcher.ts';
 export type { KernelMatcherOptions } from './kernel-matcher.ts';
 export { jsonEqual, jsonSchemaGrammar, mergeSchemas } from './json-schema/compile-json-schema.ts';
 export type { JsonSchemaGrammar, JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
-export { SchemaError } from './json-schema/schema-error.ts';
+export { InvalidSchemaError, SchemaError, UnsupportedSchemaError } from './json-schema/schema-error.ts';
 export type { SchemaWarning } from './json-schema/schema-error.ts';
 export { isZodSchema, jsonSchemaOf, schemaFromZod } from './json-schema/zod.ts';
 export type { ZodSchemaLike } from './json-schema/zod.ts';

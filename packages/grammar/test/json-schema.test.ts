@@ -276,6 +276,25 @@ describe('whitespace', () => {
   const defaultGrammar = grammarFor(undefined);
   const compactGrammar = grammarFor({ style: 'compact' });
 
+  it('exact separators allow exactly that spelling', () => {
+    const python = grammarFor({ separators: { item: ', ', key: ': ' } });
+    for (const value of values) {
+      expect(accepts(python, pythonJson(value))).toBe(true);
+      expect(accepts(python, JSON.stringify(value)), JSON.stringify(value)).toBe(JSON.stringify(value) === pythonJson(value));
+    }
+    expect(accepts(python, '{"a": [1,2]}')).toBe(false);
+    expect(accepts(python, '{ "a": []}')).toBe(false);
+    const compact = grammarFor({ separators: { item: ',', key: ':' } });
+    expect(values.every((v) => accepts(compact, JSON.stringify(v)))).toBe(true);
+    expect(accepts(compact, '{"a": []}')).toBe(false);
+  });
+
+  it('bad separators and caps are refused', () => {
+    expect(() => grammarFor({ separators: { item: ';', key: ':' } })).toThrow(RangeError);
+    expect(() => grammarFor({ separators: { item: ',', key: ' := ' } })).toThrow(RangeError);
+    expect(() => grammarFor({ maxRun: 0 })).toThrow(RangeError);
+  });
+
   // Whitespace runs of length 0..25 from " \n\t\r" inserted at distinct token boundaries.
   const withWhitespace = fc
     .tuple(fc.constantFrom(...values), fc.array(fc.tuple(fc.nat(), fc.array(fc.constantFrom(' ', '\n', '\t', '\r'), { maxLength: 25 })), { maxLength: 4 }))
@@ -430,5 +449,32 @@ describe('invalid schemas', () => {
 
   it('names the pointer in the message', () => {
     expect(schemaError({ properties: { a: { type: 'foo' } } }).message).toContain('/properties/a');
+  });
+});
+
+// Documented limits of exactness (packages/grammar/README.md, "JSON Schema"): each is a
+// refusal — a valid text rejected or an unsupported error — never an invalid text accepted.
+describe('documented limitations', () => {
+  it('bounded numbers and multiples are written in plain decimal notation: exponent forms are refused', () => {
+    const grammar = compileSchema({ type: 'number', minimum: 0, maximum: 1 });
+    expect(['0', '0.5', '1', '1.0', '0.00001'].filter((t) => !accepts(grammar, t))).toEqual([]);
+    expect(['1e-5', '1E-7', '1.5', '-1e-7', '1ee2'].filter((t) => accepts(grammar, t))).toEqual([]);
+  });
+
+  it('numeric bounds beyond 2^53 in magnitude are unsupported, with the keyword', () => {
+    expect(schemaError({ type: 'number', maximum: 1.7976931348623157e308 })).toMatchObject({ code: 'unsupported', pointer: '', keyword: 'maximum' });
+    expect(schemaError({ type: 'number', exclusiveMinimum: 1e25 })).toMatchObject({ code: 'unsupported', pointer: '', keyword: 'minimum' });
+  });
+
+  it('numbers JavaScript writes with an exponent are accepted in that spelling and in plain decimals', () => {
+    const grammar = compileSchema({ const: 1e21 });
+    expect(['1e+21', '1000000000000000000000', '1000000000000000000000.0'].filter((t) => !accepts(grammar, t))).toEqual([]);
+    expect(['1ee21', '1e21x', '2e+21', '100000000000000000000'].filter((t) => accepts(grammar, t))).toEqual([]);
+  });
+
+  it('object constants keep their member order', () => {
+    const grammar = compileSchema({ const: { a: 1, b: [true, null] } });
+    expect(accepts(grammar, '{"a": 1, "b": [true, null]}')).toBe(true);
+    expect(accepts(grammar, '{"b": [true, null], "a": 1}')).toBe(false);
   });
 });

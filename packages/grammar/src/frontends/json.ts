@@ -12,6 +12,12 @@ export interface JsonWhitespace {
   readonly style?: 'compact' | 'any';
   /** Longest run of whitespace allowed in one place (default 64); caps runaway output. */
   readonly maxRun?: number;
+  /**
+   * Exact separators, as Python's `json.dumps(separators=…)` takes them: `{ item: ', ', key:
+   * ': ' }` writes `{"a": 1, "b": [1, 2]}`. When set, no other whitespace is allowed and
+   * `style` is ignored. Each must be `,` (item) or `:` (key) with JSON whitespace around it.
+   */
+  readonly separators?: { readonly item: string; readonly key: string };
 }
 
 const HEX = normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]);
@@ -44,18 +50,42 @@ export const jsonRegex = {
 /** Builds JSON structure in a grammar: punctuation, whitespace and the any-value rule. */
 export class JsonGrammarParts {
   readonly #ws: number | null;
+  readonly #itemSeparator: Expr;
+  readonly #keySeparator: Expr;
 
   constructor(
     readonly builder: GrammarBuilder,
     whitespace: JsonWhitespace = {},
   ) {
     const maxRun = whitespace.maxRun ?? 64;
-    this.#ws = whitespace.style === 'compact' ? null : builder.lexeme({ name: 'WS', regex: jsonRegex.whitespace(maxRun) });
+    if (!(Number.isInteger(maxRun) && maxRun >= 1)) throw new RangeError(`whitespace.maxRun must be a positive integer, not ${maxRun}`);
+    const { separators } = whitespace;
+    this.#ws = whitespace.style === 'compact' || separators !== undefined ? null : builder.lexeme({ name: 'WS', regex: jsonRegex.whitespace(maxRun) });
+    this.#itemSeparator = this.#separator(separators?.item, ',');
+    this.#keySeparator = this.#separator(separators?.key, ':');
   }
 
-  /** Optional whitespace (nothing in compact style). */
+  #separator(exact: string | undefined, punctuation: string): Expr {
+    if (exact === undefined) return expr.seq([this.ws(), this.token(punctuation), this.ws()]);
+    if (!new RegExp(`^[ \\t\\n\\r]*${punctuation}[ \\t\\n\\r]*$`).test(exact)) {
+      throw new RangeError(`separator ${JSON.stringify(exact)} must be "${punctuation}" with JSON whitespace around it`);
+    }
+    return this.token(exact);
+  }
+
+  /** Optional whitespace (nothing in compact style or with exact separators). */
   ws(): Expr {
     return this.#ws === null ? expr.empty : expr.repeat(expr.lexeme(this.#ws), 0, 1);
+  }
+
+  /** Between array items and object members: `,` with the configured whitespace. */
+  itemSeparator(): Expr {
+    return this.#itemSeparator;
+  }
+
+  /** Between a key and its value: `:` with the configured whitespace. */
+  keySeparator(): Expr {
+    return this.#keySeparator;
   }
 
   /** A punctuation or keyword lexeme: `{`, `,`, `true`, ... */
@@ -70,7 +100,7 @@ export class JsonGrammarParts {
   /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects. */
   list(open: string, item: Expr, close: string, min = 0): Expr {
     const ws = this.ws();
-    const more = expr.seq([ws, this.token(','), ws, item]);
+    const more = expr.seq([this.itemSeparator(), item]);
     const items = expr.seq([item, expr.repeat(more, Math.max(0, min - 1), Infinity), ws]);
     return expr.seq([this.token(open), ws, min > 0 ? items : expr.repeat(items, 0, 1), this.token(close)]);
   }
@@ -80,7 +110,7 @@ export class JsonGrammarParts {
     const value = expr.ref(name);
     if (!this.builder.rules.has(name)) {
       this.builder.rules.set(name, expr.seq([])); // reserve the name (recursive)
-      const member = expr.seq([this.lexeme('STRING', jsonRegex.string()), this.ws(), this.token(':'), this.ws(), value]);
+      const member = expr.seq([this.lexeme('STRING', jsonRegex.string()), this.keySeparator(), value]);
       this.builder.rules.set(
         name,
         expr.alt([

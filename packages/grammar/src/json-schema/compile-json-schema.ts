@@ -7,22 +7,22 @@
  *
  * How: schemas are normalized (`$ref` resolved, `allOf` and sibling keywords merged into one
  * schema, `anyOf`/`oneOf` distributed over their siblings), then each allowed type becomes
- * grammar: objects and arrays as rules (properties in `properties` order, optional ones may
- * be left out), strings and numbers as single lexemes built by regex intersection (pattern ∧
+ * grammar: objects and arrays as rules (up to ANY_ORDER_PROPERTIES declared properties in
+ * any order, more in `properties` order; optional ones may be left out), strings and numbers as single lexemes built by regex intersection (pattern ∧
  * length ∧ format), enums as literal alternatives filtered by the rest of the schema.
  */
 import { rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY } from '../code-point-sets.ts';
-import { compileGrammar } from '../compile.ts';
 import { GrammarError } from '../errors.ts';
 import { JsonGrammarParts, jsonRegex, type JsonWhitespace } from '../frontends/json.ts';
 import { regexToByteRegex } from '../frontends/regex.ts';
 import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
-import { recognize } from '../matcher.ts';
 import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './formats.ts';
-import { jsonChars, jsonString } from './json-strings.ts';
-import { decimalRange, intRange, type Bound } from './numbers.ts';
-import { pointerJoin, SchemaError, type SchemaWarning } from './schema-error.ts';
+import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
+import { jsonSchemaOf } from './zod.ts';
+import { decimalBounds, intRange, multipleOfRegex, plainDecimal, type Bound } from './numbers.ts';
+import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
+import { validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
 
 /** How to compile a schema. */
 export interface JsonSchemaOptions {
@@ -46,6 +46,8 @@ interface SchemaObject {
 }
 type JsonType = 'null' | 'boolean' | 'object' | 'array' | 'number' | 'integer' | 'string';
 const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'];
+/** Objects with at most this many declared properties accept them in any order. */
+export const ANY_ORDER_PROPERTIES = 6;
 
 // Keywords with no effect on validity (annotations, metadata, vendor extensions are ignored
 // because they are unknown; these are listed so merges can drop them).
@@ -55,8 +57,12 @@ const KNOWN = new Set([
   'type', 'enum', 'const', '$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems', '$dynamicRef', '$recursiveRef',
 ]);
 
-/** Compiles a JSON Schema to the Grammar IR (throws `SchemaError`). */
-export function jsonSchemaGrammar(schema: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
+/**
+ * Compiles a JSON Schema (or a zod 4 schema, through zod's own JSON Schema export) to the
+ * Grammar IR. Throws `UnsupportedSchemaError` or `InvalidSchemaError` (both `SchemaError`).
+ */
+export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
+  const schema = jsonSchemaOf(schemaOrZod);
   const compiler = new SchemaCompiler(schema, options);
   const root = compiler.schemaExpr(schema as Schema, '');
   compiler.parts.builder.rules.set('start', expr.seq([compiler.parts.ws(), root, compiler.parts.ws()]));
@@ -72,6 +78,8 @@ class SchemaCompiler {
   // inlined $ref becomes a recursive rule instead of an endless expansion.
   readonly #mergedRules = new Map<string, string>();
   readonly #ruleCount = new Map<string, number>();
+  readonly #built = new WeakMap<SchemaObject, Expr>();
+  #hasDynamicRef: boolean | undefined;
   #depth = 0;
 
   constructor(
@@ -79,7 +87,7 @@ class SchemaCompiler {
     readonly options: JsonSchemaOptions,
   ) {
     if (typeof root !== 'boolean' && (typeof root !== 'object' || root === null || Array.isArray(root))) {
-      throw new SchemaError('invalid_schema', '', '', 'a schema must be an object or a boolean');
+      throw new InvalidSchemaError('', '', 'a schema must be an object or a boolean');
     }
     this.parts = new JsonGrammarParts(new GrammarBuilder(), { style: 'any', maxRun: 20, ...options.whitespace });
   }
@@ -87,15 +95,21 @@ class SchemaCompiler {
   // ----- entry: any schema -------------------------------------------------------------
 
   schemaExpr(schema: Schema, pointer: string): Expr {
-    if (++this.#depth > 200) throw new SchemaError('unsupported', pointer, '$ref', 'schema nesting deeper than 200 levels');
+    if (++this.#depth > 200) throw new UnsupportedSchemaError(pointer, '$ref', 'schema nesting deeper than 200 levels');
     try {
       if (schema === true) return this.parts.anyValue();
       if (schema === false) return expr.alt([]);
-      if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new SchemaError('invalid_schema', pointer, '', 'a schema must be an object or a boolean');
+      if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
       if (typeof schema.$ref === 'string' && this.#onlyRef(schema)) return this.#refExpr(schema.$ref, pointer);
-      const merged = this.#flatten(schema, pointer);
-      if (merged === false) return expr.alt([]);
-      return schema.$ref !== undefined || schema.allOf !== undefined ? this.#mergedRule(merged, pointer) : this.#branches(merged, pointer);
+      // A schema object reached again (an array's item schema in every position, say) reuses
+      // its grammar instead of building a copy.
+      let built = this.#built.get(schema);
+      if (built === undefined) {
+        const merged = this.#flatten(schema, pointer);
+        built = merged === false ? expr.alt([]) : schema.$ref !== undefined || schema.allOf !== undefined ? this.#mergedRule(merged, pointer) : this.#branches(merged, pointer);
+        this.#built.set(schema, built);
+      }
+      return built;
     } finally {
       this.#depth--;
     }
@@ -119,21 +133,21 @@ class SchemaCompiler {
   }
 
   #resolve(ref: string, pointer: string): { schema: Schema; pointer: string } {
-    if (!ref.startsWith('#')) throw new SchemaError('unsupported', pointer, '$ref', `only local references ("#…") are supported, not ${JSON.stringify(ref)}`);
+    if (!ref.startsWith('#')) throw new UnsupportedSchemaError(pointer, '$ref', `only local references ("#…") are supported, not ${JSON.stringify(ref)}`);
     const path = ref.slice(1);
     if (path !== '' && !path.startsWith('/')) {
       // "#name": an $anchor.
       const found = findAnchor(this.root, path.slice(0), '');
-      if (found === null) throw new SchemaError('invalid_schema', pointer, '$ref', `no $anchor named ${JSON.stringify(path)}`);
+      if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no $anchor named ${JSON.stringify(path)}`);
       return found;
     }
     let node: unknown = this.root;
     for (const raw of path === '' ? [] : path.slice(1).split('/')) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new SchemaError('invalid_schema', pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
+      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
       node = (node as Record<string, unknown>)[key];
     }
-    if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) throw new SchemaError('invalid_schema', pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
+    if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
     return { schema: node as Schema, pointer: path };
   }
 
@@ -144,7 +158,7 @@ class SchemaCompiler {
   }
 
   #unsupported(pointer: string, keyword: string, message: string): void {
-    if (!this.options.lenient) throw new SchemaError('unsupported', pointer, keyword, message);
+    if (!this.options.lenient) throw new UnsupportedSchemaError(pointer, keyword, message);
     this.warnings.push({ pointer, keyword, message });
   }
 
@@ -152,7 +166,7 @@ class SchemaCompiler {
 
   // Resolves `$ref` and `allOf` into one merged schema (false when it can match nothing).
   #flatten(schema: SchemaObject, pointer: string, depth = 0): SchemaObject | false {
-    if (depth > 50) throw new SchemaError('unsupported', pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
+    if (depth > 50) throw new UnsupportedSchemaError(pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
     let result: SchemaObject = {};
     const own: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
@@ -162,13 +176,13 @@ class SchemaCompiler {
       parts.push([target.schema, target.pointer]);
     }
     if (schema.allOf !== undefined) {
-      if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) throw new SchemaError('invalid_schema', pointer, 'allOf', 'allOf must be a non-empty array');
+      if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) throw new InvalidSchemaError(pointer, 'allOf', 'allOf must be a non-empty array');
       schema.allOf.forEach((s, i) => parts.push([s as Schema, pointerJoin(pointerJoin(pointer, 'allOf'), i)]));
     }
     for (const [part, at] of parts) {
       if (part === true) continue;
       if (part === false) return false;
-      if (typeof part !== 'object' || part === null || Array.isArray(part)) throw new SchemaError('invalid_schema', at, '', 'a schema must be an object or a boolean');
+      if (typeof part !== 'object' || part === null || Array.isArray(part)) throw new InvalidSchemaError(at, '', 'a schema must be an object or a boolean');
       const flat = part === own ? own : this.#flatten(part, at, depth + 1);
       if (flat === false) return false;
       const merged = mergeSchemas(result, flat, at, (p, k, m) => this.#unsupported(p, k, m));
@@ -178,12 +192,14 @@ class SchemaCompiler {
     return result;
   }
 
-  // anyOf / oneOf distribute over their siblings; then enum / const; then types.
+  // enum / const (a finite language: each value checked against everything else); else
+  // anyOf / oneOf distribute over their siblings; then `not`; then types.
   #branches(schema: SchemaObject, pointer: string): Expr {
+    if (schema.enum !== undefined || schema.const !== undefined) return this.#enumExpr(schema, pointer);
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = schema[keyword];
       if (branches === undefined) continue;
-      if (!Array.isArray(branches) || branches.length === 0) throw new SchemaError('invalid_schema', pointer, keyword, `${keyword} must be a non-empty array`);
+      if (!Array.isArray(branches) || branches.length === 0) throw new InvalidSchemaError(pointer, keyword, `${keyword} must be a non-empty array`);
       const rest: Record<string, unknown> = { ...schema };
       delete rest[keyword];
       const merged: SchemaObject[] = [];
@@ -193,13 +209,10 @@ class SchemaCompiler {
         const both = flat === false ? false : mergeSchemas(rest, flat, at, (p, k, m) => this.#unsupported(p, k, m));
         if (both !== false) merged.push(both);
       });
-      if (keyword === 'oneOf' && !pairwiseDisjoint(merged)) {
-        this.#unsupported(pointer, 'oneOf', 'oneOf branches that may overlap cannot be enforced exactly (only provably disjoint branches are)');
-      }
-      return expr.alt(merged.map((b) => this.#mergedRule(b, pointer)));
+      const alternatives = keyword === 'oneOf' ? this.#exclusiveBranches(merged, pointer) : merged;
+      return expr.alt(alternatives.map((b) => this.#mergedRule(b, pointer)));
     }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
-    if (schema.enum !== undefined || schema.const !== undefined) return this.#enumExpr(schema, pointer);
     this.#checkUnsupported(schema, pointer);
     const types = allowedTypes(schema, pointer);
     const alternatives: Expr[] = [];
@@ -208,6 +221,86 @@ class SchemaCompiler {
       alternatives.push(this.#typeExpr(type, schema, pointer));
     }
     return expr.alt(alternatives);
+  }
+
+  // oneOf as a union: kind by kind (null, boolean, object, array, string, number), an
+  // instance of a kind that two branches accept whole is in neither; otherwise the branches
+  // that constrain the kind must be provably disjoint on it. Returns each branch restricted
+  // to the kinds it keeps.
+  #exclusiveBranches(branches: readonly SchemaObject[], pointer: string): SchemaObject[] {
+    const kept = branches.map(() => new Set<JsonType>());
+    for (const kind of KINDS) {
+      const statuses = branches.map((b) => kindStatus(b, kind, pointer));
+      const whole = statuses.filter((s) => s === 'all').length;
+      const partial = statuses.flatMap((s, i) => (s === 'some' ? [i] : []));
+      if (whole >= 2) continue; // every instance of this kind is in two branches
+      if (whole === 1 && partial.length > 0) {
+        this.#unsupported(pointer, 'oneOf', `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`);
+      } else if (partial.length > 1) {
+        const restricted = partial.map((i) => mergeSchemas(branches[i]!, { type: [kind] }, pointer, (p, k, m) => this.#unsupported(p, k, m)));
+        const disjoint = restricted.every((a, i) => a === false || restricted.slice(i + 1).every((b) => b === false || this.#disjoint(a, b, pointer)));
+        if (!disjoint) this.#unsupported(pointer, 'oneOf', `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`);
+      }
+      statuses.forEach((s, i) => s !== 'none' && kept[i]!.add(kind));
+    }
+    const out: SchemaObject[] = [];
+    branches.forEach((b, i) => {
+      if (kept[i]!.size === 0) return;
+      const restricted = kept[i]!.size === KINDS.length ? b : mergeSchemas(b, { type: [...kept[i]!] }, pointer, (p, k, m) => this.#unsupported(p, k, m));
+      if (restricted !== false) out.push(restricted);
+    });
+    return out;
+  }
+
+  // Whether no instance satisfies both schemas, proven from: their types; the values of an
+  // enum / const (each checked against the other schema); a property both require whose
+  // schemas are disjoint; a property one requires that the other forbids; disjoint number
+  // ranges. False means "not proven".
+  #disjoint(a: SchemaObject, b: SchemaObject, pointer: string, depth = 0): boolean {
+    if (depth > 8) return false;
+    const typesOf = (s: SchemaObject): Set<JsonType> => {
+      const set = new Set(allowedTypes(s, pointer));
+      if (set.has('number')) set.add('integer');
+      return set;
+    };
+    const ta = typesOf(a);
+    const tb = typesOf(b);
+    const shared = [...ta].filter((t) => tb.has(t));
+    if (shared.length === 0) return true;
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
+      if (values === null) continue;
+      const both = values.filter((v) => this.#validates(standardSchema(x), v, pointer));
+      const other = standardSchema(y);
+      return !both.some((v) => this.#validates(other, v, pointer));
+    }
+    const numeric = (t: JsonType): boolean => t === 'number' || t === 'integer';
+    if (shared.every(numeric)) {
+      const [la, ha, lb, hb] = [lowerBound(a, pointer), upperBound(a, pointer), lowerBound(b, pointer), upperBound(b, pointer)];
+      const below = (hi: Bound, lo: Bound): boolean => hi.value < lo.value || (hi.value === lo.value && !(hi.inclusive && lo.inclusive));
+      if (below(ha, lb) || below(hb, la)) return true;
+    }
+    if (shared.length === 1 && shared[0] === 'object') {
+      const required = (s: SchemaObject): string[] => (Array.isArray(s.required) ? (s.required as string[]) : []);
+      const property = (s: SchemaObject, name: string): Schema | undefined => {
+        const props = (s.properties ?? {}) as Record<string, Schema>;
+        if (Object.hasOwn(props, name)) return props[name];
+        if (s.patternProperties !== undefined) return undefined;
+        return s.additionalProperties as Schema | undefined;
+      };
+      for (const [x, y] of [[a, b], [b, a]] as const) {
+        for (const name of required(x)) {
+          const px = property(x, name);
+          const py = property(y, name);
+          if (py === false) return true;
+          if (!required(y).includes(name) || px === undefined || py === undefined || typeof px === 'boolean' || typeof py === 'boolean') continue;
+          const fx = this.#flatten(px, pointer);
+          const fy = this.#flatten(py, pointer);
+          if (fx === false || fy === false || this.#disjoint(fx, fy, pointer, depth + 1)) return true;
+        }
+      }
+    }
+    return false;
   }
 
   #mergedRule(schema: SchemaObject, pointer: string): Expr {
@@ -264,37 +357,49 @@ class SchemaCompiler {
     return this.#branches(rest, pointer);
   }
 
-  // enum / const: the literal values, kept only if the rest of the schema accepts them.
+  // enum / const: the literal values the rest of the schema accepts. With a finite set of
+  // candidates every keyword can be decided exactly by validating each value, so here even
+  // keywords the grammar cannot express (if/then, uniqueItems, not, oneOf, …) are supported.
   #enumExpr(schema: SchemaObject, pointer: string): Expr {
     let values: unknown[];
     if (schema.const !== undefined) values = [schema.const];
     else if (Array.isArray(schema.enum)) values = schema.enum;
-    else throw new SchemaError('invalid_schema', pointer, 'enum', 'enum must be an array');
+    else throw new InvalidSchemaError(pointer, 'enum', 'enum must be an array');
     if (schema.const !== undefined && Array.isArray(schema.enum)) values = values.filter((v) => (schema.enum as unknown[]).some((e) => jsonEqual(e, v)));
     const rest: Record<string, unknown> = { ...schema };
     delete rest.enum;
     delete rest.const;
-    const constrained = Object.keys(rest).some((k) => KNOWN.has(k) || k === '__notValues');
-    if (constrained) {
-      const check = compileGrammar(jsonSchemaGrammar(this.#standalone(rest), { ...this.options, whitespace: { style: 'compact' } }).grammar);
-      const encoder = new TextEncoder();
-      values = values.filter((v) => {
-        const r = recognize(check, encoder.encode(JSON.stringify(v)));
-        return r.accepted && r.complete;
-      });
+    if (Object.keys(rest).some((k) => KNOWN.has(k) || k === '__notValues')) {
+      if ((this.#hasDynamicRef ??= containsKeyword(this.root, '$dynamicRef'))) this.#unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
+      const check = standardSchema(rest);
+      values = values.filter((v) => this.#validates(check, v, pointer));
     }
     const unique: unknown[] = [];
     for (const v of values) if (!unique.some((u) => jsonEqual(u, v))) unique.push(v);
     return expr.alt(unique.map((v) => this.#valueExpr(v)));
   }
 
-  // A sub-schema compiled on its own must still resolve $refs against the root.
-  #standalone(schema: SchemaObject): SchemaObject {
-    const root = this.root;
-    if (typeof root !== 'object' || root === null) return schema;
-    const defs: Record<string, unknown> = {};
-    for (const key of ['$defs', 'definitions']) if (Object.hasOwn(root, key)) defs[key] = (root as Record<string, unknown>)[key];
-    return { ...defs, ...schema };
+  // Whether a concrete value satisfies a schema (an exact validator; local $refs resolve
+  // against the root document).
+  #validates(schema: SchemaObject, value: unknown, pointer: string): boolean {
+    const lookup = new Proxy({} as Record<string, unknown>, {
+      get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? this.#resolve(key, pointer).schema : undefined),
+    });
+    try {
+      return validateInstance(value, schema as CfSchema, this.#draft, lookup as Record<string, CfSchema>, true).valid;
+    } catch (error) {
+      if (error instanceof GrammarError) throw error;
+      throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+
+  // The validator's draft, from `$schema` (draft-4 spells exclusiveMinimum as a boolean).
+  get #draft(): '4' | '7' | '2019-09' | '2020-12' {
+    const declared = typeof this.root === 'object' && this.root !== null ? String((this.root as SchemaObject).$schema ?? '') : '';
+    if (/draft-0[34]/.test(declared)) return '4';
+    if (/draft-0[67]/.test(declared)) return '7';
+    if (declared.includes('2019-09')) return '2019-09';
+    return '2020-12';
   }
 
   // The JSON text of one value: literals for scalars, structure (with whitespace) otherwise.
@@ -303,16 +408,20 @@ class SchemaCompiler {
     if (value === null || typeof value === 'boolean') return parts.token(String(value));
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) return expr.alt([]);
-      // 1 and 1.0 are the same number; Python writes floats with ".0".
-      const regex = Number.isInteger(value) ? regexToByteRegex(`${JSON.stringify(value)}(?:\\.0+)?`) : rx.literal(JSON.stringify(value));
+      // A number literal in plain decimal notation (1 and 1.0 are the same number; Python
+      // writes floats with ".0").
+      const { negative, int, fraction } = plainDecimal(value);
+      const plain = regexToByteRegex(`${negative ? '-' : value === 0 ? '-?' : ''}${int}${fraction === '' ? '(?:\\.0+)?' : `\\.${fraction}0*`}`);
+      const text = JSON.stringify(value);
+      const regex = text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain;
       return parts.lexeme(JSON.stringify(value), regex);
     }
-    if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), rx.literal(JSON.stringify(value)));
+    if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), jsonStringSpellings(value));
     if (Array.isArray(value)) {
       if (value.length === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
       const items: Expr[] = [];
       value.forEach((v, i) => {
-        if (i > 0) items.push(parts.ws(), parts.token(','), parts.ws());
+        if (i > 0) items.push(parts.itemSeparator());
         items.push(this.#valueExpr(v));
       });
       return expr.seq([parts.token('['), parts.ws(), ...items, parts.ws(), parts.token(']')]);
@@ -321,8 +430,8 @@ class SchemaCompiler {
     if (entries.length === 0) return expr.seq([parts.token('{'), parts.ws(), parts.token('}')]);
     const items: Expr[] = [];
     entries.forEach(([k, v], i) => {
-      if (i > 0) items.push(parts.ws(), parts.token(','), parts.ws());
-      items.push(parts.lexeme(JSON.stringify(k), rx.literal(JSON.stringify(k))), parts.ws(), parts.token(':'), parts.ws(), this.#valueExpr(v));
+      if (i > 0) items.push(parts.itemSeparator());
+      items.push(parts.lexeme(JSON.stringify(k), jsonStringSpellings(k)), parts.keySeparator(), this.#valueExpr(v));
     });
     return expr.seq([parts.token('{'), parts.ws(), ...items, parts.ws(), parts.token('}')]);
   }
@@ -358,14 +467,14 @@ class SchemaCompiler {
     const maxLength = nonNegativeInt(schema.maxLength, pointer, 'maxLength') ?? Infinity;
     parts.push(rx.repeat(jsonChars(ANY), minLength, maxLength));
     for (const pattern of schema.pattern === undefined ? [] : [schema.pattern].flat()) {
-      if (typeof pattern !== 'string') throw new SchemaError('invalid_schema', pointer, 'pattern', 'pattern must be a string');
-      parts.push(this.#pattern(pattern, 'search', pointerJoin(pointer, 'pattern'), 'pattern'));
+      if (typeof pattern !== 'string') throw new InvalidSchemaError(pointer, 'pattern', 'pattern must be a string');
+      parts.push(this.#pattern(pattern, 'search', pointer, 'pattern'));
     }
     if (schema.format !== undefined) {
       const format = String(schema.format);
       const source = FORMAT_PATTERNS[format];
       if (source !== undefined) {
-        parts.push(this.#pattern(source, 'match', pointerJoin(pointer, 'format'), 'format'));
+        parts.push(this.#pattern(source, 'match', pointer, 'format'));
         if (format === 'hostname') parts.push(rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH));
       } else if (UNSUPPORTED_FORMATS.has(format)) {
         this.#unsupported(pointer, 'format', `format ${JSON.stringify(format)} is not supported`);
@@ -380,7 +489,7 @@ class SchemaCompiler {
       return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars });
     } catch (error) {
       if (error instanceof GrammarError) {
-        if (error.code === 'invalid_regex') throw new SchemaError('invalid_schema', pointer, keyword, `invalid regex: ${error.message}`);
+        if (error.code === 'invalid_regex') throw new InvalidSchemaError(pointer, keyword, `invalid regex: ${error.message}`);
         this.#unsupported(pointer, keyword, error.message);
         return rx.repeat(jsonChars(ANY), 0, Infinity);
       }
@@ -392,35 +501,40 @@ class SchemaCompiler {
     const content = jsonString(this.#stringContent(schema, pointer));
     const notStrings = excluded.filter((v): v is string => typeof v === 'string');
     if (notStrings.length === 0) return content;
-    return rx.and([content, rx.not(rx.alt(notStrings.map((s) => rx.literal(JSON.stringify(s)))))]);
+    return rx.and([content, rx.not(rx.alt(notStrings.map((s) => jsonStringSpellings(s))))]);
   }
 
   #numberRegex(type: 'integer' | 'number', schema: SchemaObject, pointer: string): ByteRegex {
     const lo = lowerBound(schema, pointer);
     const hi = upperBound(schema, pointer);
+    for (const [bound, keyword] of [[lo, 'minimum'], [hi, 'maximum']] as const) {
+      if (Number.isFinite(bound.value) && Math.abs(bound.value) > Number.MAX_SAFE_INTEGER) {
+        this.#unsupported(pointer, keyword, 'numeric bounds beyond 2^53 in magnitude are not supported');
+      }
+    }
+    const parts: ByteRegex[] = [];
     if (schema.multipleOf !== undefined) {
       const m = schema.multipleOf;
-      if (typeof m !== 'number' || !(m > 0)) throw new SchemaError('invalid_schema', pointer, 'multipleOf', 'multipleOf must be a positive number');
-      if (!(type === 'integer' && Number.isInteger(m) && m === 1)) this.#unsupported(pointer, 'multipleOf', 'multipleOf is not supported (except multipleOf: 1 on integers)');
+      if (typeof m !== 'number' || !(m > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
+      const multiples = multipleOfRegex(m);
+      if (multiples === null) this.#unsupported(pointer, 'multipleOf', `multipleOf ${m} is not supported (powers of ten such as 0.01 or 100, and integers 2^a·5^b such as 2, 5, 25 are)`);
+      else parts.push(regexToByteRegex(multiples));
     }
     const bounded = lo.value !== -Infinity || hi.value !== Infinity;
-    if (type === 'integer' || (schema.multipleOf === 1 && Number.isInteger(schema.multipleOf))) {
+    if (type === 'integer') {
       // Integers: an exact digit pattern for [lo, hi]; Python may write 3.0 for 3.
       const low = lo.value === -Infinity ? -Infinity : lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
       const high = hi.value === Infinity ? Infinity : hi.inclusive ? Math.floor(hi.value) : Math.ceil(hi.value) - 1;
-      if (bounded && (Math.abs(low) > Number.MAX_SAFE_INTEGER && low !== -Infinity || Math.abs(high) > Number.MAX_SAFE_INTEGER && high !== Infinity)) {
-        this.#unsupported(pointer, 'minimum', 'integer bounds beyond 2^53 are not supported');
-      }
       const range = bounded ? intRange(low, high) : '-?(?:0|[1-9]\\d*)';
-      return range === null ? rx.nothing : regexToByteRegex(`(?:${range})(?:\\.0+)?`);
-    }
-    if (!bounded) return jsonRegex.number();
-    if (!isIntegerOrInfinite(lo.value) || !isIntegerOrInfinite(hi.value)) {
-      this.#unsupported(pointer, 'minimum', 'number bounds that are not whole numbers are not supported');
+      if (range === null) return rx.nothing;
+      parts.push(regexToByteRegex(`(?:${range})(?:\\.0+)?`));
+    } else if (bounded || parts.length > 0) {
+      // Bounded numbers and multiples are exact in plain decimal notation (no exponent).
+      parts.push(jsonRegex.number(), ...decimalBounds(lo, hi).map((bound) => regexToByteRegex(bound)));
+    } else {
       return jsonRegex.number();
     }
-    const range = decimalRange(lo, hi);
-    return range === null ? rx.nothing : regexToByteRegex(range);
+    return parts.length === 1 ? parts[0]! : rx.and(parts);
   }
 
   // ----- arrays --------------------------------------------------------------------------
@@ -448,23 +562,26 @@ class SchemaCompiler {
     if (schema.uniqueItems === true && maxItems > 1) {
       this.#unsupported(pointer, 'uniqueItems', 'uniqueItems cannot be enforced by a grammar (except with maxItems ≤ 1)');
     }
+    // Each distinct item schema is built once (schemaExpr reuses it).
     const item = (i: number): Expr => (i < prefix.length ? this.schemaExpr(prefix[i]!, pointerJoin(prefixPointer, i)) : this.schemaExpr(rest, restPointer));
-    const sep = expr.seq([parts.ws(), parts.token(','), parts.ws()]);
-    // Elements from position i on, given i already written.
-    const from = (i: number): Expr => {
+    const sep = parts.itemSeparator();
+    // Items from position i on, at least `min` of them in all, given i already written.
+    const from = (i: number, min: number): Expr => {
       if (i >= maxItems) return expr.empty;
+      const first = i === 0 ? item(i) : expr.seq([sep, item(i)]);
       if (i >= prefix.length) {
-        const lo = Math.max(0, minItems - i);
-        const hi = maxItems - i;
-        const one = i === 0 ? item(i) : expr.seq([sep, item(i)]);
-        if (hi === 0) return expr.empty;
-        if (i === 0) return lo === 0 ? expr.repeat(expr.seq([one, expr.repeat(expr.seq([sep, item(i)]), 0, hi - 1)]), 0, 1) : expr.seq([one, expr.repeat(expr.seq([sep, item(i)]), lo - 1, hi - 1)]);
-        return expr.repeat(expr.seq([sep, item(i)]), lo, hi);
+        // The rest: one schema repeated up to maxItems in all.
+        const more = expr.repeat(expr.seq([sep, item(i)]), Math.max(0, min - i - 1), maxItems - i - 1);
+        const list = expr.seq([first, more]);
+        return i >= min ? expr.alt([list, expr.empty]) : list;
       }
-      const here = expr.seq([...(i > 0 ? [sep] : []), item(i), from(i + 1)]);
-      return i >= minItems ? expr.alt([here, expr.empty]) : here;
+      const here = expr.seq([first, from(i + 1, min)]);
+      return i >= min ? expr.alt([here, expr.empty]) : here;
     };
-    return expr.seq([parts.token('['), parts.ws(), from(0), parts.ws(), parts.token(']')]);
+    if (maxItems === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
+    // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.
+    const items = expr.seq([from(0, Math.max(1, minItems)), parts.ws()]);
+    return expr.seq([parts.token('['), parts.ws(), minItems === 0 ? expr.alt([items, expr.empty]) : items, parts.token(']')]);
   }
 
   // ----- objects -------------------------------------------------------------------------
@@ -472,7 +589,7 @@ class SchemaCompiler {
   #objectExpr(schema: SchemaObject, pointer: string): Expr {
     const parts = this.parts;
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
-    if (typeof properties !== 'object' || Array.isArray(properties)) throw new SchemaError('invalid_schema', pointer, 'properties', 'properties must be an object');
+    if (typeof properties !== 'object' || Array.isArray(properties)) throw new InvalidSchemaError(pointer, 'properties', 'properties must be an object');
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
     const additional: Schema = schema.additionalProperties !== undefined ? (schema.additionalProperties as Schema) : this.options.strict ? false : true;
     const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>);
@@ -493,58 +610,93 @@ class SchemaCompiler {
       if (patterns.some(([p]) => safeTest(p, name))) this.#unsupported(pointer, 'patternProperties', `property ${JSON.stringify(name)} is also matched by patternProperties`);
     }
     const keyRegex = this.#keyRegex(schema, pointer);
+    const base = this.#ruleName(`object:${pointer}`);
+    // Each member is a rule of its own, built once and referenced from every place it may go.
+    const memberRules = new Map<string, Expr>();
     const member = (name: string): Expr => {
-      const key = rx.literal(JSON.stringify(name));
-      const keyOk = keyRegex === null ? key : rx.and([key, keyRegex]);
-      return expr.seq([parts.lexeme(JSON.stringify(name), keyOk), parts.ws(), parts.token(':'), parts.ws(), this.schemaExpr(declaredSchema(name), pointerJoin(pointerJoin(pointer, 'properties'), name))]);
+      let ref = memberRules.get(name);
+      if (ref === undefined) {
+        const key = jsonStringSpellings(name);
+        const keyOk = keyRegex === null ? key : rx.and([key, keyRegex]);
+        const rule = `${base}.${memberRules.size}`;
+        parts.builder.rules.set(rule, expr.seq([parts.lexeme(JSON.stringify(name), keyOk), parts.keySeparator(), this.schemaExpr(declaredSchema(name), pointerJoin(pointerJoin(pointer, 'properties'), name))]));
+        memberRules.set(name, (ref = expr.ref(rule)));
+      }
+      return ref;
     };
 
     // Other members: keys not declared, matched by a pattern or else the additional schema.
     const others: Expr[] = [];
-    const notDeclared = names.length === 0 ? null : rx.not(rx.alt(names.map((n) => rx.literal(JSON.stringify(n)))));
+    const notDeclared = names.length === 0 ? null : rx.not(rx.alt(names.map((n) => jsonStringSpellings(n))));
     const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
-    const patternRegexes = patterns.map(([p], i) => jsonString(this.#pattern(p, 'search', pointerJoin(pointerJoin(pointer, 'patternProperties'), i), 'patternProperties')));
+    const patternRegexes = patterns.map(([p]) => jsonString(this.#pattern(p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) this.#unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
     patterns.forEach(([p, s], i) => {
-      others.push(expr.seq([parts.lexeme(`/${p}/`, keyParts(patternRegexes[i]!)), parts.ws(), parts.token(':'), parts.ws(), this.schemaExpr(s, pointerJoin(pointerJoin(pointer, 'patternProperties'), p))]));
+      others.push(expr.seq([parts.lexeme(`/${p}/`, keyParts(patternRegexes[i]!)), parts.keySeparator(), this.schemaExpr(s, pointerJoin(pointerJoin(pointer, 'patternProperties'), p))]));
     });
     if (additional !== false) {
       const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
-      others.push(expr.seq([parts.lexeme('KEY', keyParts(unmatched)), parts.ws(), parts.token(':'), parts.ws(), this.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'))]));
+      others.push(expr.seq([parts.lexeme('KEY', keyParts(unmatched)), parts.keySeparator(), this.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'))]));
     }
-    const other = others.length === 0 ? null : expr.alt(others);
+    let other: Expr | null = null;
+    if (others.length > 0) {
+      parts.builder.rules.set(`${base}.other`, expr.alt(others));
+      other = expr.ref(`${base}.other`);
+    }
 
-    // Rule (i, count): members from declared property i on, given `count` written (count
-    // saturates at cap; at least 1, which decides whether a separator comes first).
+    // Members written so far are counted up to `cap` (at least 1, which decides whether a
+    // separator comes first).
     const cap = maxProperties === Infinity ? Math.max(minProperties, 1) : maxProperties + 1;
-    const base = this.#ruleName(`object:${pointer}`);
-    const ruleName = (i: number, count: number): string => `${base}@${i},${count}`;
-    const sep = expr.seq([parts.token(','), parts.ws()]);
     const next = (count: number): number => Math.min(count + 1, cap);
+    const sep = parts.itemSeparator();
+    const after = (count: number, item: Expr): Expr => (count > 0 ? expr.seq([sep, item]) : item);
+    // Whitespace before `}` only after a member, so runs never double up.
+    const close = (count: number): Expr => (count > 0 ? parts.ws() : expr.empty);
+    const object = (body: Expr): Expr => expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
+    if (names.length <= ANY_ORDER_PROPERTIES) {
+      // Few declared properties: any order, each at most once, tracked as a set (a rule per
+      // subset and count); other members may come anywhere.
+      const ruleName = (seen: number, count: number): string => `${base}@${seen},${count}`;
+      const requiredMask = names.reduce((m, name, i) => (required.has(name) ? m | (1 << i) : m), 0);
+      for (let seen = (1 << names.length) - 1; seen >= 0; seen--) {
+        for (let count = 0; count <= cap; count++) {
+          const alternatives: Expr[] = [];
+          if ((seen & requiredMask) === requiredMask && count >= Math.min(minProperties, cap)) alternatives.push(close(count));
+          if (count < maxProperties) {
+            names.forEach((name, i) => {
+              if (!(seen & (1 << i))) alternatives.push(expr.seq([after(count, member(name)), expr.ref(ruleName(seen | (1 << i), next(count)))]));
+            });
+            if (other !== null) alternatives.push(expr.seq([after(count, other), expr.ref(ruleName(seen, next(count)))]));
+          }
+          parts.builder.rules.set(ruleName(seen, count), expr.alt(alternatives));
+        }
+      }
+      return object(expr.ref(ruleName(0, 0)));
+    }
+    // Many declared properties: in `properties` order (optional ones may be left out), then
+    // other members.
+    const ruleName = (i: number, count: number): string => `${base}@${i},${count}`;
     const body = (i: number, count: number): Expr => {
       if (i === names.length) {
-        // Additional members: between min and max in total.
+        // Other members: between min and max in total.
         const lo = Math.max(0, minProperties - count);
         const hi = maxProperties - count;
-        if (hi < 0) return expr.alt([]);
-        if (other === null || hi === 0) return lo === 0 ? expr.empty : expr.alt([]);
-        const one = expr.seq([other, parts.ws()]);
-        const more = expr.seq([sep, other, parts.ws()]);
-        if (count === 0) {
-          const list = expr.seq([one, expr.repeat(more, Math.max(0, lo - 1), hi - 1)]);
-          return lo === 0 ? expr.alt([list, expr.empty]) : list;
-        }
-        return expr.repeat(more, lo, hi);
+        if (hi < 0 || (lo > 0 && (other === null || hi === 0))) return expr.alt([]);
+        if (other === null || hi === 0) return close(count);
+        const more = expr.seq([sep, other]);
+        if (count > 0) return expr.seq([expr.repeat(more, lo, hi), parts.ws()]);
+        const list = expr.seq([other, expr.repeat(more, Math.max(0, lo - 1), hi - 1), parts.ws()]);
+        return lo === 0 ? expr.alt([list, expr.empty]) : list;
       }
       const name = names[i]!;
-      const present = expr.seq([...(count > 0 ? [sep] : []), member(name), parts.ws(), expr.ref(ruleName(i + 1, next(count)))]);
+      const present = expr.seq([after(count, member(name)), expr.ref(ruleName(i + 1, next(count)))]);
       return required.has(name) ? present : expr.alt([present, expr.ref(ruleName(i + 1, count))]);
     };
     // Built from the last property back, so no recursion grows with the property count.
     for (let i = names.length; i >= 0; i--) {
       for (let count = 0; count <= cap; count++) parts.builder.rules.set(ruleName(i, count), body(i, count));
     }
-    return expr.seq([parts.token('{'), parts.ws(), expr.ref(ruleName(0, 0)), parts.token('}')]);
+    return object(expr.ref(ruleName(0, 0)));
   }
 
   // propertyNames as a key regex (string schemas only), or null.
@@ -564,7 +716,7 @@ class SchemaCompiler {
     const content = jsonString(this.#stringContent(flat, at));
     if (flat.enum === undefined && flat.const === undefined) return content;
     const values = (flat.const !== undefined ? [flat.const] : (flat.enum as unknown[])).filter((v): v is string => typeof v === 'string');
-    return rx.and([content, rx.alt(values.map((v) => rx.literal(JSON.stringify(v))))]);
+    return rx.and([content, rx.alt(values.map((v) => jsonStringSpellings(v)))]);
   }
 }
 
@@ -572,7 +724,7 @@ class SchemaCompiler {
 
 function typeList(type: unknown, pointer: string): JsonType[] {
   const list = Array.isArray(type) ? type : [type];
-  for (const t of list) if (!ALL_TYPES.includes(t as JsonType)) throw new SchemaError('invalid_schema', pointer, 'type', `unknown type ${JSON.stringify(t)}`);
+  for (const t of list) if (!ALL_TYPES.includes(t as JsonType)) throw new InvalidSchemaError(pointer, 'type', `unknown type ${JSON.stringify(t)}`);
   return list as JsonType[];
 }
 
@@ -582,19 +734,15 @@ function allowedTypes(schema: SchemaObject, pointer: string): JsonType[] {
 
 function nonNegativeInt(value: unknown, pointer: string, keyword: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || value < 0 || !Number.isInteger(value)) throw new SchemaError('invalid_schema', pointer, keyword, `${keyword} must be a non-negative integer`);
+  if (typeof value !== 'number' || value < 0 || !Number.isInteger(value)) throw new InvalidSchemaError(pointer, keyword, `${keyword} must be a non-negative integer`);
   return value;
-}
-
-function isIntegerOrInfinite(n: number): boolean {
-  return !Number.isFinite(n) || Number.isInteger(n);
 }
 
 // minimum / exclusiveMinimum (a number in 2020-12, a boolean flag in draft 4).
 function lowerBound(schema: SchemaObject, pointer: string): Bound {
   let bound: Bound = { value: -Infinity, inclusive: true };
   if (schema.minimum !== undefined) {
-    if (typeof schema.minimum !== 'number') throw new SchemaError('invalid_schema', pointer, 'minimum', 'minimum must be a number');
+    if (typeof schema.minimum !== 'number') throw new InvalidSchemaError(pointer, 'minimum', 'minimum must be a number');
     bound = { value: schema.minimum, inclusive: schema.exclusiveMinimum !== true };
   }
   if (typeof schema.exclusiveMinimum === 'number' && schema.exclusiveMinimum >= bound.value) bound = { value: schema.exclusiveMinimum, inclusive: false };
@@ -604,7 +752,7 @@ function lowerBound(schema: SchemaObject, pointer: string): Bound {
 function upperBound(schema: SchemaObject, pointer: string): Bound {
   let bound: Bound = { value: Infinity, inclusive: true };
   if (schema.maximum !== undefined) {
-    if (typeof schema.maximum !== 'number') throw new SchemaError('invalid_schema', pointer, 'maximum', 'maximum must be a number');
+    if (typeof schema.maximum !== 'number') throw new InvalidSchemaError(pointer, 'maximum', 'maximum must be a number');
     bound = { value: schema.maximum, inclusive: schema.exclusiveMaximum !== true };
   }
   if (typeof schema.exclusiveMaximum === 'number' && schema.exclusiveMaximum <= bound.value) bound = { value: schema.exclusiveMaximum, inclusive: false };
@@ -617,6 +765,50 @@ function safeTest(pattern: string, text: string): boolean {
   } catch {
     return false;
   }
+}
+
+// The kinds of JSON value `oneOf` is decided on ('number' includes integers).
+const KINDS: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'string', 'number'];
+// Keywords that constrain instances of one kind only.
+const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
+  object: ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'unevaluatedProperties'],
+  array: ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'],
+  string: ['minLength', 'maxLength', 'pattern', 'format'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+};
+
+// Whether a (merged) schema accepts no, all or some instances of a kind.
+function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'none' | 'all' | 'some' {
+  const types = allowedTypes(schema, pointer);
+  if (!types.includes(kind) && !(kind === 'number' && types.includes('integer'))) return 'none';
+  if (kind === 'number' && !types.includes('number')) return 'some'; // integers only
+  const own = KIND_KEYWORDS[kind] ?? [];
+  const general = Object.keys(KIND_KEYWORDS).flatMap((k) => KIND_KEYWORDS[k as JsonType]!);
+  const constrains = Object.keys(schema).some((k) => (KNOWN.has(k) || k === '__notValues') && k !== 'type' && (own.includes(k) || !general.includes(k)));
+  return constrains ? 'some' : 'all';
+}
+
+// Merged schemas encode two things their own way: several patterns as a list, and excluded
+// constants (`__notValues`). This spells them as standard keywords for the validator.
+function standardSchema(merged: SchemaObject): SchemaObject {
+  const out: Record<string, unknown> = { ...merged };
+  const extra: SchemaObject[] = [];
+  if (Array.isArray(out.pattern)) {
+    extra.push(...(out.pattern as unknown[]).map((pattern) => ({ pattern })));
+    delete out.pattern;
+  }
+  if (out.__notValues !== undefined) {
+    extra.push({ not: { enum: out.__notValues } });
+    delete out.__notValues;
+  }
+  if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
+  return out;
+}
+
+function containsKeyword(node: unknown, keyword: string): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (!Array.isArray(node) && Object.hasOwn(node, keyword)) return true;
+  return Object.values(node).some((v) => containsKeyword(v, keyword));
 }
 
 function findAnchor(node: unknown, anchor: string, pointer: string): { schema: Schema; pointer: string } | null {
@@ -640,46 +832,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => k in (b as object) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-// Branches are provably disjoint when their types differ, or a required property has
-// disjoint constant values in both.
-function pairwiseDisjoint(branches: readonly SchemaObject[]): boolean {
-  const types = (s: SchemaObject): Set<string> => {
-    const list = s.type === undefined ? ALL_TYPES : (Array.isArray(s.type) ? s.type : [s.type]) as string[];
-    const set = new Set(list);
-    if (set.has('number')) set.add('integer');
-    if (s.const !== undefined || Array.isArray(s.enum)) {
-      const values = s.const !== undefined ? [s.const] : (s.enum as unknown[]);
-      return new Set(values.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)).flatMap((t) => (t === 'integer' ? ['integer', 'number'] : [t])));
-    }
-    return set;
-  };
-  const constants = (s: SchemaObject): Map<string, unknown[]> => {
-    const out = new Map<string, unknown[]>();
-    const props = (s.properties ?? {}) as Record<string, unknown>;
-    const required = new Set(Array.isArray(s.required) ? s.required : []);
-    for (const [k, v] of Object.entries(props)) {
-      if (!required.has(k) || typeof v !== 'object' || v === null) continue;
-      const p = v as SchemaObject;
-      if (p.const !== undefined) out.set(k, [p.const]);
-      else if (Array.isArray(p.enum)) out.set(k, p.enum);
-    }
-    return out;
-  };
-  for (let i = 0; i < branches.length; i++) {
-    for (let j = i + 1; j < branches.length; j++) {
-      const a = branches[i]!;
-      const b = branches[j]!;
-      const ta = types(a);
-      if (![...types(b)].some((t) => ta.has(t))) continue;
-      const ca = constants(a);
-      const cb = constants(b);
-      const discriminated = [...ca].some(([k, va]) => cb.has(k) && !va.some((x) => cb.get(k)!.some((y) => jsonEqual(x, y))));
-      if (!discriminated) return false;
-    }
-  }
-  return true;
-}
-
 /**
  * The intersection of two schemas as one schema, keyword by keyword (false when nothing can
  * match). Keywords that cannot be merged exactly are reported through `unsupported`.
@@ -689,11 +841,22 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
   // additionalProperties and items only see their own schema's properties / prefixItems:
   // bring each side's into the other first, so the merged keywords mean the same.
   if (a.additionalProperties !== undefined || b.additionalProperties !== undefined || a.patternProperties !== undefined || b.patternProperties !== undefined) {
-    if ((a.patternProperties !== undefined || b.patternProperties !== undefined) && (a.properties !== undefined || b.properties !== undefined) && !jsonEqual(a.patternProperties, b.patternProperties)) {
-      unsupported(pointer, 'patternProperties', 'patternProperties in an intersection with other properties are not supported');
+    const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
+    const patternsB = (b.patternProperties ?? {}) as Record<string, unknown>;
+    const both = Object.keys(patternsA).length > 0 && Object.keys(patternsB).length > 0;
+    if (both && !jsonEqual(patternsA, patternsB)) {
+      unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection are not supported');
     }
     out.properties = crossProperties(a, b);
     b = { ...b, properties: crossProperties(b, a) };
+    // Keys matching one side's patterns fall under the other side's additionalProperties.
+    if (!both) {
+      const [patterns, otherAdditional] = Object.keys(patternsA).length > 0 ? [patternsA, b.additionalProperties] : [patternsB, a.additionalProperties];
+      if (Object.keys(patterns).length > 0) {
+        out.patternProperties = otherAdditional === undefined || otherAdditional === true ? patterns : Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, { allOf: [schema, otherAdditional] }]));
+        b = Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+      }
+    }
   }
   if (Array.isArray(a.prefixItems) || Array.isArray(b.prefixItems) || Array.isArray(a.items) || Array.isArray(b.items)) {
     const [pa, ra] = tuple(a);
@@ -787,14 +950,18 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
 }
 
 // The properties of `self`, plus those only `other` declares, which in `self` fall under its
-// additionalProperties (and so must satisfy it too).
+// matching patternProperties, or else its additionalProperties (and must satisfy them too).
 function crossProperties(self: SchemaObject, other: SchemaObject): Record<string, unknown> {
   const mine = (self.properties ?? {}) as Record<string, unknown>;
   const theirs = (other.properties ?? {}) as Record<string, unknown>;
+  const patterns = Object.entries((self.patternProperties ?? {}) as Record<string, unknown>);
   const out: Record<string, unknown> = { ...mine };
   const additional = self.additionalProperties;
   for (const name of Object.keys(theirs)) {
-    if (!Object.hasOwn(out, name) && additional !== undefined && additional !== true) out[name] = additional;
+    if (Object.hasOwn(out, name)) continue;
+    const matching = patterns.filter(([p]) => safeTest(p, name)).map(([, schema]) => schema);
+    if (matching.length > 0) out[name] = matching.length === 1 ? matching[0] : { allOf: matching };
+    else if (additional !== undefined && additional !== true) out[name] = additional;
   }
   return out;
 }

@@ -47,7 +47,7 @@ export function jsonString(content: ByteRegex): ByteRegex {
   return rx.seq([rx.literal('"'), content, rx.literal('"')]);
 }
 
-/** The exact JSON text of a string value, as JSON.stringify writes it. */
-export function jsonStringLiteral(value: string): ByteRegex {
-  return rx.literal(JSON.stringify(value));
+/** Every JSON spelling (as `jsonChars` writes characters) of one string value, quotes included. */
+export function jsonStringSpellings(value: string): ByteRegex {
+  return jsonString(rx.seq([...value].map((c) => jsonChars([c.codePointAt(0)!, c.codePointAt(0)!]))));
 }

@@ -1,7 +1,7 @@
 /**
  * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source).
- * Integers are exact for any bounds up to 2^53; numbers with integer bounds are exact in
- * plain decimal notation (no exponent).
+ * Integers are exact for any bounds up to 2^53; numbers with decimal bounds and multiples are
+ * exact in plain decimal notation (exponent forms are not produced).
  */
 
 const digits = (n: number): string => String(n);
@@ -72,34 +72,106 @@ export interface Bound {
   readonly inclusive: boolean;
 }
 
-// Unsigned decimals m = I(.F)? with A <(=) m <(=) B, for integer A <= B (B may be Infinity).
-function magnitudeRange(a: Bound, b: Bound): string | null {
+/** A finite number as plain decimal digits: integer part and fraction (no trailing zeros). */
+export function plainDecimal(value: number): { negative: boolean; int: string; fraction: string } {
+  const [mantissa, exponentText] = Math.abs(value).toString().split('e');
+  const exponent = Number(exponentText ?? 0);
+  const [intText, fractionText = ''] = mantissa!.split('.');
+  let digits = intText! + fractionText;
+  let point = intText!.length + exponent;
+  if (point <= 0) {
+    digits = '0'.repeat(1 - point) + digits;
+    point = 1;
+  }
+  if (point > digits.length) digits += '0'.repeat(point - digits.length);
+  const int = digits.slice(0, point).replace(/^0+(?=\d)/, '');
+  return { negative: value < 0, int, fraction: digits.slice(point).replace(/0+$/, '') };
+}
+
+const UNSIGNED = '(?:0|[1-9]\\d*)(?:\\.\\d+)?';
+const POSITIVE = '(?:[1-9]\\d*(?:\\.\\d+)?|0\\.\\d*[1-9]\\d*)';
+const NEGATIVE_ZERO = '-0(?:\\.0+)?';
+
+// Fractions (the digits after ".", "" for none) greater than / equal to 0.F.
+function fractionAbove(f: string): string[] {
   const parts: string[] = [];
-  const anyFraction = '(?:\\.\\d+)?';
-  const core = uintRange(a.inclusive ? a.value : a.value + 1, b.value === Infinity ? Infinity : b.value - 1);
-  if (core !== null) parts.push(`(?:${core})${anyFraction}`);
-  if (!a.inclusive && a.value < b.value) parts.push(`${digits(a.value)}\\.\\d*[1-9]\\d*`);
-  if (b.value !== Infinity && b.inclusive && (a.value < b.value || a.inclusive)) parts.push(`${digits(b.value)}(?:\\.0+)?`);
-  return parts.length === 0 ? null : parts.map((p) => `(?:${p})`).join('|');
+  for (let i = 0; i < f.length; i++) if (f[i] !== '9') parts.push(`\\.${f.slice(0, i)}[${Number(f[i]) + 1}-9]\\d*`);
+  parts.push(`\\.${f}\\d*[1-9]\\d*`);
+  return parts;
+}
+function fractionBelow(f: string): string[] {
+  if (f === '') return [];
+  const parts = ['']; // no fraction at all: .0 < .F
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] !== '0') parts.push(`\\.${f.slice(0, i)}[0-${Number(f[i]) - 1}]\\d*`);
+    if (i > 0 && f[i] !== '0') parts.push(`\\.${f.slice(0, i)}`);
+  }
+  return parts;
+}
+const fractionEqual = (f: string): string => (f === '' ? '(?:\\.0+)?' : `\\.${f}0*`);
+
+// Unsigned decimals m with m > A (or >= when inclusive).
+function magnitudeAbove(a: { int: string; fraction: string }, inclusive: boolean): string {
+  const n = Number(a.int);
+  const same = [...fractionAbove(a.fraction), ...(inclusive ? [fractionEqual(a.fraction)] : [])];
+  return `(?:${uintRange(n + 1, Infinity)})(?:\\.\\d+)?|${a.int}(?:${same.join('|')})`;
+}
+// Unsigned decimals m with m < B (or <= when inclusive); null when none.
+function magnitudeBelow(b: { int: string; fraction: string }, inclusive: boolean): string | null {
+  const n = Number(b.int);
+  const parts = n > 0 ? [`(?:${uintRange(0, n - 1)})(?:\\.\\d+)?`] : [];
+  const same = [...fractionBelow(b.fraction), ...(inclusive ? [fractionEqual(b.fraction)] : [])];
+  if (same.length > 0) parts.push(`${b.int}(?:${same.join('|')})`);
+  return parts.length === 0 ? null : parts.join('|');
 }
 
 /**
- * Regex for JSON numbers in plain decimal notation within [lo, hi] (integer bounds, either
- * may be infinite and exclusive), or null when none.
+ * Regexes (to intersect) for JSON numbers in plain decimal notation above `lo` and below
+ * `hi`, for any finite decimal bounds up to 2^53 in magnitude. Exponent forms are not
+ * produced.
  */
-export function decimalRange(lo: Bound, hi: Bound): string | null {
-  const parts: string[] = [];
-  // v >= 0
-  if (hi.value > 0 || (hi.value === 0 && hi.inclusive)) {
-    const from: Bound = lo.value < 0 ? { value: 0, inclusive: true } : lo;
-    const positive = magnitudeRange(from, hi);
-    if (positive !== null) parts.push(positive);
+export function decimalBounds(lo: Bound, hi: Bound): string[] {
+  const out: string[] = [];
+  const alt = (parts: (string | null)[]): string => parts.filter((p) => p !== null).map((p) => `(?:${p})`).join('|');
+  if (lo.value !== -Infinity) {
+    const a = plainDecimal(lo.value);
+    const below = a.negative ? magnitudeBelow(a, lo.inclusive) : null;
+    out.push(a.negative ? alt([UNSIGNED, below === null ? null : `-(?:${below})`]) : alt([magnitudeAbove(a, lo.inclusive), lo.value === 0 && lo.inclusive ? NEGATIVE_ZERO : null]));
   }
-  // v < 0: "-m" with m > 0
-  if (lo.value < 0) {
-    const from: Bound = hi.value < 0 ? { value: -hi.value, inclusive: hi.inclusive } : { value: 0, inclusive: false };
-    const negative = magnitudeRange(from, { value: -lo.value, inclusive: lo.inclusive });
-    if (negative !== null) parts.push(`-(?:${negative})`);
+  if (hi.value !== Infinity) {
+    const b = plainDecimal(hi.value);
+    const below = b.negative ? null : magnitudeBelow(b, hi.inclusive);
+    out.push(b.negative ? `-(?:${magnitudeAbove(b, hi.inclusive)})` : alt([`-${POSITIVE}`, below, hi.value > 0 || hi.inclusive ? NEGATIVE_ZERO : null]));
   }
-  return parts.length === 0 ? null : parts.map((p) => `(?:${p})`).join('|');
+  return out;
+}
+
+/**
+ * Regex for plain decimals that are multiples of `m`, or null when that is not expressible
+ * here: m = 10^-d (0.01, 0.1, 1: at most d significant fraction digits), or an integer m =
+ * 2^a·5^b (multiples decided by the last digits).
+ */
+export function multipleOfRegex(m: number): string | null {
+  const { int, fraction } = plainDecimal(m);
+  const sign = '-?';
+  if (/^10*$/.test(int) && fraction === '') {
+    const zeros = int.length - 1;
+    return zeros === 0 ? `${sign}(?:0|[1-9]\\d*)(?:\\.0+)?` : `${sign}(?:0|[1-9]\\d*0{${zeros}})(?:\\.0+)?`;
+  }
+  if (int === '0' && /^0*1$/.test(fraction)) return `${sign}(?:0|[1-9]\\d*)(?:\\.\\d{1,${fraction.length}}0*)?`;
+  if (fraction !== '') return null;
+  let p = Number(int);
+  let a = 0;
+  let b = 0;
+  for (; p % 2 === 0; a++) p /= 2;
+  for (; p % 5 === 0; b++) p /= 5;
+  const length = Math.max(a, b);
+  if (p !== 1 || 10 ** length / m > 1000) return null;
+  // The last `length` digits (zero-padded) decide; shorter integers are listed whole.
+  const suffixes: string[] = [];
+  for (let k = 0; k < 10 ** length; k += m) suffixes.push(String(k).padStart(length, '0'));
+  // Multiples with fewer digits than `length`, with exactly `length`, and longer ones.
+  const short = [...new Set(suffixes.map((s) => s.replace(/^0+(?=\d)/, '')).filter((s) => s.length < length))];
+  const full = suffixes.filter((s) => s[0] !== '0' || s === '0');
+  return `${sign}(?:${[...short, ...full, `[1-9]\\d*(?:${suffixes.join('|')})`].join('|')})(?:\\.0+)?`;
 }

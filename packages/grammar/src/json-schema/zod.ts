@@ -21,7 +21,7 @@
  * One is left: a JSON number beyond ±1.8e308 parses to ±Infinity, which `z.number()` refuses,
  * while the grammar (like JSON Schema) takes it as a number.
  */
-import { pointerJoin, SchemaError } from './schema-error.ts';
+import { pointerJoin, SchemaError, UnsupportedSchemaError } from './schema-error.ts';
 
 // Why no import of zod: the caller's schema converts itself with the `toJSONSchema` method
 // of the zod copy that built it, so the grammar package (and the browser bundles built from
@@ -51,7 +51,7 @@ export function jsonSchemaOf(schema: unknown): unknown {
   if (isZodSchema(schema)) return schemaFromZod(schema);
   // A zod 3 schema is an object too; compiled as a JSON Schema its unknown keys would allow anything.
   if (typeof schema === 'object' && schema !== null && '_def' in schema && 'safeParse' in schema) {
-    throw new SchemaError('unsupported', '', 'zod', 'zod 3 schemas have no JSON Schema export: use zod 4');
+    throw new UnsupportedSchemaError('', 'zod', 'zod 3 schemas have no JSON Schema export: use zod 4');
   }
   return schema;
 }
@@ -64,7 +64,7 @@ export function jsonSchemaOf(schema: unknown): unknown {
 export function schemaFromZod(schema: ZodSchemaLike): Record<string, unknown> {
   const exporter = schema as Partial<JsonSchemaExporter>;
   if (typeof exporter.toJSONSchema !== 'function') {
-    throw new SchemaError('unsupported', '', 'zod', 'this zod schema has no toJSONSchema method: build it with zod 4.6 or later from "zod" (not "zod/mini")');
+    throw new UnsupportedSchemaError('', 'zod', 'this zod schema has no toJSONSchema method: build it with zod 4.6 or later from "zod" (not "zod/mini")');
   }
   let inspected = 0;
   let exported: Record<string, unknown>;
@@ -73,7 +73,7 @@ export function schemaFromZod(schema: ZodSchemaLike): Record<string, unknown> {
       target: 'draft-2020-12',
       io: 'input',
       unrepresentable: ({ zodSchema, path, message }) => {
-        throw new SchemaError('unsupported', pointerOf(path), zodSchema._zod.def.type, message);
+        throw new UnsupportedSchemaError(pointerOf(path), zodSchema._zod.def.type, message);
       },
       override: ({ zodSchema, jsonSchema, path }) => {
         inspected++;
@@ -82,10 +82,10 @@ export function schemaFromZod(schema: ZodSchemaLike): Record<string, unknown> {
     });
   } catch (error) {
     if (error instanceof SchemaError) throw error;
-    throw new SchemaError('unsupported', '', 'zod', `zod cannot export this schema: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UnsupportedSchemaError('', 'zod', `zod cannot export this schema: ${error instanceof Error ? error.message : String(error)}`);
   }
   // An older zod that ignores `override` would export refinements away unnoticed.
-  if (inspected === 0) throw new SchemaError('unsupported', '', 'zod', 'this zod version does not report its schemas to toJSONSchema overrides: use zod 4.6 or later');
+  if (inspected === 0) throw new UnsupportedSchemaError('', 'zod', 'this zod version does not report its schemas to toJSONSchema overrides: use zod 4.6 or later');
   // The spread drops the non-enumerable `~standard` zod attaches to the result.
   return { ...exported };
 }
@@ -135,25 +135,25 @@ function inspect(node: ZodNode, json: Record<string, unknown>, pointer: string):
   const { def, traits } = node._zod;
   if (def.type === 'pipe' || def.type === 'transform') {
     const keyword = traits.has('$ZodCodec') ? 'codec' : def.in?._zod.def.type === 'transform' ? 'preprocess' : def.out?._zod.def.type === 'transform' ? 'transform' : 'pipe';
-    throw new SchemaError('unsupported', pointer, keyword, `zod runs ${keyword} code on the parsed value, which a grammar cannot enforce: parse with a schema without it, then apply it`);
+    throw new UnsupportedSchemaError(pointer, keyword, `zod runs ${keyword} code on the parsed value, which a grammar cannot enforce: parse with a schema without it, then apply it`);
   }
-  if (NOT_FROM_JSON.has(def.type)) throw new SchemaError('unsupported', pointer, def.type, `z.${def.type}() accepts no JSON value`);
+  if (NOT_FROM_JSON.has(def.type)) throw new UnsupportedSchemaError(pointer, def.type, `z.${def.type}() accepts no JSON value`);
   // A format schema (z.email() …) is its own first check.
   const checks = traits.has('$ZodCheck') ? [node as unknown as ZodCheck, ...(def.checks ?? [])] : (def.checks ?? []);
   let countsUtf16 = def.type === 'template_literal';
   let hasFormat = false;
   for (const check of checks) {
     const { check: kind, format, pattern } = check._zod.def;
-    if (kind === 'custom') throw new SchemaError('unsupported', pointer, 'refine', 'refinements (.refine, .superRefine, .check) run code a grammar cannot enforce');
-    if (kind === 'overwrite') throw new SchemaError('unsupported', pointer, 'overwrite', 'value rewrites (.trim, .toLowerCase, .toUpperCase, .normalize) change the string before zod checks it');
-    if (!EXACT_CHECKS.has(kind)) throw new SchemaError('unsupported', pointer, kind, `the zod check ${kind} has no JSON Schema form`);
+    if (kind === 'custom') throw new UnsupportedSchemaError(pointer, 'refine', 'refinements (.refine, .superRefine, .check) run code a grammar cannot enforce');
+    if (kind === 'overwrite') throw new UnsupportedSchemaError(pointer, 'overwrite', 'value rewrites (.trim, .toLowerCase, .toUpperCase, .normalize) change the string before zod checks it');
+    if (!EXACT_CHECKS.has(kind)) throw new UnsupportedSchemaError(pointer, kind, `the zod check ${kind} has no JSON Schema form`);
     if (kind !== 'string_format') continue;
     hasFormat = true;
     if (FORMATS_BEYOND_PATTERN.has(format ?? '') || check._zod.traits.has('$ZodCustomStringFormat') || pattern === undefined) {
-      throw new SchemaError('unsupported', pointer, 'format', `zod checks the ${format ?? 'custom'} format with more than a pattern`);
+      throw new UnsupportedSchemaError(pointer, 'format', `zod checks the ${format ?? 'custom'} format with more than a pattern`);
     }
     const dropped = [...pattern.flags].filter((flag) => !NEUTRAL_FLAGS.has(flag));
-    if (dropped.length > 0) throw new SchemaError('unsupported', pointer, 'pattern', `a JSON Schema pattern has no flags: /${pattern.source}/${pattern.flags} would lose ${dropped.join('')}`);
+    if (dropped.length > 0) throw new UnsupportedSchemaError(pointer, 'pattern', `a JSON Schema pattern has no flags: /${pattern.source}/${pattern.flags} would lose ${dropped.join('')}`);
     if (format === 'regex' && !pattern.flags.includes('u')) countsUtf16 = true;
   }
   if (hasFormat) delete json.format;
