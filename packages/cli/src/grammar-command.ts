@@ -76,7 +76,7 @@ function load(args: GrammarArgs, out: Output): Loaded {
     if (format === 'json-schema') {
       const compiled = jsonSchemaGrammar(parseSchemaJson(source), { strict: args.strict ?? false, lenient: args.lenient ?? false });
       ir = compiled.grammar;
-      warnings = distinctWarnings(compiled.warnings);
+      warnings = compiled.warnings;
       for (const warning of warnings) out.progress(`warning: ${warning.pointer || '#'}: ${warning.message} (${warning.keyword} not enforced)`);
     } else {
       ir = parseGrammar(format, source);
@@ -87,14 +87,6 @@ function load(args: GrammarArgs, out: Output): Loaded {
     if (error instanceof GrammarError) throw new GrammarCliError(error, source);
     throw error;
   }
-}
-
-// The compiler can meet one keyword more than once (a $ref used twice, a merged allOf):
-// report it once, in the documented shape.
-function distinctWarnings(warnings: readonly SchemaWarning[]): SchemaWarning[] {
-  const distinct = new Map<string, SchemaWarning>();
-  for (const { pointer, keyword, message } of warnings) distinct.set(JSON.stringify([pointer, keyword, message]), { pointer, keyword, message });
-  return [...distinct.values()];
 }
 
 // A schema file that is not JSON is an invalid schema; the span is there when the JSON

@@ -8,8 +8,9 @@
  * How: schemas are normalized (`$ref` resolved, `allOf` and sibling keywords merged into one
  * schema, `anyOf`/`oneOf` distributed over their siblings), then each allowed type becomes
  * grammar: objects and arrays as rules (up to ANY_ORDER_PROPERTIES declared properties in
- * any order, more in `properties` order; optional ones may be left out), strings and numbers as single lexemes built by regex intersection (pattern ∧
- * length ∧ format), enums as literal alternatives filtered by the rest of the schema.
+ * any order, more in `properties` order; optional ones may be left out), strings and numbers
+ * as single lexemes built by regex intersection (pattern ∧ length ∧ format), enums as literal
+ * alternatives kept when an exact validator accepts them against the rest of the schema.
  */
 import { rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY } from '../code-point-sets.ts';
@@ -80,6 +81,8 @@ class SchemaCompiler {
   readonly #ruleCount = new Map<string, number>();
   readonly #built = new WeakMap<SchemaObject, Expr>();
   #hasDynamicRef: boolean | undefined;
+  // The draft the validator of enum values reads the schema in.
+  readonly #draft: ValidatorDraft;
   #depth = 0;
 
   constructor(
@@ -90,6 +93,7 @@ class SchemaCompiler {
       throw new InvalidSchemaError('', '', 'a schema must be an object or a boolean');
     }
     this.parts = new JsonGrammarParts(new GrammarBuilder(), { style: 'any', maxRun: 20, ...options.whitespace });
+    this.#draft = validatorDraft(root);
   }
 
   // ----- entry: any schema -------------------------------------------------------------
@@ -157,9 +161,10 @@ class SchemaCompiler {
     return n === 1 ? base : `${base}#${n}`;
   }
 
+  // A keyword met more than once (a $ref used twice, a merged allOf) is reported once.
   #unsupported(pointer: string, keyword: string, message: string): void {
     if (!this.options.lenient) throw new UnsupportedSchemaError(pointer, keyword, message);
-    this.warnings.push({ pointer, keyword, message });
+    if (!this.warnings.some((w) => w.pointer === pointer && w.keyword === keyword && w.message === message)) this.warnings.push({ pointer, keyword, message });
   }
 
   // ----- normalization -------------------------------------------------------------------
@@ -234,13 +239,8 @@ class SchemaCompiler {
       const whole = statuses.filter((s) => s === 'all').length;
       const partial = statuses.flatMap((s, i) => (s === 'some' ? [i] : []));
       if (whole >= 2) continue; // every instance of this kind is in two branches
-      if (whole === 1 && partial.length > 0) {
-        this.#unsupported(pointer, 'oneOf', `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`);
-      } else if (partial.length > 1) {
-        const restricted = partial.map((i) => mergeSchemas(branches[i]!, { type: [kind] }, pointer, (p, k, m) => this.#unsupported(p, k, m)));
-        const disjoint = restricted.every((a, i) => a === false || restricted.slice(i + 1).every((b) => b === false || this.#disjoint(a, b, pointer)));
-        if (!disjoint) this.#unsupported(pointer, 'oneOf', `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`);
-      }
+      const overlap = whole === 1 ? partial.length > 0 : partial.length > 1 && !this.#pairwiseDisjoint(partial.map((i) => branches[i]!), kind, pointer);
+      if (overlap) this.#unsupported(pointer, 'oneOf', `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`);
       statuses.forEach((s, i) => s !== 'none' && kept[i]!.add(kind));
     }
     const out: SchemaObject[] = [];
@@ -250,6 +250,12 @@ class SchemaCompiler {
       if (restricted !== false) out.push(restricted);
     });
     return out;
+  }
+
+  // Whether the schemas, restricted to one kind, are pairwise disjoint.
+  #pairwiseDisjoint(schemas: readonly SchemaObject[], kind: JsonType, pointer: string): boolean {
+    const restricted = schemas.map((s) => mergeSchemas(s, { type: [kind] }, pointer, (p, k, m) => this.#unsupported(p, k, m)));
+    return restricted.every((a, i) => a === false || restricted.slice(i + 1).every((b) => b === false || this.#disjoint(a, b, pointer)));
   }
 
   // Whether no instance satisfies both schemas, proven from: their types; the values of an
@@ -270,7 +276,8 @@ class SchemaCompiler {
     for (const [x, y] of [[a, b], [b, a]] as const) {
       const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
       if (values === null) continue;
-      const both = values.filter((v) => this.#validates(standardSchema(x), v, pointer));
+      const own = standardSchema(x);
+      const both = values.filter((v) => this.#validates(own, v, pointer));
       const other = standardSchema(y);
       return !both.some((v) => this.#validates(other, v, pointer));
     }
@@ -382,24 +389,16 @@ class SchemaCompiler {
   // Whether a concrete value satisfies a schema (an exact validator; local $refs resolve
   // against the root document).
   #validates(schema: SchemaObject, value: unknown, pointer: string): boolean {
-    const lookup = new Proxy({} as Record<string, unknown>, {
-      get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? this.#resolve(key, pointer).schema : undefined),
+    // Local `$ref`s resolve as the compiler resolves them (a dangling one is an error here).
+    const lookup = new Proxy({} as Record<string, CfSchema>, {
+      get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? (this.#resolve(key, pointer).schema as CfSchema) : undefined),
     });
     try {
-      return validateInstance(value, schema as CfSchema, this.#draft, lookup as Record<string, CfSchema>, true).valid;
+      return validateInstance(value, schema as CfSchema, this.#draft, lookup, true).valid;
     } catch (error) {
       if (error instanceof GrammarError) throw error;
       throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
     }
-  }
-
-  // The validator's draft, from `$schema` (draft-4 spells exclusiveMinimum as a boolean).
-  get #draft(): '4' | '7' | '2019-09' | '2020-12' {
-    const declared = typeof this.root === 'object' && this.root !== null ? String((this.root as SchemaObject).$schema ?? '') : '';
-    if (/draft-0[34]/.test(declared)) return '4';
-    if (/draft-0[67]/.test(declared)) return '7';
-    if (declared.includes('2019-09')) return '2019-09';
-    return '2020-12';
   }
 
   // The JSON text of one value: literals for scalars, structure (with whitespace) otherwise.
@@ -413,8 +412,7 @@ class SchemaCompiler {
       const { negative, int, fraction } = plainDecimal(value);
       const plain = regexToByteRegex(`${negative ? '-' : value === 0 ? '-?' : ''}${int}${fraction === '' ? '(?:\\.0+)?' : `\\.${fraction}0*`}`);
       const text = JSON.stringify(value);
-      const regex = text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain;
-      return parts.lexeme(JSON.stringify(value), regex);
+      return parts.lexeme(text, text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain);
     }
     if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), jsonStringSpellings(value));
     if (Array.isArray(value)) {
@@ -767,6 +765,17 @@ function safeTest(pattern: string, text: string): boolean {
   }
 }
 
+type ValidatorDraft = '4' | '7' | '2019-09' | '2020-12';
+
+// The validator's draft, from `$schema` (draft-4 spells exclusiveMinimum as a boolean).
+function validatorDraft(root: unknown): ValidatorDraft {
+  const declared = typeof root === 'object' && root !== null ? String((root as SchemaObject).$schema ?? '') : '';
+  if (/draft-0[34]/.test(declared)) return '4';
+  if (/draft-0[67]/.test(declared)) return '7';
+  if (declared.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
 // The kinds of JSON value `oneOf` is decided on ('number' includes integers).
 const KINDS: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'string', 'number'];
 // Keywords that constrain instances of one kind only.
@@ -776,6 +785,7 @@ const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
   string: ['minLength', 'maxLength', 'pattern', 'format'],
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
 };
+const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
 
 // Whether a (merged) schema accepts no, all or some instances of a kind.
 function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'none' | 'all' | 'some' {
@@ -783,8 +793,7 @@ function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'non
   if (!types.includes(kind) && !(kind === 'number' && types.includes('integer'))) return 'none';
   if (kind === 'number' && !types.includes('number')) return 'some'; // integers only
   const own = KIND_KEYWORDS[kind] ?? [];
-  const general = Object.keys(KIND_KEYWORDS).flatMap((k) => KIND_KEYWORDS[k as JsonType]!);
-  const constrains = Object.keys(schema).some((k) => (KNOWN.has(k) || k === '__notValues') && k !== 'type' && (own.includes(k) || !general.includes(k)));
+  const constrains = Object.keys(schema).some((k) => (KNOWN.has(k) || k === '__notValues') && k !== 'type' && (own.includes(k) || !KIND_SPECIFIC.has(k)));
   return constrains ? 'some' : 'all';
 }
 

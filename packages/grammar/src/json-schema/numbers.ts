@@ -148,30 +148,26 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
 
 /**
  * Regex for plain decimals that are multiples of `m`, or null when that is not expressible
- * here: m = 10^-d (0.01, 0.1, 1: at most d significant fraction digits), or an integer m =
- * 2^a·5^b (multiples decided by the last digits).
+ * here: m = 10^-d (0.01, 0.1: at most d significant fraction digits), 1, or an integer m =
+ * 2^a·5^b such as 10 or 25 (multiples decided by the last digits).
  */
 export function multipleOfRegex(m: number): string | null {
   const { int, fraction } = plainDecimal(m);
-  const sign = '-?';
-  if (/^10*$/.test(int) && fraction === '') {
-    const zeros = int.length - 1;
-    return zeros === 0 ? `${sign}(?:0|[1-9]\\d*)(?:\\.0+)?` : `${sign}(?:0|[1-9]\\d*0{${zeros}})(?:\\.0+)?`;
-  }
-  if (int === '0' && /^0*1$/.test(fraction)) return `${sign}(?:0|[1-9]\\d*)(?:\\.\\d{1,${fraction.length}}0*)?`;
+  if (int === '0' && /^0*1$/.test(fraction)) return `-?(?:0|[1-9]\\d*)(?:\\.\\d{1,${fraction.length}}0*)?`;
   if (fraction !== '') return null;
-  let p = Number(int);
+  if (int === '1') return '-?(?:0|[1-9]\\d*)(?:\\.0+)?';
+  let p = m;
   let a = 0;
   let b = 0;
   for (; p % 2 === 0; a++) p /= 2;
   for (; p % 5 === 0; b++) p /= 5;
   const length = Math.max(a, b);
   if (p !== 1 || 10 ** length / m > 1000) return null;
-  // The last `length` digits (zero-padded) decide; shorter integers are listed whole.
+  // The last `length` digits (zero-padded) decide: multiples with fewer digits are listed
+  // whole, then those with exactly `length` digits, then longer ones by their suffix.
   const suffixes: string[] = [];
   for (let k = 0; k < 10 ** length; k += m) suffixes.push(String(k).padStart(length, '0'));
-  // Multiples with fewer digits than `length`, with exactly `length`, and longer ones.
   const short = [...new Set(suffixes.map((s) => s.replace(/^0+(?=\d)/, '')).filter((s) => s.length < length))];
   const full = suffixes.filter((s) => s[0] !== '0' || s === '0');
-  return `${sign}(?:${[...short, ...full, `[1-9]\\d*(?:${suffixes.join('|')})`].join('|')})(?:\\.0+)?`;
+  return `-?(?:${[...short, ...full, `[1-9]\\d*(?:${suffixes.join('|')})`].join('|')})(?:\\.0+)?`;
 }
