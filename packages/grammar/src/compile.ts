@@ -2,10 +2,14 @@
  * Lowers a Grammar IR to plain BNF over lexeme terminals for the Earley parser: groups,
  * alternatives inside sequences and repetitions become fresh nonterminals. Symbols
  * `0 .. lexemeCount-1` are terminals (lexeme indices), the rest nonterminals.
+ *
+ * Permutation rules (see `PermutationDef`) are lowered lazily: one nonterminal per state
+ * (members written, how many), whose rules are built the first time the parser predicts it
+ * (`expand`). The tables only grow, so indices handed out stay valid.
  */
 import { isNullable, nonEmpty } from './byte-regex.ts';
 import { GrammarError, GrammarLimitError } from './errors.ts';
-import type { Expr, GrammarIR } from './ir.ts';
+import { MAX_PERMUTATION_MEMBERS, type Expr, type GrammarIR } from './ir.ts';
 import { LexerDfa } from './lexer.ts';
 import { DEFAULT_LIMITS, type GrammarLimits } from './limits.ts';
 
@@ -18,18 +22,49 @@ export interface CompiledGrammar {
   /** Names of nonterminals (fresh ones are named after their parent rule). */
   readonly nonterminalNames: readonly string[];
   /** Per rule: left-hand side symbol and first index into the dotted-rule tables. */
-  readonly ruleLhs: Int32Array;
-  readonly ruleDot: Int32Array;
+  readonly ruleLhs: readonly number[];
+  readonly ruleDot: readonly number[];
   /** Per dotted rule (rule + position): the symbol after the dot, or -1 when complete. */
-  readonly dotNext: Int32Array;
-  readonly dotRule: Int32Array;
-  /** Per nonterminal (index symbol - terminalCount): its rules, and whether it derives ε. */
-  readonly rulesOf: readonly Int32Array[];
-  readonly nullable: Uint8Array;
+  readonly dotNext: readonly number[];
+  readonly dotRule: readonly number[];
+  /**
+   * Per nonterminal (index symbol - terminalCount): its rules, and whether it derives ε.
+   * `null` for a permutation state not expanded yet (call `expand`).
+   */
+  readonly rulesOf: readonly (readonly number[] | null)[];
+  readonly nullable: readonly number[];
   /** The augmented start rule `S' ::= start`. */
   readonly startRule: number;
   readonly ignore: readonly number[];
+  /** Builds the rules of a lazily lowered nonterminal (its symbol); returns them. */
+  expand(symbol: number): readonly number[];
+  /** Symbols of the nonterminals expanded so far, in order (hosts mirroring the tables sync from it). */
+  readonly expanded: readonly number[];
 }
+
+// A permutation rule lowered to symbols, with its states' nonterminals.
+interface Permutation {
+  readonly name: string;
+  readonly members: readonly number[];
+  readonly requiredMask: bigint;
+  readonly other: number;
+  readonly min: number;
+  readonly max: number;
+  readonly separator: readonly number[];
+  readonly close: readonly number[];
+  /** Count of members written is tracked up to this (at least 1: a separator comes first). */
+  readonly cap: number;
+  /** Members that can be written at all (their grammar is productive), as a mask. */
+  usable: bigint;
+  readonly states: Map<string, number>;
+}
+
+const popCount = (x: bigint): number => {
+  let n = 0;
+  for (let v = x; v !== 0n; v &= v - 1n) n++;
+  return n;
+};
+const bit = (i: number): bigint => 1n << BigInt(i);
 
 /** Compiles a Grammar IR (throws `GrammarError` / `GrammarLimitError`). */
 export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {}): CompiledGrammar {
@@ -55,6 +90,10 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   };
 
   for (const name of ir.rules.keys()) ntIndex.set(name, nonterminal(name));
+  for (const name of ir.permutations?.keys() ?? []) {
+    if (ntIndex.has(name)) throw new GrammarError('duplicate_rule', `rule ${name} is defined twice`);
+    ntIndex.set(name, nonterminal(name));
+  }
   // Lexemes never match the empty string: one that could becomes optional in the grammar.
   const lexemes = ir.lexemes.map((l) => (isNullable(l.regex) ? { ...l, regex: nonEmpty(l.regex) } : l));
   const optionalLexeme = new Map<number, number>();
@@ -123,20 +162,55 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   };
 
   for (const [name, body] of ir.rules) lowerBody(ntIndex.get(name)!, body, name);
+  const permutations = new Map<number, Permutation>(); // by root nonterminal
+  for (const [name, def] of ir.permutations ?? []) {
+    if (def.members.length > MAX_PERMUTATION_MEMBERS) throw new GrammarError('unsupported', `permutation ${name} has more than ${MAX_PERMUTATION_MEMBERS} members`);
+    const root = ntIndex.get(name)!;
+    const cap = def.max === Infinity ? Math.max(def.min, 1) : def.max + 1;
+    permutations.set(root, {
+      name,
+      members: def.members.map((m) => symbolOf(m, name)),
+      requiredMask: def.required.reduce((mask, i) => mask | bit(i), 0n),
+      other: def.other === null ? -1 : symbolOf(def.other, name),
+      min: def.min,
+      max: def.max,
+      separator: sequence(def.separator, name),
+      close: sequence(def.close, name),
+      cap,
+      usable: 0n,
+      states: new Map([['0,0', root]]),
+    });
+  }
   const start = nonterminal(`${ir.start}'`);
   addRule(start, [ntIndex.get(ir.start)!]);
 
-  const ntCount = names.length;
   // Keep only productive rules (every symbol derives some string): then every prefix the
   // parser accepts can still be completed. A lexeme that matches nothing is unproductive.
   const lexer = new LexerDfa(lexemes, [...ir.ignore].sort((a, b) => a - b), allLimits);
-  const productive = new Uint8Array(terminalCount + ntCount);
+  const productive = new Uint8Array(terminalCount + names.length);
   lexemes.forEach((_, i) => (productive[i] = lexer.matchesNothing(i) ? 0 : 1));
+  const allProductive = (symbols: readonly number[]): boolean => symbols.every((sym) => productive[sym]);
+  // Whether a permutation state can still be completed: enough usable members remain for
+  // the required ones and the minimum, within the maximum.
+  const completable = (p: Permutation, mask: bigint, written: number): boolean => {
+    const missing = popCount(p.requiredMask & ~mask);
+    if ((p.requiredMask & ~p.usable) !== 0n) return false;
+    const available = p.other >= 0 && productive[p.other] ? Infinity : popCount(p.usable & ~mask);
+    const needed = Math.max(missing, p.min - written, 0);
+    return needed <= available && written + needed <= p.max && (written + needed === 0 || allProductive(p.close)) && (needed + Math.min(written, 1) <= 1 || allProductive(p.separator));
+  };
   for (let changed = true; changed; ) {
     changed = false;
     for (const r of rules) {
-      if (!productive[r.lhs] && r.rhs.every((sym) => productive[sym])) {
+      if (!productive[r.lhs] && allProductive(r.rhs)) {
         productive[r.lhs] = 1;
+        changed = true;
+      }
+    }
+    for (const [root, p] of permutations) {
+      p.usable = p.members.reduce((mask, m, i) => (productive[m] ? mask | bit(i) : mask), 0n);
+      if (!productive[root] && completable(p, 0n, 0)) {
+        productive[root] = 1;
         changed = true;
       }
     }
@@ -145,35 +219,91 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed`, ir.ruleSpans?.get(ir.start));
   }
   // The augmented start rule stays even when empty: then nothing is ever allowed.
-  for (let i = rules.length - 1; i >= 0; i--) if (rules[i]!.lhs !== start && !rules[i]!.rhs.every((sym) => productive[sym])) rules.splice(i, 1);
+  for (let i = rules.length - 1; i >= 0; i--) if (rules[i]!.lhs !== start && !allProductive(rules[i]!.rhs)) rules.splice(i, 1);
   const startRule = rules.findIndex((r) => r.lhs === start);
 
-  const rulesOf: number[][] = Array.from({ length: ntCount }, () => []);
-  rules.forEach((r, i) => rulesOf[r.lhs - terminalCount]!.push(i));
-  const ruleLhs = Int32Array.from(rules, (r) => r.lhs);
-  const ruleDot = new Int32Array(rules.length);
+  // Tables, growable (plain arrays) for lazily expanded nonterminals.
+  const rulesOf: (number[] | null)[] = Array.from({ length: names.length }, () => []);
+  const ruleLhs: number[] = [];
+  const ruleDot: number[] = [];
   const dotNext: number[] = [];
   const dotRule: number[] = [];
-  rules.forEach((r, i) => {
-    ruleDot[i] = dotNext.length;
-    for (const s of r.rhs) {
+  const table = (lhs: number, rhs: readonly number[]): void => {
+    const i = ruleLhs.length;
+    ruleLhs.push(lhs);
+    ruleDot.push(dotNext.length);
+    for (const s of rhs) {
       dotNext.push(s);
       dotRule.push(i);
     }
     dotNext.push(-1);
     dotRule.push(i);
-  });
+    rulesOf[lhs - terminalCount]!.push(i);
+  };
+  for (const r of rules) table(r.lhs, r.rhs);
+  for (const root of permutations.keys()) rulesOf[root - terminalCount] = null;
 
-  const nullable = new Uint8Array(ntCount);
+  const nullable: number[] = new Array<number>(names.length).fill(0);
   for (let changed = true; changed; ) {
     changed = false;
+    const isNullableSymbol = (s: number): boolean => s >= terminalCount && nullable[s - terminalCount] === 1;
     for (const r of rules) {
-      if (!nullable[r.lhs - terminalCount] && r.rhs.every((s) => s >= terminalCount && nullable[s - terminalCount])) {
+      if (!nullable[r.lhs - terminalCount] && r.rhs.every(isNullableSymbol)) {
         nullable[r.lhs - terminalCount] = 1;
         changed = true;
       }
     }
+    for (const [root, p] of permutations) {
+      if (!nullable[root - terminalCount] && productive[root] && p.requiredMask === 0n && p.min === 0) {
+        nullable[root - terminalCount] = 1;
+        changed = true;
+      }
+    }
   }
+
+  // Permutation states: state (mask, written) of permutation p as a nonterminal.
+  const stateOf = new Map<number, { p: Permutation; mask: bigint; written: number }>();
+  for (const [root, p] of permutations) stateOf.set(root, { p, mask: 0n, written: 0 });
+  const stateNonterminal = (p: Permutation, mask: bigint, written: number): number => {
+    const key = `${mask.toString(16)},${written}`;
+    let nt = p.states.get(key);
+    if (nt === undefined) {
+      nt = nonterminal(`${p.name}@${mask.toString(16)},${written}`);
+      p.states.set(key, nt);
+      stateOf.set(nt, { p, mask, written });
+      rulesOf.push(null);
+      const closes = (p.requiredMask & ~mask) === 0n && written >= Math.min(p.min, p.cap);
+      nullable.push(closes && written === 0 ? 1 : closes && p.close.every((s) => s >= terminalCount && nullable[s - terminalCount] === 1) ? 1 : 0);
+    }
+    return nt;
+  };
+  const expanded: number[] = [];
+  const expand = (nt: number): readonly number[] => {
+    const known = rulesOf[nt - terminalCount];
+    if (known !== null && known !== undefined) return known;
+    const state = stateOf.get(nt);
+    if (state === undefined) throw new RangeError(`nonterminal ${nt} is not a permutation state`);
+    const { p, mask, written } = state;
+    rulesOf[nt - terminalCount] = [];
+    const lead = written > 0 ? p.separator : [];
+    if ((p.requiredMask & ~mask) === 0n && written >= Math.min(p.min, p.cap)) table(nt, written > 0 ? p.close : []);
+    if (written < p.max) {
+      const next = Math.min(written + 1, p.cap);
+      p.members.forEach((member, i) => {
+        const b = bit(i);
+        if ((mask & b) === 0n && (p.usable & b) !== 0n && completable(p, mask | b, next)) {
+          count(lead.length + 3);
+          table(nt, [...lead, member, stateNonterminal(p, mask | b, next)]);
+        }
+      });
+      if (p.other >= 0 && productive[p.other] && completable(p, mask, next)) {
+        count(lead.length + 3);
+        table(nt, [...lead, p.other, stateNonterminal(p, mask, next)]);
+      }
+    }
+    expanded.push(nt);
+    return rulesOf[nt - terminalCount]!;
+  };
 
   return {
     ir,
@@ -183,11 +313,13 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     nonterminalNames: names,
     ruleLhs,
     ruleDot,
-    dotNext: Int32Array.from(dotNext),
-    dotRule: Int32Array.from(dotRule),
-    rulesOf: rulesOf.map((r) => Int32Array.from(r)),
+    dotNext,
+    dotRule,
+    rulesOf,
     nullable,
     startRule,
     ignore: [...ir.ignore].sort((a, b) => a - b),
+    expand,
+    expanded,
   };
 }

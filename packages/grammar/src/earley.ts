@@ -79,7 +79,7 @@ function closeSet(g: CompiledGrammar, chart: readonly EarleySet[], k: number, se
       const nt = next - g.terminalCount;
       if (!predicted.has(nt)) {
         predicted.add(nt);
-        for (const r of g.rulesOf[nt]!) add(g.ruleDot[r]!, k);
+        for (const r of g.rulesOf[nt] ?? g.expand(next)) add(g.ruleDot[r]!, k);
       }
       if (g.nullable[nt]) add(d + 1, o);
     } else {

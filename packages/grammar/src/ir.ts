@@ -35,6 +35,26 @@ export type Expr =
   | { readonly kind: 'alt'; readonly items: readonly Expr[] }
   | { readonly kind: 'repeat'; readonly item: Expr; readonly min: number; readonly max: number; readonly span?: Span };
 
+/**
+ * A rule whose body is a list of members in any order: each of `members` at most once (the
+ * ones in `required` exactly once), `other` any number of times, between `min` and `max`
+ * members in all, `separator` between two members and `close` after the last one. The
+ * parser builds the rules for "which members are written, how many" only for the states a
+ * parse reaches, so objects with many properties cost no more than those with few.
+ */
+export interface PermutationDef {
+  readonly members: readonly Expr[];
+  readonly required: readonly number[];
+  readonly other: Expr | null;
+  readonly min: number;
+  readonly max: number;
+  readonly separator: Expr;
+  readonly close: Expr;
+}
+
+/** Most members a permutation may have (each parser state lists them all). */
+export const MAX_PERMUTATION_MEMBERS = 1000;
+
 /** A whole grammar. */
 export interface GrammarIR {
   /** Name of the start rule. */
@@ -47,12 +67,18 @@ export interface GrammarIR {
   readonly ruleSpans?: ReadonlyMap<string, Span>;
   /** Compile a grammar that matches nothing instead of reporting `empty_language`. */
   readonly allowEmpty?: boolean;
+  /** Rules whose body is a permutation (their name is not also in `rules`). */
+  readonly permutations?: ReadonlyMap<string, PermutationDef>;
 }
 
 export const expr = {
   lexeme: (index: number): Expr => ({ kind: 'lexeme', index }),
   ref: (name: string, span?: Span): Expr => (span ? { kind: 'ref', name, span } : { kind: 'ref', name }),
-  seq: (items: readonly Expr[]): Expr => (items.length === 1 ? items[0]! : { kind: 'seq', items }),
+  /** A sequence; nested sequences are spliced in (no extra nonterminal for them). */
+  seq: (items: readonly Expr[]): Expr => {
+    const flat = items.some((i) => i.kind === 'seq') ? items.flatMap((i) => (i.kind === 'seq' ? i.items : [i])) : items;
+    return flat.length === 1 ? flat[0]! : { kind: 'seq', items: flat };
+  },
   alt: (items: readonly Expr[]): Expr => (items.length === 1 ? items[0]! : { kind: 'alt', items }),
   repeat: (item: Expr, min: number, max: number, span?: Span): Expr => (span ? { kind: 'repeat', item, min, max, span } : { kind: 'repeat', item, min, max }),
   empty: { kind: 'seq', items: [] } as Expr,
@@ -64,6 +90,7 @@ export class GrammarBuilder {
   readonly rules = new Map<string, Expr>();
   readonly ruleSpans = new Map<string, Span>();
   readonly ignore: number[] = [];
+  readonly permutations = new Map<string, PermutationDef>();
   readonly #lexemeKeys = new Map<string, number>();
 
   /** Adds a lexeme, or returns the index of an identical one. */
@@ -77,6 +104,6 @@ export class GrammarBuilder {
   }
 
   build(start: string): GrammarIR {
-    return { start, rules: this.rules, lexemes: this.lexemes, ignore: this.ignore, ruleSpans: this.ruleSpans };
+    return { start, rules: this.rules, lexemes: this.lexemes, ignore: this.ignore, ruleSpans: this.ruleSpans, ...(this.permutations.size > 0 ? { permutations: this.permutations } : {}) };
   }
 }

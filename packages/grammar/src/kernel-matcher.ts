@@ -3,7 +3,8 @@
  * (assembly/matcher.ts) over flat tables compiled here. Per-token work — commit and the
  * trie-walk mask — is one kernel call once the lazily built lexer is warm; while it is cold,
  * the kernel asks for missing lexer transitions (STATUS_NEED_*), which this side computes
- * with the shared `LexerDfa` and hands over, and the kernel resumes.
+ * with the shared `LexerDfa` and hands over, and the kernel resumes. Lazily lowered
+ * nonterminals (permutation states) are built the same way (STATUS_NEED_RULES).
  */
 import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
@@ -17,25 +18,62 @@ export class KernelGrammar {
   readonly grammar: CompiledGrammar;
   #ptr: number;
   #syncedStates = 0;
+  #syncedNonterminals = 0;
+  #syncedDots = 0;
+  #syncedPredictions = 0;
+  #syncedExpansions = 0;
   readonly #matchers = new Set<KernelMatcher>();
 
   constructor(kernel: Kernel, grammar: CompiledGrammar) {
     this.kernel = kernel;
     this.grammar = grammar;
-    const k = kernel.exports;
     const g = grammar;
-    const ntCount = g.nonterminalNames.length;
-    const predictions = g.rulesOf.flatMap((rules) => Array.from(rules, (r) => g.ruleDot[r]!));
-    this.#ptr = k.grammarNew(g.terminalCount, ntCount, g.dotNext.length, predictions.length, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems) >>> 0;
-    const table = (which: number, length: number): Int32Array => new Int32Array(k.memory.buffer, k.grammarTable(this.#ptr, which) >>> 0, length);
-    table(abi.TABLE_DOT_NEXT, g.dotNext.length).set(g.dotNext);
-    table(abi.TABLE_DOT_LHS, g.dotNext.length).set(Array.from(g.dotRule, (r) => g.ruleLhs[r]!));
-    let at = 0;
-    table(abi.TABLE_PREDICT_START, ntCount + 1).set(g.rulesOf.map((rules) => ((at += rules.length), at - rules.length)).concat([at]));
-    table(abi.TABLE_PREDICT, predictions.length).set(predictions);
-    new Uint8Array(k.memory.buffer, k.grammarTable(this.#ptr, abi.TABLE_NULLABLE) >>> 0, ntCount).set(g.nullable);
-    table(abi.TABLE_IGNORE, g.ignore.length).set(g.ignore);
+    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems) >>> 0;
+    new Int32Array(kernel.exports.memory.buffer, kernel.exports.grammarTable(this.#ptr, abi.TABLE_IGNORE) >>> 0, g.ignore.length).set(g.ignore);
+    this.syncRules();
     this.syncLexer();
+  }
+
+  /**
+   * Mirrors parser tables built since the last sync: new nonterminals, dotted rules, and the
+   * predictions of nonterminals whose rules were built (lazily lowered ones included).
+   */
+  syncRules(): void {
+    const g = this.grammar;
+    const k = this.kernel.exports;
+    const ntCount = g.nonterminalNames.length;
+    const dotCount = g.dotNext.length;
+    const built: number[] = [];
+    for (let nt = this.#syncedNonterminals; nt < ntCount; nt++) if (g.rulesOf[nt] !== null) built.push(nt);
+    for (let i = this.#syncedExpansions; i < g.expanded.length; i++) {
+      const nt = g.expanded[i]! - g.terminalCount;
+      if (nt < this.#syncedNonterminals) built.push(nt);
+    }
+    const predictCount = built.reduce((n, nt) => n + g.rulesOf[nt]!.length, this.#syncedPredictions);
+    if (ntCount === this.#syncedNonterminals && dotCount === this.#syncedDots && built.length === 0) return;
+    k.grammarGrow(this.ptr, ntCount, dotCount, predictCount);
+    // Views after growing: the tables may have moved.
+    const table = (which: number, from: number, to: number): Int32Array => new Int32Array(k.memory.buffer, (k.grammarTable(this.#ptr, which) >>> 0) + 4 * from, to - from);
+    const dotNext = table(abi.TABLE_DOT_NEXT, this.#syncedDots, dotCount);
+    const dotLhs = table(abi.TABLE_DOT_LHS, this.#syncedDots, dotCount);
+    for (let d = this.#syncedDots; d < dotCount; d++) {
+      dotNext[d - this.#syncedDots] = g.dotNext[d]!;
+      dotLhs[d - this.#syncedDots] = g.ruleLhs[g.dotRule[d]!]!;
+    }
+    new Uint8Array(k.memory.buffer, k.grammarTable(this.#ptr, abi.TABLE_NULLABLE) >>> 0, ntCount).set(g.nullable.slice(this.#syncedNonterminals), this.#syncedNonterminals);
+    const predict = table(abi.TABLE_PREDICT, this.#syncedPredictions, predictCount);
+    const from = table(abi.TABLE_PREDICT_FROM, 0, ntCount);
+    const to = table(abi.TABLE_PREDICT_TO, 0, ntCount);
+    let at = this.#syncedPredictions;
+    for (const nt of built) {
+      from[nt] = at;
+      for (const r of g.rulesOf[nt]!) predict[at++ - this.#syncedPredictions] = g.ruleDot[r]!;
+      to[nt] = at;
+    }
+    this.#syncedNonterminals = ntCount;
+    this.#syncedDots = dotCount;
+    this.#syncedPredictions = predictCount;
+    this.#syncedExpansions = g.expanded.length;
   }
 
   /** Pointer of the grammar in linear memory. */
@@ -65,11 +103,14 @@ export class KernelGrammar {
     this.#syncedStates = count;
   }
 
-  /** Answers a kernel's STATUS_NEED_TRANSITION or STATUS_NEED_START for `matcher`. */
+  /** Answers a kernel's STATUS_NEED_TRANSITION, STATUS_NEED_START or STATUS_NEED_RULES for `matcher`. */
   resolveNeed(status: number, matcher: number): void {
     const k = this.kernel.exports;
     const lexer = this.grammar.lexer;
-    if (status === abi.STATUS_NEED_TRANSITION) {
+    if (status === abi.STATUS_NEED_RULES) {
+      this.grammar.expand(k.matcherNeedState(matcher) + this.grammar.terminalCount);
+      this.syncRules();
+    } else if (status === abi.STATUS_NEED_TRANSITION) {
       const state = k.matcherNeedState(matcher);
       const byte = k.matcherNeedByte(matcher);
       const target = lexer.next(state, byte);
@@ -124,9 +165,14 @@ export class KernelMatcher implements TokenMatcher {
       new Int32Array(k.memory.buffer, eos, this.#eos.length).set(this.#eos);
       this.#ptr = k.matcherNew(grammar.ptr, vocab.ptr, eos, this.#eos.length) >>> 0;
       k.free(eos);
-      if (this.#ptr === 0) throw new GrammarLimitError('maxParserItems', grammar.grammar.limits.maxParserItems, 'the initial parser set exceeds maxParserItems');
     }
     grammar.track(this, true);
+    try {
+      this.#run(() => k.matcherStart(this.#m));
+    } catch (error) {
+      this.dispose();
+      throw error;
+    }
   }
 
   get #k(): KernelExports {
@@ -242,7 +288,7 @@ export class KernelMatcher implements TokenMatcher {
     const limits = this.grammar.grammar.limits;
     for (;;) {
       const status = operation();
-      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START) {
+      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START || status === abi.STATUS_NEED_RULES) {
         this.grammar.resolveNeed(status, this.#m);
         continue;
       }

@@ -168,28 +168,30 @@ describe('random instances near the table agree with ajv', () => {
 // ----- property order ------------------------------------------------------------------------
 
 describe('declared properties', () => {
-  it('may appear in any order, each at most once, in objects of up to 6 declared properties', () => {
-    const names = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+  it('may appear in any order, each at most once, however many are declared', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `p${i}`);
     const arb = fc.record({
-      count: fc.integer({ min: 1, max: 6 }),
-      requiredMask: fc.nat(63),
+      count: fc.integer({ min: 1, max: 40 }),
+      required: fc.subarray(names),
       closed: fc.boolean(),
+      bounds: fc.option(fc.tuple(fc.nat(6), fc.nat(6)), { nil: undefined }),
       // The instance: a shuffled choice of declared names, perhaps an undeclared one.
       order: fc.shuffledSubarray(names),
       extra: fc.boolean(),
       wrongType: fc.boolean(),
     });
     fc.assert(
-      fc.property(arb, ({ count, requiredMask, closed, order, extra, wrongType }) => {
+      fc.property(arb, ({ count, required, closed, bounds, order, extra, wrongType }) => {
         const declared = names.slice(0, count);
         const schema = {
           type: 'object',
-          properties: Object.fromEntries(declared.map((n, i) => [n, i % 2 === 0 ? { type: 'integer' } : { type: 'string' }])),
-          required: declared.filter((_, i) => requiredMask & (1 << i)),
+          properties: Object.fromEntries(declared.map((n) => [n, Number(n.slice(1)) % 2 === 0 ? { type: 'integer' } : { type: 'string' }])),
+          required: required.filter((n) => declared.includes(n)),
           ...(closed ? { additionalProperties: false } : {}),
+          ...(bounds ? { minProperties: Math.min(...bounds), maxProperties: Math.max(...bounds) } : {}),
         };
         const instance: Record<string, unknown> = {};
-        for (const n of order) instance[n] = Number(n[1]) % 2 === 0 ? 1 : 's';
+        for (const n of order) instance[n] = Number(n.slice(1)) % 2 === 0 ? 1 : 's';
         if (extra) instance.other = 0;
         if (wrongType && order.length > 0) instance[order[0]!] = null;
         const valid = ajvValidator(schema)(instance);
@@ -198,13 +200,20 @@ describe('declared properties', () => {
       }),
       { numRuns: 150, seed: 42 },
     );
-  }, 30_000);
+  }, 60_000);
 
   it('may not repeat', () => {
     const grammar = compileSchema({ type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } });
     expect(accepts(grammar, '{"a":1,"b":2}')).toBe(true);
     expect(accepts(grammar, '{"a":1,"a":2}')).toBe(false);
     expect(accepts(grammar, '{"a":1,"b":2,"a":3}')).toBe(false);
+  });
+
+  it('may not repeat in an object of 40 declared properties either', () => {
+    const grammar = compileSchema({ type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 'integer' }])), required: ['p39'] });
+    expect(accepts(grammar, '{"p39":1,"p0":2,"p35":3}')).toBe(true);
+    expect(accepts(grammar, '{"p39":1,"p0":2,"p39":3}')).toBe(false);
+    expect(accepts(grammar, '{"p0":2,"p35":3}')).toBe(false);
   });
 });
 
@@ -449,6 +458,27 @@ describe('invalid schemas', () => {
 
   it('names the pointer in the message', () => {
     expect(schemaError({ properties: { a: { type: 'foo' } } }).message).toContain('/properties/a');
+  });
+});
+
+describe('size', () => {
+  // Each level refers to the next twice: written out, the schema doubles 23 times.
+  const doubling = (levels: number, sibling: (i: number) => Record<string, unknown>): unknown => ({
+    $defs: Object.fromEntries(Array.from({ length: levels }, (_, i) => [`l${i}`, i === levels - 1 ? { type: 'integer' } : { ...sibling(i), allOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] }])),
+    $ref: '#/$defs/l0',
+    minimum: 0,
+  });
+
+  it('schemas shared through many references are expanded once', () => {
+    const grammar = compileSchema(doubling(24, () => ({})));
+    expect(['0', '7'].filter((t) => !accepts(grammar, t))).toEqual([]);
+    expect(['-1', '1.5', '"0"'].filter((t) => accepts(grammar, t))).toEqual([]);
+  });
+
+  it('a schema that expands to more than maxRules rules is a limit error', () => {
+    const schema = { type: 'array', prefixItems: Array.from({ length: 40 }, (_, i) => ({ type: 'object', properties: { [`p${i}`]: { type: 'string' } } })) };
+    expect(() => jsonSchemaGrammar(schema)).not.toThrow();
+    expect(() => jsonSchemaGrammar(schema, { maxRules: 20 })).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxSchemaRules', value: 20 }));
   });
 });
 

@@ -2,7 +2,7 @@
 // identical masks, commits, acceptance, rollback and fork along random walks.
 import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileGrammar, jsonGrammar, KernelGrammar, KernelMatcher, Matcher, parseGrammar, type CompiledGrammar } from '../src/index.ts';
+import { compileGrammar, jsonGrammar, jsonSchemaGrammar, KernelGrammar, KernelMatcher, Matcher, parseGrammar, type CompiledGrammar } from '../src/index.ts';
 import { loadCases } from './support/cases.ts';
 import { bitsetIds, oracleAllowed } from './support/oracle.ts';
 import { seeded, vocab } from './support/vocabs.ts';
@@ -24,9 +24,20 @@ function kernelVocab(preset: 'stories260k' | 'llama3.1'): KernelVocab {
 // CI machine can stretch past the default time budget: these tests compare results, not
 // times, so the budget is lifted (limits have their own tests).
 const UNTIMED = { maxMaskMs: 600_000 };
+const WIDE_OBJECT = {
+  type: 'object',
+  properties: {
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i % 3 === 0 ? { type: 'integer' } : i % 3 === 1 ? { enum: ['a', 'b'] } : { type: 'boolean' }])),
+    inner: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['y'], additionalProperties: false },
+  },
+  required: ['k1', 'inner'],
+  additionalProperties: false,
+};
 const grammars: [string, () => CompiledGrammar][] = [
   ...loadCases().map((c): [string, () => CompiledGrammar] => [c.name, () => compileGrammar(parseGrammar(c.format, c.grammar), UNTIMED)]),
   ['any JSON', () => compileGrammar(jsonGrammar(), UNTIMED)],
+  // Objects are permutations: their parser states are built lazily (STATUS_NEED_RULES).
+  ['JSON Schema objects in any order', () => compileGrammar(jsonSchemaGrammar(WIDE_OBJECT).grammar, UNTIMED)],
   ['lazy lexeme', () => {
     const g = parseGrammar('lark', 'start: "<" BODY ">"\nBODY: /[a-z]+/\n');
     return compileGrammar({ ...g, lexemes: g.lexemes.map((l) => (l.name === 'BODY' ? { ...l, mode: 'lazy' as const } : l)) });
@@ -99,6 +110,35 @@ describe('a cold kernel grammar commits whole texts before any mask', () => {
       kernelGrammar.dispose();
     }
   }, 60_000);
+});
+
+describe('a cold kernel grammar builds permutation states itself', () => {
+  it.each([
+    '{"inner": {"y": 1, "x": 2}, "k11": true, "k1": "b", "k0": 5}',
+    '{"k1":"a","k9":7,"k3":0,"inner":{"y":0},"k2":false,"k10":"b","k4":"a","k5":true,"k6":1,"k7":"a","k8":false,"k11":true,"k0":3}',
+  ])('%s', (text) => {
+    const index = vocab('stories260k');
+    // The kernel's grammar is compiled on its own, so every state is first asked for by the kernel.
+    const kernelGrammar = new KernelGrammar(kernel, compileGrammar(jsonSchemaGrammar(WIDE_OBJECT).grammar));
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+    const reference = new Matcher(compileGrammar(jsonSchemaGrammar(WIDE_OBJECT).grammar), index);
+    try {
+      const bytes = new TextEncoder().encode(text);
+      for (let at = 0; at < bytes.length; at += 7) {
+        const piece = bytes.subarray(at, at + 7);
+        expect(matcher.commitBytes(piece), text.slice(0, at + 7)).toBe(true);
+        reference.commitBytes(piece);
+        expect(Array.from(matcher.computeMaskBitset())).toEqual(Array.from(reference.computeMaskBitset()));
+      }
+      expect(matcher.isAccepting()).toBe(true);
+      // A repeated key is refused.
+      const repeated = new TextEncoder().encode(text.replace(/}$/, ', "k1": "a"}'));
+      const again = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+      expect(again.commitBytes(repeated)).toBe(false);
+    } finally {
+      kernelGrammar.dispose();
+    }
+  });
 });
 
 describe('kernel matcher against the oracle, llama3.1', () => {

@@ -5,6 +5,7 @@ export { bitsetAnd, bitsetAndBrle, bitsetCount, brleDecode, brleEncode } from '.
 export { maskLiteral, vocabCheck } from './vocab';
 export {
   grammarFree,
+  grammarGrow,
   grammarNew,
   grammarTable,
   lexerGrow,
@@ -28,6 +29,7 @@ export {
   matcherNew,
   matcherResolveStart,
   matcherRollback,
+  matcherStart,
   matcherTokenCount,
 } from './matcher';
 

@@ -6,11 +6,14 @@
 // The lexer DFA is built by the host on demand: when a transition (or the start state of a
 // new parser set's expected lexemes) is missing, an operation returns STATUS_NEED_* and the
 // host fills it in and calls again (commits restart; a mask walk resumes where it stopped).
+// Nonterminals the host lowers lazily (permutation states) work the same way: predicting one
+// whose rules are not built yet returns STATUS_NEED_RULES, the host grows the tables.
 // Once warm, a mask is one call.
 import {
   STATUS_INVALID,
   STATUS_LIMIT_ITEMS,
   STATUS_LIMIT_TIME,
+  STATUS_NEED_RULES,
   STATUS_NEED_START,
   STATUS_NEED_TRANSITION,
   STATUS_OK,
@@ -20,7 +23,8 @@ import {
   TABLE_IGNORE,
   TABLE_NULLABLE,
   TABLE_PREDICT,
-  TABLE_PREDICT_START,
+  TABLE_PREDICT_FROM,
+  TABLE_PREDICT_TO,
 } from '../src/abi';
 import {
   TOKEN_EMPTY,
@@ -55,9 +59,14 @@ class Grammar {
   startDot: i32 = 0;
   maxItems: i32 = 0;
   ignoreCount: i32 = 0;
+  // Table capacities (the tables grow when the host builds lazily lowered nonterminals).
+  ntCap: i32 = 0;
+  dotCap: i32 = 0;
+  predictCap: i32 = 0;
   dotNext: usize = 0;
   dotLhs: usize = 0;
-  predictStart: usize = 0;
+  predictFrom: usize = 0;
+  predictTo: usize = 0;
   predict: usize = 0;
   nullable: usize = 0;
   ignore: usize = 0;
@@ -83,11 +92,15 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.startDot = startDot;
   g.maxItems = maxItems;
   g.ignoreCount = ignoreCount;
-  g.dotNext = heap.alloc(<usize>max(dotCount, 1) << 2);
-  g.dotLhs = heap.alloc(<usize>max(dotCount, 1) << 2);
-  g.predictStart = heap.alloc(<usize>(ntCount + 1) << 2);
-  g.predict = heap.alloc(<usize>max(predictCount, 1) << 2);
-  g.nullable = heap.alloc(<usize>max(ntCount, 1));
+  g.ntCap = max(ntCount, 1);
+  g.dotCap = max(dotCount, 1);
+  g.predictCap = max(predictCount, 1);
+  g.dotNext = heap.alloc(<usize>g.dotCap << 2);
+  g.dotLhs = heap.alloc(<usize>g.dotCap << 2);
+  g.predictFrom = heap.alloc(<usize>g.ntCap << 2);
+  g.predictTo = heap.alloc(<usize>g.ntCap << 2);
+  g.predict = heap.alloc(<usize>g.predictCap << 2);
+  g.nullable = heap.alloc(<usize>g.ntCap);
   g.ignore = heap.alloc(<usize>max(ignoreCount, 1) << 2);
   g.lexStates = 0;
   g.lexCap = 0;
@@ -104,6 +117,47 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   return changetype<usize>(g);
 }
 
+// A block of `used` bytes moved into a new block of `size` bytes.
+function regrow(ptr: usize, used: usize, size: usize): usize {
+  const grown = heap.alloc(size);
+  memory.copy(grown, ptr, used);
+  heap.free(ptr);
+  return grown;
+}
+
+/**
+ * Makes room for `ntCount` nonterminals, `dotCount` dotted rules and `predictCount`
+ * predictions (the host then writes the new entries; table pointers may have moved). New
+ * nonterminals start with no rules built (TABLE_PREDICT_FROM -1).
+ */
+export function grammarGrow(gp: usize, ntCount: i32, dotCount: i32, predictCount: i32): void {
+  const g = changetype<Grammar>(gp);
+  if (ntCount > g.ntCap) {
+    const cap = max(ntCount, g.ntCap * 2);
+    g.predictFrom = regrow(g.predictFrom, <usize>g.ntCount << 2, <usize>cap << 2);
+    g.predictTo = regrow(g.predictTo, <usize>g.ntCount << 2, <usize>cap << 2);
+    g.nullable = regrow(g.nullable, <usize>g.ntCount, <usize>cap);
+    g.ntCap = cap;
+  }
+  if (ntCount > g.ntCount) {
+    memory.fill(g.predictFrom + (<usize>g.ntCount << 2), 0xff, <usize>(ntCount - g.ntCount) << 2);
+    memory.fill(g.predictTo + (<usize>g.ntCount << 2), 0xff, <usize>(ntCount - g.ntCount) << 2);
+    memory.fill(g.nullable + <usize>g.ntCount, 0, <usize>(ntCount - g.ntCount));
+    g.ntCount = ntCount;
+  }
+  if (dotCount > g.dotCap) {
+    const cap = max(dotCount, g.dotCap * 2);
+    g.dotNext = regrow(g.dotNext, <usize>g.dotCap << 2, <usize>cap << 2);
+    g.dotLhs = regrow(g.dotLhs, <usize>g.dotCap << 2, <usize>cap << 2);
+    g.dotCap = cap;
+  }
+  if (predictCount > g.predictCap) {
+    const cap = max(predictCount, g.predictCap * 2);
+    g.predict = regrow(g.predict, <usize>g.predictCap << 2, <usize>cap << 2);
+    g.predictCap = cap;
+  }
+}
+
 /** Where the host writes table `which` (TABLE_*). */
 export function grammarTable(gp: usize, which: i32): usize {
   const g = changetype<Grammar>(gp);
@@ -112,8 +166,10 @@ export function grammarTable(gp: usize, which: i32): usize {
       return g.dotNext;
     case TABLE_DOT_LHS:
       return g.dotLhs;
-    case TABLE_PREDICT_START:
-      return g.predictStart;
+    case TABLE_PREDICT_FROM:
+      return g.predictFrom;
+    case TABLE_PREDICT_TO:
+      return g.predictTo;
     case TABLE_PREDICT:
       return g.predict;
     case TABLE_NULLABLE:
@@ -128,7 +184,8 @@ export function grammarFree(gp: usize): void {
   const g = changetype<Grammar>(gp);
   heap.free(g.dotNext);
   heap.free(g.dotLhs);
-  heap.free(g.predictStart);
+  heap.free(g.predictTo);
+  heap.free(g.predictFrom);
   heap.free(g.predict);
   heap.free(g.nullable);
   heap.free(g.ignore);
@@ -203,6 +260,7 @@ class Matcher {
   hashCap: i32 = 0;
   gen: i32 = 0;
   ntStamp: usize = 0;
+  ntStampCap: i32 = 0;
   // Mask walk (resumable).
   walkNode: i32 = 0;
   walkPath: Vec = changetype<Vec>(0);
@@ -223,8 +281,9 @@ function allocScratch(m: Matcher): void {
   m.hashGens = heap.alloc(<usize>m.hashCap << 2);
   memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
   m.gen = 0;
-  m.ntStamp = heap.alloc(<usize>max(m.g.ntCount, 1) << 2);
-  memory.fill(m.ntStamp, 0, <usize>max(m.g.ntCount, 1) << 2);
+  m.ntStampCap = max(m.g.ntCount, 1);
+  m.ntStamp = heap.alloc(<usize>m.ntStampCap << 2);
+  memory.fill(m.ntStamp, 0, <usize>m.ntStampCap << 2);
   m.walkPath = vecNew(64);
   m.needList = vecNew(16);
 }
@@ -249,11 +308,19 @@ export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): 
   m.history = vecNew(256);
   m.tokens = vecNew(64);
   allocScratch(m);
+  m.lex = UNKNOWN;
+  return changetype<usize>(m);
+}
+
+/** Builds the initial parser set of a new matcher: STATUS_OK, or a need or limit status (then call again). */
+export function matcherStart(mp: usize): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.chartLen > 0) return STATUS_OK;
   beginSet(m);
   addItem(m, m.g.startDot, 0);
   const status = closeSet(m);
-  m.lex = UNKNOWN;
-  return status === STATUS_OK ? changetype<usize>(m) : 0;
+  if (status !== STATUS_OK) restore(m, UNKNOWN, 0, 0);
+  return status;
 }
 
 /** An independent copy. */
@@ -332,7 +399,7 @@ function beginSet(m: Matcher): void {
   m.gen++;
   if (m.gen === 0x7fffffff) {
     memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
-    memory.fill(m.ntStamp, 0, <usize>max(m.g.ntCount, 1) << 2);
+    memory.fill(m.ntStamp, 0, <usize>m.ntStampCap << 2);
     m.gen = 1;
   }
 }
@@ -397,6 +464,14 @@ function lowerBound(m: Matcher, from: i32, to: i32, symbol: i32): i32 {
   return lo;
 }
 
+// The grammar gained nonterminals since the stamps were allocated.
+function growStamps(m: Matcher): void {
+  const cap = max(m.g.ntCount, m.ntStampCap * 2);
+  m.ntStamp = regrow(m.ntStamp, <usize>m.ntStampCap << 2, <usize>cap << 2);
+  memory.fill(m.ntStamp + (<usize>m.ntStampCap << 2), 0, <usize>(cap - m.ntStampCap) << 2);
+  m.ntStampCap = cap;
+}
+
 // Closes the set being built (the items added since beginSet): prediction and completion,
 // then sorts its items by next symbol and looks up its lexer start state.
 function closeSet(m: Matcher): i32 {
@@ -419,11 +494,16 @@ function closeSet(m: Matcher): i32 {
       }
     } else if (next >= T) {
       const nt = next - T;
+      if (nt >= m.ntStampCap) growStamps(m);
       const stampAt = m.ntStamp + (<usize>nt << 2);
       if (load<i32>(stampAt) !== m.gen) {
+        const from = load<i32>(g.predictFrom + (<usize>nt << 2));
+        if (from < 0) {
+          m.needState = nt;
+          return STATUS_NEED_RULES;
+        }
         store<i32>(stampAt, m.gen);
-        const from = load<i32>(g.predictStart + (<usize>nt << 2));
-        const to = load<i32>(g.predictStart + (<usize>(nt + 1) << 2));
+        const to = load<i32>(g.predictTo + (<usize>nt << 2));
         for (let r = from; r < to; r++) addItem(m, load<i32>(g.predict + (<usize>r << 2)), k);
       }
       if (load<u8>(g.nullable + <usize>nt)) addItem(m, d + 1, o);

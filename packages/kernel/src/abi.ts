@@ -23,6 +23,8 @@ export const STATUS_REJECTED = 1;
 export const STATUS_NEED_TRANSITION = 2;
 /** The lexer start state for a new parser set's expected lexemes is not known yet. */
 export const STATUS_NEED_START = 3;
+/** A nonterminal's rules are not built yet (a lazily lowered one): the host builds them, grows the tables and calls again. */
+export const STATUS_NEED_RULES = 4;
 
 // Matcher limits (errors).
 /** A parser set grew past the grammar's item limit. */
@@ -37,11 +39,13 @@ export const STATUS_INVALID = -8;
 export const TABLE_DOT_NEXT = 0;
 /** i32 per dotted rule: the rule's left-hand side symbol. */
 export const TABLE_DOT_LHS = 1;
-/** i32 per nonterminal + 1: start of its predictions in TABLE_PREDICT. */
-export const TABLE_PREDICT_START = 2;
+/** i32 per nonterminal: start of its predictions in TABLE_PREDICT, -1 while its rules are not built. */
+export const TABLE_PREDICT_FROM = 2;
 /** i32 per prediction: the dotted rule at position 0 of one of the nonterminal's rules. */
 export const TABLE_PREDICT = 3;
 /** u8 per nonterminal: derives the empty string. */
 export const TABLE_NULLABLE = 4;
 /** i32 per ignored lexeme, sorted. */
 export const TABLE_IGNORE = 5;
+/** i32 per nonterminal: end of its predictions in TABLE_PREDICT. */
+export const TABLE_PREDICT_TO = 6;

@@ -24,11 +24,13 @@ export interface KernelExports {
   // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
   grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number): number;
   grammarTable(grammar: number, which: number): number;
+  grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;
   grammarFree(grammar: number): void;
   lexerGrow(grammar: number, count: number): void;
   lexerSetTransition(grammar: number, state: number, byte: number, target: number): void;
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   matcherNew(grammar: number, vocab: number, eos: number, eosCount: number): number;
+  matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;
   matcherFree(matcher: number): void;
   matcherCommitToken(matcher: number, token: number): number;

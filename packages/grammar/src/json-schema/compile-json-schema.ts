@@ -7,17 +7,17 @@
  *
  * How: schemas are normalized (`$ref` resolved, `allOf` and sibling keywords merged into one
  * schema, `anyOf`/`oneOf` distributed over their siblings), then each allowed type becomes
- * grammar: objects and arrays as rules (up to ANY_ORDER_PROPERTIES declared properties in
- * any order, more in `properties` order; optional ones may be left out), strings and numbers
+ * grammar: objects and arrays as rules (declared properties in any order, each at most once,
+ * as a lazily lowered permutation; optional ones may be left out), strings and numbers
  * as single lexemes built by regex intersection (pattern ∧ length ∧ format), enums as literal
  * alternatives kept when an exact validator accepts them against the rest of the schema.
  */
 import { rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY } from '../code-point-sets.ts';
-import { GrammarError } from '../errors.ts';
+import { GrammarError, GrammarLimitError } from '../errors.ts';
 import { JsonGrammarParts, jsonRegex, type JsonWhitespace } from '../frontends/json.ts';
 import { regexToByteRegex } from '../frontends/regex.ts';
-import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { GrammarBuilder, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './formats.ts';
 import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { jsonSchemaOf } from './zod.ts';
@@ -33,7 +33,15 @@ export interface JsonSchemaOptions {
   readonly whitespace?: JsonWhitespace;
   /** Downgrade unsupported keywords to warnings (the keyword is then not enforced). */
   readonly lenient?: boolean;
+  /**
+   * Grammar rules the schema may expand to (default `MAX_SCHEMA_RULES`); more throws a
+   * `GrammarLimitError` ('maxSchemaRules') instead of running out of time or memory.
+   */
+  readonly maxRules?: number;
 }
+
+/** Default `maxRules`: real-world schemas need under 10,000 rules. */
+export const MAX_SCHEMA_RULES = 50_000;
 
 /** The grammar of a schema and what `lenient` let through. */
 export interface JsonSchemaGrammar {
@@ -47,8 +55,6 @@ interface SchemaObject {
 }
 type JsonType = 'null' | 'boolean' | 'object' | 'array' | 'number' | 'integer' | 'string';
 const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'];
-/** Objects with at most this many declared properties accept them in any order. */
-export const ANY_ORDER_PROPERTIES = 6;
 
 // Keywords with no effect on validity (annotations, metadata, vendor extensions are ignored
 // because they are unknown; these are listed so merges can drop them).
@@ -75,11 +81,13 @@ class SchemaCompiler {
   readonly parts: JsonGrammarParts;
   readonly warnings: SchemaWarning[] = [];
   readonly #refRules = new Map<string, string>();
-  // Rules of merged schemas by their JSON text: a recursive schema reached again through an
+  // Rules of merged schemas by their content: a recursive schema reached again through an
   // inlined $ref becomes a recursive rule instead of an endless expansion.
-  readonly #mergedRules = new Map<string, string>();
+  readonly #mergedRules = new Map<number, string>();
+  readonly #contentIds = new ContentIds();
   readonly #ruleCount = new Map<string, number>();
   readonly #built = new WeakMap<SchemaObject, Expr>();
+  readonly #flattened = new WeakMap<SchemaObject, SchemaObject | false>();
   #hasDynamicRef: boolean | undefined;
   // The draft the validator of enum values reads the schema in.
   readonly #draft: ValidatorDraft;
@@ -99,6 +107,8 @@ class SchemaCompiler {
   // ----- entry: any schema -------------------------------------------------------------
 
   schemaExpr(schema: Schema, pointer: string): Expr {
+    const maxRules = this.options.maxRules ?? MAX_SCHEMA_RULES;
+    if (this.parts.builder.rules.size > maxRules) throw new GrammarLimitError('maxSchemaRules', maxRules, `the schema expands to more than ${maxRules} grammar rules (maxRules)`);
     if (++this.#depth > 200) throw new UnsupportedSchemaError(pointer, '$ref', 'schema nesting deeper than 200 levels');
     try {
       if (schema === true) return this.parts.anyValue();
@@ -119,7 +129,10 @@ class SchemaCompiler {
     }
   }
 
+  // Whether a schema is its `$ref` alone: nothing else constrains it, or the draft (4 to 7)
+  // says keywords beside a `$ref` are ignored.
   #onlyRef(schema: SchemaObject): boolean {
+    if (this.#draft === '4' || this.#draft === '7') return true;
     return Object.keys(schema).every((k) => k === '$ref' || ANNOTATIONS.has(k) || !KNOWN.has(k));
   }
 
@@ -170,7 +183,14 @@ class SchemaCompiler {
   // ----- normalization -------------------------------------------------------------------
 
   // Resolves `$ref` and `allOf` into one merged schema (false when it can match nothing).
+  // A schema object reached again (through many `$ref`s, say) is flattened once.
   #flatten(schema: SchemaObject, pointer: string, depth = 0): SchemaObject | false {
+    let flat = this.#flattened.get(schema);
+    if (flat === undefined) this.#flattened.set(schema, (flat = this.#flattenOnce(schema, pointer, depth)));
+    return flat;
+  }
+
+  #flattenOnce(schema: SchemaObject, pointer: string, depth: number): SchemaObject | false {
     if (depth > 50) throw new UnsupportedSchemaError(pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
     let result: SchemaObject = {};
     const own: Record<string, unknown> = {};
@@ -178,6 +198,7 @@ class SchemaCompiler {
     const parts: [Schema, string][] = [[own, pointer]];
     if (typeof schema.$ref === 'string') {
       const target = this.#resolve(schema.$ref, pointer);
+      if (this.#onlyRef(schema)) return target.schema === false ? false : this.#flatten(target.schema === true ? {} : (target.schema as SchemaObject), target.pointer, depth + 1);
       parts.push([target.schema, target.pointer]);
     }
     if (schema.allOf !== undefined) {
@@ -311,7 +332,7 @@ class SchemaCompiler {
   }
 
   #mergedRule(schema: SchemaObject, pointer: string): Expr {
-    const key = JSON.stringify(schema);
+    const key = this.#contentIds.of(schema);
     let name = this.#mergedRules.get(key);
     if (name === undefined) {
       name = this.#ruleName(`merged:${pointer}`);
@@ -642,37 +663,31 @@ class SchemaCompiler {
       other = expr.ref(`${base}.other`);
     }
 
-    // Members written so far are counted up to `cap` (at least 1, which decides whether a
-    // separator comes first).
+    const object = (body: Expr): Expr => expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
+    if (names.length <= MAX_PERMUTATION_MEMBERS) {
+      // Declared properties in any order, each at most once; other members anywhere. The
+      // parser builds the states (which are written, how many) a parse reaches, lazily.
+      const rule = `${base}@`;
+      parts.builder.permutations.set(rule, {
+        members: names.map(member),
+        required: names.flatMap((name, i) => (required.has(name) ? [i] : [])),
+        other,
+        min: minProperties,
+        max: maxProperties,
+        separator: parts.itemSeparator(),
+        // Whitespace before `}` only after a member, so runs never double up.
+        close: parts.ws(),
+      });
+      return object(expr.ref(rule));
+    }
+    // Very many declared properties: in `properties` order (optional ones may be left out),
+    // then other members. Members written so far are counted up to `cap` (at least 1, which
+    // decides whether a separator comes first).
     const cap = maxProperties === Infinity ? Math.max(minProperties, 1) : maxProperties + 1;
     const next = (count: number): number => Math.min(count + 1, cap);
     const sep = parts.itemSeparator();
     const after = (count: number, item: Expr): Expr => (count > 0 ? expr.seq([sep, item]) : item);
-    // Whitespace before `}` only after a member, so runs never double up.
     const close = (count: number): Expr => (count > 0 ? parts.ws() : expr.empty);
-    const object = (body: Expr): Expr => expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
-    if (names.length <= ANY_ORDER_PROPERTIES) {
-      // Few declared properties: any order, each at most once, tracked as a set (a rule per
-      // subset and count); other members may come anywhere.
-      const ruleName = (seen: number, count: number): string => `${base}@${seen},${count}`;
-      const requiredMask = names.reduce((m, name, i) => (required.has(name) ? m | (1 << i) : m), 0);
-      for (let seen = (1 << names.length) - 1; seen >= 0; seen--) {
-        for (let count = 0; count <= cap; count++) {
-          const alternatives: Expr[] = [];
-          if ((seen & requiredMask) === requiredMask && count >= Math.min(minProperties, cap)) alternatives.push(close(count));
-          if (count < maxProperties) {
-            names.forEach((name, i) => {
-              if (!(seen & (1 << i))) alternatives.push(expr.seq([after(count, member(name)), expr.ref(ruleName(seen | (1 << i), next(count)))]));
-            });
-            if (other !== null) alternatives.push(expr.seq([after(count, other), expr.ref(ruleName(seen, next(count)))]));
-          }
-          parts.builder.rules.set(ruleName(seen, count), expr.alt(alternatives));
-        }
-      }
-      return object(expr.ref(ruleName(0, 0)));
-    }
-    // Many declared properties: in `properties` order (optional ones may be left out), then
-    // other members.
     const ruleName = (i: number, count: number): string => `${base}@${i},${count}`;
     const body = (i: number, count: number): Expr => {
       if (i === names.length) {
@@ -719,6 +734,33 @@ class SchemaCompiler {
 }
 
 // ----- helpers ----------------------------------------------------------------------------
+
+/**
+ * Numbers JSON values by content: equal values get equal ids. Objects met again (a schema
+ * shared by many merged schemas) are numbered once, so the work is linear in the number of
+ * distinct objects even where their JSON text would be exponentially long.
+ */
+class ContentIds {
+  readonly #byObject = new WeakMap<object, number>();
+  readonly #byShape = new Map<string, number>();
+
+  of(value: unknown): number {
+    if (value === null || typeof value !== 'object') return this.#intern(`v${JSON.stringify(value) ?? 'undefined'}`);
+    let id = this.#byObject.get(value);
+    if (id === undefined) {
+      const shape = Array.isArray(value) ? `a${value.map((v) => this.of(v)).join(',')}` : `o${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${this.of(v)}`).join(',')}`;
+      id = this.#intern(shape);
+      this.#byObject.set(value, id);
+    }
+    return id;
+  }
+
+  #intern(shape: string): number {
+    let id = this.#byShape.get(shape);
+    if (id === undefined) this.#byShape.set(shape, (id = this.#byShape.size));
+    return id;
+  }
+}
 
 function typeList(type: unknown, pointer: string): JsonType[] {
   const list = Array.isArray(type) ? type : [type];

@@ -26,21 +26,31 @@ export function ajvValidator(schema: unknown): ValidateFunction {
   return ajv.compile(draft2020(schema) as object);
 }
 
+function isLegacyDraft(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && /draft-0[4-7]/.test(String((schema as { $schema?: unknown }).$schema ?? ''));
+}
+
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+// What may stay beside a `$ref` in drafts 4-7, where its other siblings are ignored.
+const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$defs']);
 
 /**
  * The draft 4-7 spellings real schemas use, in their 2020-12 form (as the compiler reads them):
  * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
- * `exclusiveMaximum` as numbers, and the draft-4 `id` dropped (ajv refuses it).
+ * `exclusiveMaximum` as numbers, the draft-4 `id` dropped (ajv refuses it), and, when the
+ * root's `$schema` names draft 4 to 7, the keywords beside a `$ref` dropped (those drafts
+ * ignore them).
  */
-export function draft2020(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(draft2020);
+export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef));
   if (schema === null || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'id' && typeof v === 'string') continue;
-    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v);
+    if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
+    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef);
   }
   if (Array.isArray(s.items)) {
     out.prefixItems = out.items;
