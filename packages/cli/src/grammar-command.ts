@@ -4,7 +4,7 @@
  * F is a text grammar format or `json-schema` (FILE is then a JSON Schema document).
  */
 import { brleCount } from '@sieve/format';
-import { compileGrammar, GrammarError, GRAMMAR_FORMATS, jsonSchemaGrammar, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, SchemaError, type CompiledGrammar, type GrammarIR, type SchemaWarning } from '@sieve/grammar';
+import { compileGrammar, GrammarError, GrammarLimitError, GRAMMAR_FORMATS, jsonSchemaGrammar, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, SchemaError, type CompiledGrammar, type GrammarIR, type SchemaWarning } from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
 import type { VocabIndex } from '@sieve/format';
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,8 @@ export interface GrammarArgs {
 
 /**
  * A compile error in the CLI's JSON shape: code and message, with a span (plus line and
- * column) for text grammars, or the pointer and keyword for schemas.
+ * column) for text grammars, or the pointer and keyword for schemas; a limit error names the
+ * limit and, for a schema, the pointer of the part that needed it.
  */
 export class GrammarCliError extends CliError {
   constructor(
@@ -40,10 +41,13 @@ export class GrammarCliError extends CliError {
   toJSON(): object {
     if (this.error instanceof SchemaError) return { code: this.error.code, message: this.error.message, pointer: this.error.pointer, keyword: this.error.keyword };
     const { span } = this.error;
+    const limit = this.error instanceof GrammarLimitError ? this.error : undefined;
     return {
       code: this.error.code,
       message: this.error.message,
       ...(span && { span: { ...span, ...lineCol(this.source, span.start) } }),
+      ...(limit && { limit: limit.limit, value: limit.value }),
+      ...(limit?.lexeme?.origin !== undefined && { pointer: limit.lexeme.origin }),
     };
   }
 }

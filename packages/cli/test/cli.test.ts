@@ -146,6 +146,13 @@ describe('sieve compile and sieve check --format json-schema', () => {
     expect(lenientText.stderr).toMatch(/warning: \/properties\/a: .*\$dynamicRef/);
   });
 
+  it('reports a limit error with the limit and the pointer of the schema part that needed it (exit 2)', async () => {
+    const huge = file('huge.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string', maxLength: 40000 } } }));
+    const result = await run('compile', '--format', 'json-schema', '--grammar', huge, '--json');
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'limit_exceeded', limit: 'maxNfaStates', value: 200000, pointer: '/properties/name' });
+  });
+
   it('reports a schema file that is not JSON as invalid_schema (exit 2), with a span where the parser gives the offset', async () => {
     const truncated = await run('compile', '--format', 'json-schema', '--grammar', file('truncated.json', '{"type": "object",\n "properties": {"a": 1'), '--json');
     expect(truncated.code).toBe(2);

@@ -45,6 +45,8 @@ export class GrammarLimitError extends GrammarError {
     readonly value: number,
     message: string,
     span?: Span,
+    /** The lexeme being built when the limit was hit, and where it comes from, if known. */
+    readonly lexeme?: { readonly name: string; readonly origin?: string },
   ) {
     super('limit_exceeded', message, span);
   }

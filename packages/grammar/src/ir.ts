@@ -25,6 +25,8 @@ export interface LexemeDef {
   readonly mode?: 'greedy' | 'lazy';
   /** Higher wins when several lexemes match the same text (default 0). */
   readonly priority?: number;
+  /** Where the lexeme comes from (a JSON Schema pointer), for limit errors. */
+  readonly origin?: string;
 }
 
 /** A grammar expression: rule bodies are built from these. */

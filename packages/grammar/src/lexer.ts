@@ -252,7 +252,13 @@ export class LexerDfa {
       const start = this.#nfa.newState();
       const accept = this.#nfa.newState();
       this.#nfa.accepts[accept] = index;
-      this.#nfa.build(lexeme.regex, start, accept);
+      try {
+        this.#nfa.build(lexeme.regex, start, accept);
+      } catch (error) {
+        if (!(error instanceof GrammarLimitError)) throw error;
+        const where = lexeme.origin === undefined ? lexeme.name : `${lexeme.name} at ${lexeme.origin || '#'}`;
+        throw new GrammarLimitError(error.limit, error.value, `${error.message}; lexeme ${where}`, error.span, { name: lexeme.name, ...(lexeme.origin !== undefined && { origin: lexeme.origin }) });
+      }
       if (!this.#nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
       return start;
     });

@@ -475,6 +475,11 @@ describe('size', () => {
     expect(['-1', '1.5', '"0"'].filter((t) => accepts(grammar, t))).toEqual([]);
   });
 
+  it('a string bound too large for the lexer automaton is a limit error naming the schema pointer', () => {
+    const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', maxLength: 40_000 } } }).grammar;
+    expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates', lexeme: { name: 'STRING', origin: '/properties/a' } }));
+  });
+
   it('a schema that expands to more than maxRules rules is a limit error', () => {
     const schema = { type: 'array', prefixItems: Array.from({ length: 40 }, (_, i) => ({ type: 'object', properties: { [`p${i}`]: { type: 'string' } } })) };
     expect(() => jsonSchemaGrammar(schema)).not.toThrow();

@@ -93,8 +93,9 @@ export class JsonGrammarParts {
     return expr.lexeme(this.builder.lexeme({ name: JSON.stringify(text), regex: rx.literal(text) }));
   }
 
-  lexeme(name: string, regex: ByteRegex): Expr {
-    return expr.lexeme(this.builder.lexeme({ name, regex }));
+  /** A lexeme; `origin` (a JSON pointer, say) is named by limit errors it causes. */
+  lexeme(name: string, regex: ByteRegex, origin?: string): Expr {
+    return expr.lexeme(this.builder.lexeme(origin === undefined ? { name, regex } : { name, regex, origin }));
   }
 
   /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects. */

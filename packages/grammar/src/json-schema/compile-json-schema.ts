@@ -465,11 +465,11 @@ class SchemaCompiler {
       case 'boolean':
         return expr.alt([true, false].filter((b) => !excluded.some((v) => v === b)).map((b) => this.parts.token(String(b))));
       case 'string':
-        return this.parts.lexeme('STRING', this.#stringRegex(schema, pointer, excluded));
+        return this.parts.lexeme('STRING', this.#stringRegex(schema, pointer, excluded), pointer);
       case 'integer':
       case 'number':
         if (excluded.some((v) => typeof v === 'number')) this.#unsupported(pointer, 'not', '`not` of numeric constants is not supported');
-        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberRegex(type, schema, pointer));
+        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberRegex(type, schema, pointer), pointer);
       case 'array':
         if (excluded.some((v) => Array.isArray(v))) this.#unsupported(pointer, 'not', '`not` of array constants is not supported');
         return this.#arrayExpr(schema, pointer);
