@@ -7,7 +7,7 @@
  */
 import { brleAllows } from '@sieve/format';
 import { compileGrammar, GrammarError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, SchemaError, type CompiledGrammar } from '@sieve/grammar';
-import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
+import { loadKernel } from '@sieve/kernel';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCliTokenizer, type CliTokenizer } from './tokenizer.ts';
@@ -22,60 +22,89 @@ export function pythonJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-interface Checker {
+/**
+ * A constrained-decoding engine as the runners drive it: Sieve, or a peer measured the same
+ * way in the same process (`xgrammar-engine.ts`).
+ */
+export interface BenchEngine {
+  readonly name: 'sieve' | 'xgrammar';
   readonly tokenizer: CliTokenizer;
-  readonly kernel: Kernel;
-  readonly vocab: KernelVocab;
-  /** Per-token mask+commit times (µs), when timing. */
-  readonly maskUs: number[];
+  /** A schema's grammar, or the key its compile error is counted under. */
+  compile(schema: unknown): Promise<EngineGrammar | { readonly error: string }>;
+  dispose(): void;
 }
 
-async function makeChecker(tokenizer: string): Promise<Checker> {
+/** A compiled schema. */
+export interface EngineGrammar {
+  /** Computes the first mask of a fresh matcher ("time to first mask" ends here). */
+  firstMask(): Promise<void>;
+  /**
+   * Feeds `tokens` one by one: whether every token was allowed and the end is complete. When
+   * `maskUs` is given, each token's mask + commit time (µs) is pushed to it.
+   */
+  feed(tokens: readonly number[], maskUs?: number[]): Promise<boolean>;
+  dispose(): void;
+}
+
+/** Sieve: the JSON Schema compiler and the kernel matcher. */
+export async function sieveEngine(tokenizer: string): Promise<BenchEngine> {
   const loaded = loadCliTokenizer(tokenizer);
   const kernel = await loadKernel();
-  return { tokenizer: loaded, kernel, vocab: kernel.loadVocab(loaded.vocab.file), maskUs: [] };
-}
-
-// Feeds one text; returns whether every token was allowed and the end is accepting.
-function feed(checker: Checker, grammar: KernelGrammar, text: string, timed: boolean): boolean {
-  const matcher = new KernelMatcher(grammar, checker.vocab, { eosTokenIds: checker.tokenizer.vocab.meta.eos_token_ids });
-  try {
-    for (const id of checker.tokenizer.encode(text)) {
-      const started = timed ? performance.now() : 0;
-      let allowed: boolean;
-      if (timed) {
-        const mask = matcher.computeMask();
-        allowed = brleAllows(mask, id) && matcher.commitToken(id);
-        checker.maskUs.push((performance.now() - started) * 1000);
-      } else {
-        allowed = matcher.commitToken(id);
+  const vocab = kernel.loadVocab(loaded.vocab.file);
+  const eosTokenIds = loaded.vocab.meta.eos_token_ids;
+  return {
+    name: 'sieve',
+    tokenizer: loaded,
+    async compile(schema) {
+      let compiled: CompiledGrammar;
+      try {
+        compiled = compileGrammar(jsonSchemaGrammar(schema).grammar);
+      } catch (error) {
+        if (!(error instanceof GrammarError)) throw error;
+        const keyword = error instanceof SchemaError ? error.keyword || error.code : error.code;
+        return { error: error instanceof SchemaError && error.code === 'invalid_schema' ? `invalid_schema:${keyword}` : keyword };
       }
-      if (!allowed) return false;
-    }
-    return matcher.isAccepting();
-  } finally {
-    matcher.dispose();
-  }
+      const grammar = new KernelGrammar(kernel, compiled);
+      const matcher = (): KernelMatcher => new KernelMatcher(grammar, vocab, { eosTokenIds });
+      return {
+        async firstMask() {
+          const first = matcher();
+          first.computeMask();
+          first.dispose();
+        },
+        async feed(tokens, maskUs) {
+          const m = matcher();
+          try {
+            for (const id of tokens) {
+              if (maskUs === undefined) {
+                if (!m.commitToken(id)) return false;
+                continue;
+              }
+              const started = performance.now();
+              const allowed = brleAllows(m.computeMask(), id) && m.commitToken(id);
+              maskUs.push((performance.now() - started) * 1000);
+              if (!allowed) return false;
+            }
+            return m.isAccepting();
+          } finally {
+            m.dispose();
+          }
+        },
+        dispose: () => grammar.dispose(),
+      };
+    },
+    dispose: () => kernel.dispose(),
+  };
 }
 
-function outcomeOf(checker: Checker, grammar: KernelGrammar, data: unknown, valid: boolean, timed = false): Outcome {
+// Every serialization of an instance must be accepted (valid) or refused (invalid).
+async function outcomeOf(engine: BenchEngine, grammar: EngineGrammar, data: unknown, valid: boolean, maskUs?: number[]): Promise<Outcome> {
   const serializations = [...new Set([JSON.stringify(data), pythonJson(data)])];
   for (const text of serializations) {
-    const accepted = feed(checker, grammar, text, timed);
+    const accepted = await grammar.feed(engine.tokenizer.encode(text), maskUs);
     if (accepted !== valid) return valid ? 'valid_rejected' : 'invalid_accepted';
   }
   return 'passed';
-}
-
-function compileSchema(schema: unknown): { grammar: CompiledGrammar; ms: number } | { error: GrammarError } {
-  const started = performance.now();
-  try {
-    const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
-    return { grammar, ms: performance.now() - started };
-  } catch (error) {
-    if (error instanceof GrammarError) return { error };
-    throw error;
-  }
 }
 
 /** Summary of a JSON-Schema-Test-Suite run (the DESIGN.md shape) plus per-test outcomes. */
@@ -98,7 +127,7 @@ export function suiteFiles(dir: string): string[] {
 
 /** Runs the JSON-Schema-Test-Suite. */
 export async function runSuite(dir: string, tokenizer = 'llama3.1'): Promise<SuiteResult> {
-  const checker = await makeChecker(tokenizer);
+  const engine = await sieveEngine(tokenizer);
   const outcomes: Record<string, Outcome> = {};
   const base = join(dir, 'tests', 'draft2020-12');
   try {
@@ -106,22 +135,17 @@ export async function runSuite(dir: string, tokenizer = 'llama3.1'): Promise<Sui
       const name = file.slice(base.length + 1);
       const groups = JSON.parse(readFileSync(file, 'utf8')) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[];
       for (const group of groups) {
-        const compiled = compileSchema(group.schema);
-        const grammar = 'grammar' in compiled ? new KernelGrammar(checker.kernel, compiled.grammar) : null;
+        const compiled = await engine.compile(group.schema);
         for (const test of group.tests) {
           const id = `${name} | ${group.description} | ${test.description}`;
-          if (grammar === null) {
-            const error = (compiled as { error: GrammarError }).error;
-            outcomes[id] = error instanceof SchemaError && error.code === 'invalid_schema' ? 'skipped_invalid_schema' : 'skipped_unsupported';
-          } else {
-            outcomes[id] = outcomeOf(checker, grammar, test.data, test.valid);
-          }
+          if ('error' in compiled) outcomes[id] = compiled.error.startsWith('invalid_schema') ? 'skipped_invalid_schema' : 'skipped_unsupported';
+          else outcomes[id] = await outcomeOf(engine, compiled, test.data, test.valid);
         }
-        grammar?.dispose();
+        if (!('error' in compiled)) compiled.dispose();
       }
     }
   } finally {
-    checker.kernel.dispose();
+    engine.dispose();
   }
   const count = (o: Outcome): number => Object.values(outcomes).filter((x) => x === o).length;
   return {
@@ -136,7 +160,7 @@ export async function runSuite(dir: string, tokenizer = 'llama3.1'): Promise<Sui
 
 /** Summary of a MaskBench run (the DESIGN.md shape) plus per-file outcomes. */
 export interface MaskBenchResult {
-  readonly engine: 'sieve';
+  readonly engine: BenchEngine['name'];
   readonly tokenizer: string;
   readonly cases: number;
   readonly schemas_compiled: number;
@@ -161,14 +185,16 @@ export function maskBenchFiles(dir: string, limit?: number): string[] {
 }
 
 /**
- * Runs MaskBench over `dir` (all files, or an evenly spread sample of `limit`). With
- * `timed: false` masks are not computed (commit only: same outcomes, much faster).
+ * Runs MaskBench over `dir` (all files, or an evenly spread sample of `limit`) with `engine`
+ * (default: Sieve on `tokenizer`). With `timed: false` masks are not computed (commit only:
+ * same outcomes, much faster).
  */
-export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true): Promise<MaskBenchResult> {
-  const checker = await makeChecker(tokenizer);
+export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine: (tokenizer: string) => Promise<BenchEngine> = sieveEngine): Promise<MaskBenchResult> {
+  const engine = await makeEngine(tokenizer);
   const outcomes: Record<string, string> = {};
   const unsupported: Record<string, number> = {};
   const compileMs: number[] = [];
+  const maskUs: number[] = [];
   let compiled = 0;
   let validTested = 0;
   let validRejected = 0;
@@ -179,24 +205,19 @@ export async function runMaskBench(dir: string, tokenizer: string, limit?: numbe
     for (const file of files) {
       const data = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { schema: unknown; tests: { data: unknown; valid: boolean }[] };
       const started = performance.now();
-      const result = compileSchema(data.schema);
-      if ('error' in result) {
-        const keyword = result.error instanceof SchemaError ? result.error.keyword || result.error.code : result.error.code;
-        const key = result.error instanceof SchemaError && result.error.code === 'invalid_schema' ? `invalid_schema:${keyword}` : keyword;
-        unsupported[key] = (unsupported[key] ?? 0) + 1;
-        outcomes[file] = `error:${key}`;
+      const grammar = await engine.compile(data.schema);
+      if ('error' in grammar) {
+        unsupported[grammar.error] = (unsupported[grammar.error] ?? 0) + 1;
+        outcomes[file] = `error:${grammar.error}`;
         continue;
       }
       compiled++;
-      const grammar = new KernelGrammar(checker.kernel, result.grammar);
       // Compile time includes the first mask ("time to first mask").
-      const first = new KernelMatcher(grammar, checker.vocab, { eosTokenIds: checker.tokenizer.vocab.meta.eos_token_ids });
-      first.computeMask();
-      first.dispose();
+      await grammar.firstMask();
       compileMs.push(performance.now() - started);
       const results: string[] = [];
       for (const test of data.tests) {
-        const outcome = outcomeOf(checker, grammar, test.data, test.valid, timed);
+        const outcome = await outcomeOf(engine, grammar, test.data, test.valid, timed ? maskUs : undefined);
         if (test.valid) {
           validTested++;
           if (outcome !== 'passed') validRejected++;
@@ -210,10 +231,10 @@ export async function runMaskBench(dir: string, tokenizer: string, limit?: numbe
       grammar.dispose();
     }
   } finally {
-    checker.kernel.dispose();
+    engine.dispose();
   }
   return {
-    engine: 'sieve',
+    engine: engine.name,
     tokenizer,
     cases: files.length,
     schemas_compiled: compiled,
@@ -223,8 +244,8 @@ export async function runMaskBench(dir: string, tokenizer: string, limit?: numbe
     valid_rejected: validRejected,
     invalid_tested: invalidTested,
     invalid_accepted: invalidAccepted,
-    tokens: checker.maskUs.length,
-    mask_us: { mean: round(mean(checker.maskUs)), p50: round(quantile(checker.maskUs, 0.5)), p90: round(quantile(checker.maskUs, 0.9)), p99: round(quantile(checker.maskUs, 0.99)), p999: round(quantile(checker.maskUs, 0.999)), max: round(quantile(checker.maskUs, 1)) },
+    tokens: maskUs.length,
+    mask_us: { mean: round(mean(maskUs)), p50: round(quantile(maskUs, 0.5)), p90: round(quantile(maskUs, 0.9)), p99: round(quantile(maskUs, 0.99)), p999: round(quantile(maskUs, 0.999)), max: round(quantile(maskUs, 1)) },
     compile_ms: { p50: round(quantile(compileMs, 0.5)), p90: round(quantile(compileMs, 0.9)), p99: round(quantile(compileMs, 0.99)), max: round(quantile(compileMs, 1)) },
     outcomes,
   };

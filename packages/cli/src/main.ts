@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, makeOutput } from './output.ts';
-import { runMaskBench, runSuite } from './conformance.ts';
+import { runMaskBench, runSuite, sieveEngine } from './conformance.ts';
+import { xgrammarEngine } from './xgrammar-engine.ts';
 import { checkCommand, compileCommand, GrammarCliError } from './grammar-command.ts';
 import { writeFileSync } from 'node:fs';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
@@ -16,7 +17,7 @@ const USAGE = `usage:
   sieve compile --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--json]
   sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
-  sieve bench maskbench --dir DIR --tokenizer T [--limit N] [--outcomes FILE] [--json]
+  sieve bench maskbench --dir DIR --tokenizer T [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
@@ -45,6 +46,7 @@ export async function main(
         dir: { type: 'string' },
         limit: { type: 'string' },
         outcomes: { type: 'string' },
+        engine: { type: 'string' },
         strict: { type: 'boolean' },
         lenient: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -62,7 +64,9 @@ export async function main(
       if (values.dir === undefined) throw new CliError('usage', '--dir DIR is required');
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && !(limit > 0)) throw new CliError('usage', '--limit must be a positive number');
-      const { outcomes, ...summary } = command === 'suite' ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1') : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit);
+      const engine = values.engine ?? 'sieve';
+      if (engine !== 'sieve' && (engine !== 'xgrammar' || command !== 'maskbench')) throw new CliError('usage', `unknown engine ${JSON.stringify(engine)}: sieve, or xgrammar for maskbench`);
+      const { outcomes, ...summary } = command === 'suite' ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1') : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit, true, engine === 'xgrammar' ? xgrammarEngine : sieveEngine);
       if (values.outcomes !== undefined) writeFileSync(values.outcomes, JSON.stringify(outcomes, null, 1) + '\n');
       out.result(summary, () => JSON.stringify(summary, null, 2));
       return 0;

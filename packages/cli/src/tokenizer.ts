@@ -11,6 +11,8 @@ import { presetIndexPath } from './vocab-command.ts';
 
 export interface CliTokenizer {
   readonly vocab: VocabIndex;
+  /** The tokenizer.json it was loaded from (parsed). */
+  readonly json: unknown;
   /** Tokens of `text` as a continuation of earlier output (no prefix space added). */
   encode(text: string): number[];
 }
@@ -24,6 +26,7 @@ export function loadCliTokenizer(presetOrPath: string): CliTokenizer {
   for (let id = vocab.tokenCount - 1; id >= 0; id--) if (vocab.isTextToken(id)) byBytes.set(hex(vocab.tokenBytes(id)), id);
   return {
     vocab,
+    json: tokenizer.json,
     encode(text) {
       const ids = library.encode(text, { add_special_tokens: false });
       // SentencePiece tokenizers prepend a space to the whole input; generated text that

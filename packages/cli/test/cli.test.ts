@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -188,5 +188,53 @@ describe('sieve compile and sieve check --format json-schema', () => {
     const usage = await run('compile', '--format', 'gbnf', '--grammar', person, '--strict', '--json');
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout).error.code).toBe('usage');
+  });
+});
+
+describe('sieve bench maskbench', () => {
+  // A MaskBench-shaped directory: a schema with valid and invalid instances.
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-maskbench-'));
+  writeFileSync(
+    join(dir, 'Local---person.json'),
+    JSON.stringify({
+      schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } }, required: ['name'] },
+      tests: [
+        { valid: true, data: { name: 'Ann', age: 30 } },
+        { valid: true, data: { age: 1, name: 'Bo' } },
+        { valid: false, data: { age: 30 } },
+        { valid: false, data: { name: 'Ann', age: 'x' } },
+      ],
+    }),
+  );
+
+  const summaryOf = async (engine: string): Promise<{ summary: Record<string, unknown>; outcome: string }> => {
+    const outcomes = join(dir, `${engine}.outcomes`);
+    const result = await run('bench', 'maskbench', '--dir', dir, '--tokenizer', 'llama3.1', '--engine', engine, '--outcomes', outcomes, '--json');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    return { summary: JSON.parse(result.stdout), outcome: JSON.parse(readFileSync(outcomes, 'utf8'))['Local---person.json'] };
+  };
+
+  it('--engine sieve decides every instance right', async () => {
+    const { summary, outcome } = await summaryOf('sieve');
+    expect(summary).toMatchObject({ engine: 'sieve', tokenizer: 'llama3.1', cases: 1, schemas_compiled: 1, valid_tested: 2, valid_rejected: 0, invalid_tested: 2, invalid_accepted: 0 });
+    expect(outcome).toBe('ok:pppp');
+    expect(summary.tokens).toBeGreaterThan(10);
+    expect(Object.keys(summary.mask_us as object)).toEqual(['mean', 'p50', 'p90', 'p99', 'p999', 'max']);
+  }, 60_000);
+
+  it('--engine xgrammar gives the same summary for the peer, with its known relaxations', async () => {
+    const { summary, outcome } = await summaryOf('xgrammar');
+    expect(summary).toMatchObject({ engine: 'xgrammar', tokenizer: 'llama3.1', cases: 1, schemas_compiled: 1, valid_tested: 2, valid_rejected: 1, invalid_tested: 2, invalid_accepted: 1 });
+    // Declared order only (the reordered valid instance is refused); a declared key written
+    // again as an "additional" property escapes its schema ({"age": "x"} is accepted).
+    expect(outcome).toBe('ok:pRpA');
+    expect(summary.tokens).toBeGreaterThan(10);
+    expect(Object.keys(summary).sort()).toEqual(Object.keys((await summaryOf('sieve')).summary).sort());
+  }, 60_000);
+
+  it('refuses an unknown engine', async () => {
+    const result = await run('bench', 'maskbench', '--dir', dir, '--tokenizer', 'llama3.1', '--engine', 'outlines', '--json');
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error.code).toBe('usage');
   });
 });
