@@ -8,7 +8,8 @@ import { CliError, makeOutput } from './output.ts';
 import { runMaskBench, runSuite, sieveEngine } from './conformance.ts';
 import { xgrammarEngine } from './xgrammar-engine.ts';
 import { checkCommand, compileCommand, GrammarCliError } from './grammar-command.ts';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseDocuments, renderBenchmarks } from './bench-report.ts';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
 
 const USAGE = `usage:
@@ -18,6 +19,7 @@ const USAGE = `usage:
   sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR --tokenizer T [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
+  sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
@@ -69,6 +71,13 @@ export async function main(
       const { outcomes, ...summary } = command === 'suite' ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1') : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit, true, engine === 'xgrammar' ? xgrammarEngine : sieveEngine);
       if (values.outcomes !== undefined) writeFileSync(values.outcomes, JSON.stringify(outcomes, null, 1) + '\n');
       out.result(summary, () => JSON.stringify(summary, null, 2));
+      return 0;
+    }
+    if (group === 'bench' && command === 'report' && target === undefined) {
+      if (values.input === undefined) throw new CliError('usage', '--input FILE (the output of pnpm bench) is required');
+      const page = renderBenchmarks(parseDocuments(readFileSync(values.input, 'utf8')));
+      if (values.output !== undefined) writeFileSync(values.output, page);
+      else stdout(page);
       return 0;
     }
     if (group === 'vocab' && target !== undefined && rest.length === 0) {
