@@ -47,6 +47,8 @@ interface Permutation {
   readonly name: string;
   readonly members: readonly number[];
   readonly requiredMask: bigint;
+  /** Per member with dependencies: the members it requires, as a mask. */
+  readonly dependencies: ReadonlyMap<number, bigint>;
   readonly other: number;
   readonly min: number;
   readonly max: number;
@@ -165,12 +167,14 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   const permutations = new Map<number, Permutation>(); // by root nonterminal
   for (const [name, def] of ir.permutations ?? []) {
     if (def.members.length > MAX_PERMUTATION_MEMBERS) throw new GrammarError('unsupported', `permutation ${name} has more than ${MAX_PERMUTATION_MEMBERS} members`);
+    if ((def.dependencies?.size ?? 0) > 0 && (def.min !== 0 || def.max !== Infinity)) throw new GrammarError('unsupported', `permutation ${name} has dependencies and a member count bound`);
     const root = ntIndex.get(name)!;
     const cap = def.max === Infinity ? Math.max(def.min, 1) : def.max + 1;
     permutations.set(root, {
       name,
       members: def.members.map((m) => symbolOf(m, name)),
       requiredMask: def.required.reduce((mask, i) => mask | bit(i), 0n),
+      dependencies: new Map([...(def.dependencies ?? [])].map(([i, needs]) => [i, needs.reduce((mask, j) => mask | bit(j), 0n)])),
       other: def.other === null ? -1 : symbolOf(def.other, name),
       min: def.min,
       max: def.max,
@@ -193,8 +197,21 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   // Whether a permutation state can still be completed: enough usable members remain for
   // the required ones and the minimum, within the maximum.
   const completable = (p: Permutation, mask: bigint, written: number): boolean => {
-    const missing = popCount(p.requiredMask & ~mask);
-    if ((p.requiredMask & ~p.usable) !== 0n) return false;
+    // The members that must still come: the required ones and, transitively, what the
+    // written and coming ones depend on.
+    let must = p.requiredMask | mask;
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const [i, needs] of p.dependencies) {
+        if ((must & bit(i)) !== 0n && (needs & ~must) !== 0n) {
+          must |= needs;
+          grown = true;
+        }
+      }
+    }
+    must &= ~mask;
+    if ((must & ~p.usable) !== 0n) return false;
+    const missing = popCount(must);
     const available = p.other >= 0 && productive[p.other] ? Infinity : popCount(p.usable & ~mask);
     const needed = Math.max(missing, p.min - written, 0);
     return needed <= available && written + needed <= p.max && (written + needed === 0 || allProductive(p.close)) && (needed + Math.min(written, 1) <= 1 || allProductive(p.separator));
@@ -261,6 +278,12 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     }
   }
 
+  // Whether a permutation may end in state (mask, written).
+  const closes = (p: Permutation, mask: bigint, written: number): boolean => {
+    if ((p.requiredMask & ~mask) !== 0n || written < Math.min(p.min, p.cap)) return false;
+    for (const [i, needs] of p.dependencies) if ((mask & bit(i)) !== 0n && (needs & ~mask) !== 0n) return false;
+    return true;
+  };
   // Permutation states: state (mask, written) of permutation p as a nonterminal.
   const stateOf = new Map<number, { p: Permutation; mask: bigint; written: number }>();
   for (const [root, p] of permutations) stateOf.set(root, { p, mask: 0n, written: 0 });
@@ -272,8 +295,8 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       p.states.set(key, nt);
       stateOf.set(nt, { p, mask, written });
       rulesOf.push(null);
-      const closes = (p.requiredMask & ~mask) === 0n && written >= Math.min(p.min, p.cap);
-      nullable.push(closes && written === 0 ? 1 : closes && p.close.every((s) => s >= terminalCount && nullable[s - terminalCount] === 1) ? 1 : 0);
+      const ends = closes(p, mask, written);
+      nullable.push(ends && written === 0 ? 1 : ends && p.close.every((s) => s >= terminalCount && nullable[s - terminalCount] === 1) ? 1 : 0);
     }
     return nt;
   };
@@ -286,7 +309,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     const { p, mask, written } = state;
     rulesOf[nt - terminalCount] = [];
     const lead = written > 0 ? p.separator : [];
-    if ((p.requiredMask & ~mask) === 0n && written >= Math.min(p.min, p.cap)) table(nt, written > 0 ? p.close : []);
+    if (closes(p, mask, written)) table(nt, written > 0 ? p.close : []);
     if (written < p.max) {
       const next = Math.min(written + 1, p.cap);
       p.members.forEach((member, i) => {

@@ -52,6 +52,11 @@ export interface PermutationDef {
   readonly max: number;
   readonly separator: Expr;
   readonly close: Expr;
+  /**
+   * Member `i` written requires these members written too (JSON Schema `dependentRequired`).
+   * Only with `min` 0 and `max` Infinity.
+   */
+  readonly dependencies?: ReadonlyMap<number, readonly number[]>;
 }
 
 /** Most members a permutation may have (each parser state lists them all). */

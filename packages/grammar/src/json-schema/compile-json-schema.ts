@@ -346,9 +346,7 @@ class SchemaCompiler {
   #checkUnsupported(schema: SchemaObject, pointer: string): void {
     const unsupported: [string, string][] = [
       ['if', 'if/then/else is not supported'],
-      ['dependentRequired', 'dependentRequired is not supported'],
       ['dependentSchemas', 'dependentSchemas is not supported'],
-      ['dependencies', 'dependencies is not supported'],
       ['unevaluatedProperties', 'unevaluatedProperties is not supported'],
       ['unevaluatedItems', 'unevaluatedItems is not supported'],
       ['$dynamicRef', '$dynamicRef is not supported'],
@@ -624,6 +622,11 @@ class SchemaCompiler {
         names.push(name);
       }
     }
+    // dependentRequired (and the array form of draft 4-7 `dependencies`): names it mentions
+    // are members too, so the parser knows when they are written.
+    const dependencies = this.#dependentRequired(schema, pointer);
+    if (dependencies.size > 0 && (minProperties > 0 || maxProperties !== Infinity)) this.#unsupported(pointer, 'dependentRequired', 'dependentRequired together with minProperties/maxProperties is not supported');
+    for (const [name, needs] of dependencies) for (const n of [name, ...needs]) if (!names.includes(n)) names.push(n);
     const declaredSchema = (name: string): Schema => (Object.hasOwn(properties, name) ? properties[name]! : additional);
     for (const name of names) {
       if (patterns.some(([p]) => safeTest(p, name))) this.#unsupported(pointer, 'patternProperties', `property ${JSON.stringify(name)} is also matched by patternProperties`);
@@ -677,9 +680,11 @@ class SchemaCompiler {
         separator: parts.itemSeparator(),
         // Whitespace before `}` only after a member, so runs never double up.
         close: parts.ws(),
+        ...(dependencies.size > 0 && { dependencies: new Map([...dependencies].map(([name, needs]) => [names.indexOf(name), needs.map((n) => names.indexOf(n))])) }),
       });
       return object(expr.ref(rule));
     }
+    if (dependencies.size > 0) this.#unsupported(pointer, 'dependentRequired', `dependentRequired on an object of more than ${MAX_PERMUTATION_MEMBERS} properties is not supported`);
     // Very many declared properties: in `properties` order (optional ones may be left out),
     // then other members. Members written so far are counted up to `cap` (at least 1, which
     // decides whether a separator comes first).
@@ -710,6 +715,28 @@ class SchemaCompiler {
       for (let count = 0; count <= cap; count++) parts.builder.rules.set(ruleName(i, count), body(i, count));
     }
     return object(expr.ref(ruleName(0, 0)));
+  }
+
+  // dependentRequired, and draft 4-7 `dependencies` whose values are arrays, as name → names
+  // it requires (`dependencies` with a schema value is unsupported).
+  #dependentRequired(schema: SchemaObject, pointer: string): Map<string, string[]> {
+    const result = new Map<string, string[]>();
+    for (const keyword of ['dependentRequired', 'dependencies'] as const) {
+      const value = schema[keyword];
+      if (value === undefined) continue;
+      const at = pointerJoin(pointer, keyword);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidSchemaError(pointer, keyword, `${keyword} must be an object`);
+      for (const [name, needs] of Object.entries(value)) {
+        if (!Array.isArray(needs)) {
+          if (keyword === 'dependentRequired') throw new InvalidSchemaError(at, keyword, 'dependentRequired values must be arrays of property names');
+          this.#unsupported(pointer, keyword, 'dependencies with a schema (not a list of names) is not supported');
+          continue;
+        }
+        if (needs.some((n) => typeof n !== 'string')) throw new InvalidSchemaError(at, keyword, `${keyword} lists must hold property names`);
+        result.set(name, [...new Set([...(result.get(name) ?? []), ...(needs as string[]).filter((n) => n !== name)])]);
+      }
+    }
+    return result;
   }
 
   // propertyNames as a key regex (string schemas only), or null.

@@ -38,9 +38,9 @@ const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$de
 /**
  * The draft 4-7 spellings real schemas use, in their 2020-12 form (as the compiler reads them):
  * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
- * `exclusiveMaximum` as numbers, the draft-4 `id` dropped (ajv refuses it), and, when the
- * root's `$schema` names draft 4 to 7, the keywords beside a `$ref` dropped (those drafts
- * ignore them).
+ * `exclusiveMaximum` as numbers, `dependencies` as `dependentRequired`/`dependentSchemas`, the
+ * draft-4 `id` dropped (ajv refuses it), and, when the root's `$schema` names draft 4 to 7,
+ * the keywords beside a `$ref` dropped (those drafts ignore them).
  */
 export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): unknown {
   if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef));
@@ -51,6 +51,15 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): u
     if (k === 'id' && typeof v === 'string') continue;
     if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
     out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef);
+  }
+  // Draft 4-7 `dependencies`: lists of names are dependentRequired, schemas dependentSchemas.
+  if (s.dependencies !== null && typeof s.dependencies === 'object' && !Array.isArray(s.dependencies)) {
+    const entries = Object.entries(s.dependencies as Record<string, unknown>);
+    const lists = entries.filter(([, v]) => Array.isArray(v));
+    const schemas = entries.filter(([, v]) => !Array.isArray(v));
+    delete out.dependencies;
+    if (lists.length > 0) out.dependentRequired = Object.fromEntries(lists);
+    if (schemas.length > 0) out.dependentSchemas = Object.fromEntries(schemas.map(([k, v]) => [k, draft2020(v, legacyRef)]));
   }
   if (Array.isArray(s.items)) {
     out.prefixItems = out.items;
