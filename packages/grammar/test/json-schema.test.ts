@@ -443,6 +443,14 @@ describe('unsupported keywords', () => {
     expect(accepts(compiled, '[1,2,3,4]')).toBe(false);
   });
 
+  it('lenient leaves dependentRequired with maxProperties unenforced, maxProperties enforced', () => {
+    const { grammar, warnings } = jsonSchemaGrammar({ type: 'object', dependentRequired: { a: ['b'] }, maxProperties: 1 }, { lenient: true });
+    expect(warnings.map((w) => w.keyword)).toEqual(['dependentRequired']);
+    const compiled = compileGrammar(grammar);
+    expect(accepts(compiled, '{"a": 1}')).toBe(true);
+    expect(accepts(compiled, '{"a": 1, "b": 2}')).toBe(false);
+  });
+
   it('no warnings for a supported schema', () => {
     expect(jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', format: 'date' } } }, { lenient: true }).warnings).toEqual([]);
   });

@@ -625,7 +625,10 @@ class SchemaCompiler {
     // dependentRequired (and the array form of draft 4-7 `dependencies`): names it mentions
     // are members too, so the parser knows when they are written.
     const dependencies = this.#dependentRequired(schema, pointer);
-    if (dependencies.size > 0 && (minProperties > 0 || maxProperties !== Infinity)) this.#unsupported(pointer, 'dependentRequired', 'dependentRequired together with minProperties/maxProperties is not supported');
+    if (dependencies.size > 0 && (minProperties > 0 || maxProperties !== Infinity)) {
+      this.#unsupported(pointer, 'dependentRequired', 'dependentRequired together with minProperties/maxProperties is not supported');
+      dependencies.clear(); // lenient: left unenforced
+    }
     for (const [name, needs] of dependencies) for (const n of [name, ...needs]) if (!names.includes(n)) names.push(n);
     const declaredSchema = (name: string): Schema => (Object.hasOwn(properties, name) ? properties[name]! : additional);
     for (const name of names) {
