@@ -613,12 +613,11 @@ class SchemaCompiler {
     const minProperties = nonNegativeInt(schema.minProperties, pointer, 'minProperties') ?? 0;
     const maxProperties = nonNegativeInt(schema.maxProperties, pointer, 'maxProperties') ?? Infinity;
 
-    // Declared members, in order; required names not declared use the additional schema.
+    // Declared members, in order; required names not declared are members too.
     const names = Object.keys(properties);
     for (const name of required) {
       if (!Object.hasOwn(properties, name)) {
         if (additional === false && !patterns.some(([p]) => safeTest(p, name))) return expr.alt([]);
-        if (patterns.length > 0) this.#unsupported(pointer, 'required', 'required properties matched by patternProperties are not supported');
         names.push(name);
       }
     }
@@ -630,10 +629,13 @@ class SchemaCompiler {
       dependencies.clear(); // lenient: left unenforced
     }
     for (const [name, needs] of dependencies) for (const n of [name, ...needs]) if (!names.includes(n)) names.push(n);
-    const declaredSchema = (name: string): Schema => (Object.hasOwn(properties, name) ? properties[name]! : additional);
-    for (const name of names) {
-      if (patterns.some(([p]) => safeTest(p, name))) this.#unsupported(pointer, 'patternProperties', `property ${JSON.stringify(name)} is also matched by patternProperties`);
-    }
+    // A member's value satisfies its `properties` schema and every pattern its name matches;
+    // a name neither declared nor matched takes the additional schema.
+    const declaredSchema = (name: string): Schema => {
+      const matched = patterns.filter(([p]) => safeTest(p, name)).map(([, s]) => s);
+      const all = Object.hasOwn(properties, name) ? [properties[name]!, ...matched] : matched.length > 0 ? matched : [additional];
+      return all.length === 1 ? all[0]! : { allOf: all };
+    };
     const keyRegex = this.#keyRegex(schema, pointer);
     const base = this.#ruleName(`object:${pointer}`);
     // Each member is a rule of its own, built once and referenced from every place it may go.
