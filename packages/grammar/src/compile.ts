@@ -49,6 +49,8 @@ interface Permutation {
   readonly requiredMask: bigint;
   /** Per member with dependencies: the members it requires, as a mask. */
   readonly dependencies: ReadonlyMap<number, bigint>;
+  /** Sets of members that may not all be written, as masks. */
+  readonly exclusive: readonly bigint[];
   readonly other: number;
   readonly min: number;
   readonly max: number;
@@ -167,7 +169,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   const permutations = new Map<number, Permutation>(); // by root nonterminal
   for (const [name, def] of ir.permutations ?? []) {
     if (def.members.length > MAX_PERMUTATION_MEMBERS) throw new GrammarError('unsupported', `permutation ${name} has more than ${MAX_PERMUTATION_MEMBERS} members`);
-    if ((def.dependencies?.size ?? 0) > 0 && (def.min !== 0 || def.max !== Infinity)) throw new GrammarError('unsupported', `permutation ${name} has dependencies and a member count bound`);
+    if (((def.dependencies?.size ?? 0) > 0 || (def.exclusive?.length ?? 0) > 0) && (def.min !== 0 || def.max !== Infinity)) throw new GrammarError('unsupported', `permutation ${name} has dependencies or exclusive sets and a member count bound`);
     const root = ntIndex.get(name)!;
     const cap = def.max === Infinity ? Math.max(def.min, 1) : def.max + 1;
     permutations.set(root, {
@@ -175,6 +177,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       members: def.members.map((m) => symbolOf(m, name)),
       requiredMask: def.required.reduce((mask, i) => mask | bit(i), 0n),
       dependencies: new Map([...(def.dependencies ?? [])].map(([i, needs]) => [i, needs.reduce((mask, j) => mask | bit(j), 0n)])),
+      exclusive: (def.exclusive ?? []).map((set) => set.reduce((mask, j) => mask | bit(j), 0n)),
       other: def.other === null ? -1 : symbolOf(def.other, name),
       min: def.min,
       max: def.max,
@@ -209,6 +212,9 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
         }
       }
     }
+    // With dependencies or exclusive sets there are no count bounds: the least completion is
+    // `must`, so it decides.
+    if (p.exclusive.some((set) => (set & ~must) === 0n)) return false;
     must &= ~mask;
     if ((must & ~p.usable) !== 0n) return false;
     const missing = popCount(must);

@@ -57,6 +57,8 @@ export interface PermutationDef {
    * Only with `min` 0 and `max` Infinity.
    */
   readonly dependencies?: ReadonlyMap<number, readonly number[]>;
+  /** Sets of members that may not all be written (only with `min` 0 and `max` Infinity). */
+  readonly exclusive?: readonly (readonly number[])[];
 }
 
 /** Most members a permutation may have (each parser state lists them all). */

@@ -346,7 +346,6 @@ class SchemaCompiler {
   #checkUnsupported(schema: SchemaObject, pointer: string): void {
     const unsupported: [string, string][] = [
       ['if', 'if/then/else is not supported'],
-      ['dependentSchemas', 'dependentSchemas is not supported'],
       ['unevaluatedProperties', 'unevaluatedProperties is not supported'],
       ['unevaluatedItems', 'unevaluatedItems is not supported'],
       ['$dynamicRef', '$dynamicRef is not supported'],
@@ -623,12 +622,13 @@ class SchemaCompiler {
     }
     // dependentRequired (and the array form of draft 4-7 `dependencies`): names it mentions
     // are members too, so the parser knows when they are written.
-    const dependencies = this.#dependentRequired(schema, pointer);
-    if (dependencies.size > 0 && (minProperties > 0 || maxProperties !== Infinity)) {
+    const { dependencies, exclusive } = this.#dependentRequired(schema, pointer);
+    if ((dependencies.size > 0 || exclusive.length > 0) && (minProperties > 0 || maxProperties !== Infinity)) {
       this.#unsupported(pointer, 'dependentRequired', 'dependentRequired together with minProperties/maxProperties is not supported');
       dependencies.clear(); // lenient: left unenforced
+      exclusive.length = 0;
     }
-    for (const [name, needs] of dependencies) for (const n of [name, ...needs]) if (!names.includes(n)) names.push(n);
+    for (const n of [...dependencies].flatMap(([name, needs]) => [name, ...needs]).concat(exclusive.flat())) if (!names.includes(n)) names.push(n);
     // A member's value satisfies its `properties` schema and every pattern its name matches;
     // a name neither declared nor matched takes the additional schema.
     const declaredSchema = (name: string): Schema => {
@@ -686,10 +686,11 @@ class SchemaCompiler {
         // Whitespace before `}` only after a member, so runs never double up.
         close: parts.ws(),
         ...(dependencies.size > 0 && { dependencies: new Map([...dependencies].map(([name, needs]) => [names.indexOf(name), needs.map((n) => names.indexOf(n))])) }),
+        ...(exclusive.length > 0 && { exclusive: exclusive.map((set) => set.map((n) => names.indexOf(n))) }),
       });
       return object(expr.ref(rule));
     }
-    if (dependencies.size > 0) this.#unsupported(pointer, 'dependentRequired', `dependentRequired on an object of more than ${MAX_PERMUTATION_MEMBERS} properties is not supported`);
+    if (dependencies.size > 0 || exclusive.length > 0) this.#unsupported(pointer, 'dependentRequired', `dependentRequired on an object of more than ${MAX_PERMUTATION_MEMBERS} properties is not supported`);
     // Very many declared properties: in `properties` order (optional ones may be left out),
     // then other members. Members written so far are counted up to `cap` (at least 1, which
     // decides whether a separator comes first).
@@ -723,9 +724,26 @@ class SchemaCompiler {
   }
 
   // dependentRequired, and draft 4-7 `dependencies` whose values are arrays, as name → names
-  // it requires (`dependencies` with a schema value is unsupported).
-  #dependentRequired(schema: SchemaObject, pointer: string): Map<string, string[]> {
+  // it requires; `dependencies`/`dependentSchemas` of the form `{not: {required: [...]}}` as
+  // sets of names that may not all be present. Other dependent schemas are unsupported.
+  #dependentRequired(schema: SchemaObject, pointer: string): { dependencies: Map<string, string[]>; exclusive: string[][] } {
     const result = new Map<string, string[]>();
+    const exclusive: string[][] = [];
+    const exclusiveSet = (name: string, dependent: unknown): string[] | null => {
+      if (typeof dependent !== 'object' || dependent === null) return null;
+      const keys = Object.keys(dependent).filter((k) => KNOWN.has(k));
+      const not = (dependent as SchemaObject).not as SchemaObject | undefined;
+      if (keys.length !== 1 || keys[0] !== 'not' || typeof not !== 'object' || not === null) return null;
+      const notKeys = Object.keys(not).filter((k) => KNOWN.has(k));
+      if (notKeys.length !== 1 || notKeys[0] !== 'required' || !Array.isArray(not.required) || not.required.some((n) => typeof n !== 'string')) return null;
+      return [...new Set([name, ...(not.required as string[])])];
+    };
+    if (schema.dependentSchemas !== undefined && typeof schema.dependentSchemas === 'object' && schema.dependentSchemas !== null) {
+      const entries = Object.entries(schema.dependentSchemas);
+      const sets = entries.map(([name, dependent]) => exclusiveSet(name, dependent));
+      if (sets.every((set) => set !== null)) exclusive.push(...(sets as string[][]));
+      else this.#unsupported(pointer, 'dependentSchemas', 'dependentSchemas is only supported as {not: {required: [...]}}');
+    }
     for (const keyword of ['dependentRequired', 'dependencies'] as const) {
       const value = schema[keyword];
       if (value === undefined) continue;
@@ -734,14 +752,16 @@ class SchemaCompiler {
       for (const [name, needs] of Object.entries(value)) {
         if (!Array.isArray(needs)) {
           if (keyword === 'dependentRequired') throw new InvalidSchemaError(at, keyword, 'dependentRequired values must be arrays of property names');
-          this.#unsupported(pointer, keyword, 'dependencies with a schema (not a list of names) is not supported');
+          const set = exclusiveSet(name, needs);
+          if (set !== null) exclusive.push(set);
+          else this.#unsupported(pointer, keyword, 'dependencies with a schema is only supported as {not: {required: [...]}}');
           continue;
         }
         if (needs.some((n) => typeof n !== 'string')) throw new InvalidSchemaError(at, keyword, `${keyword} lists must hold property names`);
         result.set(name, [...new Set([...(result.get(name) ?? []), ...(needs as string[]).filter((n) => n !== name)])]);
       }
     }
-    return result;
+    return { dependencies: result, exclusive };
   }
 
   // propertyNames as a key regex (string schemas only), or null.
