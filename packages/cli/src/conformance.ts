@@ -1,12 +1,12 @@
 /**
  * Conformance runners: JSON-Schema-Test-Suite and MaskBench. Every instance is serialized
  * (compactly, and the way Python's json.dumps writes it), tokenized with the tokenizer's own
- * encoder and fed token by token to the kernel matcher: a valid instance must have every
- * token allowed and end in an accepting state; an invalid one must be refused at some token
- * or at the end.
+ * encoder and fed token by token to an engine (Sieve's kernel matcher, or a peer): a valid
+ * instance must have every token allowed and end in an accepting state; an invalid one must
+ * be refused at some token or at the end.
  */
 import { brleAllows } from '@sieve/format';
-import { compileGrammar, GrammarError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, SchemaError, type CompiledGrammar } from '@sieve/grammar';
+import { compileGrammar, GrammarError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, pythonJson, SchemaError, type CompiledGrammar } from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,13 +14,6 @@ import { loadCliTokenizer, type CliTokenizer } from './tokenizer.ts';
 
 /** What happened to one test instance. */
 export type Outcome = 'passed' | 'valid_rejected' | 'invalid_accepted' | 'skipped_unsupported' | 'skipped_invalid_schema';
-
-/** JSON text the way Python's json.dumps(x) writes it (separators ", " and ": "). */
-export function pythonJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
-  return JSON.stringify(value);
-}
 
 /**
  * A constrained-decoding engine as the runners drive it: Sieve, or a peer measured the same

@@ -18,7 +18,7 @@ const USAGE = `usage:
   sieve compile --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--json]
   sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
-  sieve bench maskbench --dir DIR --tokenizer T [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
+  sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
 
 formats: json-schema, regex, gbnf, lark, ebnf

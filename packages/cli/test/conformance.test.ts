@@ -13,6 +13,8 @@ const MASKBENCH_SAMPLE = 2000;
 
 function ratchet(name: string, outcomes: Record<string, string>, isPass: (o: string) => boolean): void {
   const file = join(baselines, `${name}.json`);
+  // CI compares with a committed baseline; only a local run may start one.
+  expect(existsSync(file) || !process.env.CI, `${file} is missing`).toBe(true);
   const baseline: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const regressions = Object.entries(baseline).filter(([id, before]) => isPass(before) && !isPass(outcomes[id] ?? 'missing'));
   expect(regressions.map(([id, before]) => `${id}: ${before} → ${outcomes[id] ?? 'missing'}`)).toEqual([]);

@@ -266,7 +266,17 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   for (const r of rules) table(r.lhs, r.rhs);
   for (const root of permutations.keys()) rulesOf[root - terminalCount] = null;
 
-  const nullable: number[] = new Array<number>(names.length).fill(0);
+  // Whether a permutation may end in state (mask, written).
+  const closes = (p: Permutation, mask: bigint, written: number): boolean => {
+    if ((p.requiredMask & ~mask) !== 0n || written < Math.min(p.min, p.cap)) return false;
+    for (const [i, needs] of p.dependencies) if ((mask & bit(i)) !== 0n && (needs & ~mask) !== 0n) return false;
+    return true;
+  };
+  // A permutation root derives ε when it may close at once (before any member).
+  const nullable: number[] = Array.from({ length: names.length }, (_, nt) => {
+    const p = permutations.get(nt + terminalCount);
+    return p !== undefined && productive[nt + terminalCount] && closes(p, 0n, 0) ? 1 : 0;
+  });
   for (let changed = true; changed; ) {
     changed = false;
     const isNullableSymbol = (s: number): boolean => s >= terminalCount && nullable[s - terminalCount] === 1;
@@ -276,20 +286,8 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
         changed = true;
       }
     }
-    for (const [root, p] of permutations) {
-      if (!nullable[root - terminalCount] && productive[root] && p.requiredMask === 0n && p.min === 0) {
-        nullable[root - terminalCount] = 1;
-        changed = true;
-      }
-    }
   }
 
-  // Whether a permutation may end in state (mask, written).
-  const closes = (p: Permutation, mask: bigint, written: number): boolean => {
-    if ((p.requiredMask & ~mask) !== 0n || written < Math.min(p.min, p.cap)) return false;
-    for (const [i, needs] of p.dependencies) if ((mask & bit(i)) !== 0n && (needs & ~mask) !== 0n) return false;
-    return true;
-  };
   // Permutation states: state (mask, written) of permutation p as a nonterminal.
   const stateOf = new Map<number, { p: Permutation; mask: bigint; written: number }>();
   for (const [root, p] of permutations) stateOf.set(root, { p, mask: 0n, written: 0 });

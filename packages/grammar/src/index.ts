@@ -14,7 +14,7 @@ export { forcedTokensOf, Matcher, recognize } from './matcher.ts';
 export type { ForcedContinuation, MatcherOptions, Recognition, TokenMatcher } from './matcher.ts';
 export { parseBnf } from './frontends/bnf.ts';
 export type { BnfDialect } from './frontends/bnf.ts';
-export { jsonGrammar, JsonGrammarParts, jsonRegex } from './frontends/json.ts';
+export { jsonGrammar, JsonGrammarParts, jsonRegex, pythonJson } from './frontends/json.ts';
 export type { JsonWhitespace } from './frontends/json.ts';
 export { parseLark } from './frontends/lark.ts';
 export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';

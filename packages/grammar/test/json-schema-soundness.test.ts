@@ -77,7 +77,9 @@ afterAll(() => kernel.dispose());
 function explore(subject: Subject, seed: number): Outcome {
   let grammar: CompiledGrammar;
   try {
-    grammar = compileSchema(subject.schema, subject.options);
+    // Walks compare outputs, not times: the per-mask time budget is lifted (a loaded CI
+    // machine must not turn a slow mask into a failure).
+    grammar = compileSchema(subject.schema, subject.options, { maxMaskMs: 600_000 });
   } catch (error) {
     if (error instanceof SchemaError || error instanceof GrammarLimitError) return { skipped: `${error.code}: ${error.message}`, completed: 0, walks: 0, unsound: [] };
     throw error;
@@ -136,8 +138,10 @@ describe.each([
     });
   }, 60_000);
 
-  it.each(subjects.map((s) => [s.name, s] as const))('%s: every completed output is a valid instance', (_, subject) => {
+  it.for(subjects.map((s) => [s.name, s] as const))('%s: every completed output is a valid instance', ([, subject], ctx) => {
     const outcome = outcomes.get(subject)!;
+    // Refused schemas show as skipped (the share of them is bounded below).
+    if (outcome.skipped !== undefined) ctx.skip();
     expect(outcome.crashed).toBeUndefined();
     expect(outcome.unsound).toEqual([]);
   });

@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, jsonSchemaGrammar, SchemaError, type CompiledGrammar, type JsonSchemaOptions } from '../src/index.ts';
-import { accepts, ajvValidator, compileSchema, jsonTexts, longestWhitespaceRun, pythonJson } from './support/json-schema-oracle.ts';
+import { compileGrammar, jsonSchemaGrammar, pythonJson, SchemaError, type CompiledGrammar, type JsonSchemaOptions } from '../src/index.ts';
+import { accepts, ajvValidator, compileSchema, jsonTexts, longestWhitespaceRun } from './support/json-schema-oracle.ts';
 
 interface SchemaCase {
   readonly description: string;

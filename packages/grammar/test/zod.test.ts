@@ -4,21 +4,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileGrammar, isZodSchema, jsonSchemaGrammar, jsonSchemaOf, recognize, SchemaError, schemaFromZod, type CompiledGrammar } from '../src/index.ts';
+import { isZodSchema, jsonSchemaOf, SchemaError, schemaFromZod, type CompiledGrammar } from '../src/index.ts';
+import { accepts, compileSchema } from './support/json-schema-oracle.ts';
 
-const encoder = new TextEncoder();
 // Numbers as a model writes them. (JSON.stringify of a tiny double uses an exponent, which the
 // compiler's bounded number ranges do not take yet.)
 const decimal = fc.integer({ min: -100_000, max: 100_000 }).map((n) => n / 100);
 
-function compileZod(schema: z.ZodType): CompiledGrammar {
-  return compileGrammar(jsonSchemaGrammar(jsonSchemaOf(schema)).grammar);
-}
-
-function accepts(grammar: CompiledGrammar, text: string): boolean {
-  const result = recognize(grammar, encoder.encode(text));
-  return result.accepted && result.complete;
-}
+// A zod schema's grammar, through zod's own JSON Schema export.
+const compileZod = (schema: z.ZodType): CompiledGrammar => compileSchema(jsonSchemaOf(schema));
 
 // Asserts the grammar agrees with safeParse on `value`, written compact and indented.
 function expectAgrees(grammar: CompiledGrammar, schema: z.ZodType, value: unknown): void {

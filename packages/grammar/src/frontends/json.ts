@@ -136,3 +136,24 @@ export function jsonGrammar(whitespace: JsonWhitespace = {}): GrammarIR {
   parts.builder.rules.set('start', expr.seq([parts.ws(), value, parts.ws()]));
   return parts.builder.build('start');
 }
+
+/**
+ * JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it: separators ", " and
+ * ": ", floats in `repr` style (`1e-07`, `1.5e+300`), integers in full.
+ */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  if (typeof value === 'number') return pythonNumber(value);
+  return JSON.stringify(value);
+}
+
+function pythonNumber(n: number): string {
+  const abs = Math.abs(n);
+  // Integers as ints (all digits) while JavaScript writes them so; beyond, as floats.
+  if ((Number.isInteger(n) && abs < 1e21) || (abs >= 1e-4 && abs < 1e16)) return JSON.stringify(n);
+  // repr switches to exponent notation outside [1e-4, 1e16), with at least two exponent digits.
+  const [mantissa, exponent] = n.toExponential().split('e') as [string, string];
+  const sign = exponent.startsWith('-') ? '-' : '+';
+  return `${mantissa}e${sign}${exponent.replace(/^[+-]/, '').padStart(2, '0')}`;
+}

@@ -394,7 +394,7 @@ class SchemaCompiler {
     const rest: Record<string, unknown> = { ...schema };
     delete rest.enum;
     delete rest.const;
-    if (Object.keys(rest).some((k) => KNOWN.has(k) || k === '__notValues')) {
+    if (Object.keys(rest).some(isAssertion)) {
       if ((this.#hasDynamicRef ??= containsKeyword(this.root, '$dynamicRef'))) this.#unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
       const check = standardSchema(rest);
       values = values.filter((v) => this.#validates(check, v, pointer));
@@ -628,22 +628,29 @@ class SchemaCompiler {
       dependencies.clear(); // lenient: left unenforced
       exclusive.length = 0;
     }
-    for (const n of [...dependencies].flatMap(([name, needs]) => [name, ...needs]).concat(exclusive.flat())) if (!names.includes(n)) names.push(n);
+    const named = new Set(names);
+    for (const n of [...dependencies].flatMap(([name, needs]) => [name, ...needs]).concat(exclusive.flat())) {
+      if (!named.has(n)) {
+        named.add(n);
+        names.push(n);
+      }
+    }
     // A member's value satisfies its `properties` schema and every pattern its name matches;
     // a name neither declared nor matched takes the additional schema.
     const declaredSchema = (name: string): Schema => {
-      const matched = patterns.filter(([p]) => safeTest(p, name)).map(([, s]) => s);
+      const matched = matchingSchemas(patterns, name) as Schema[];
       const all = Object.hasOwn(properties, name) ? [properties[name]!, ...matched] : matched.length > 0 ? matched : [additional];
       return all.length === 1 ? all[0]! : { allOf: all };
     };
     const keyRegex = this.#keyRegex(schema, pointer);
     const base = this.#ruleName(`object:${pointer}`);
     // Each member is a rule of its own, built once and referenced from every place it may go.
+    const spellings = new Map(names.map((name) => [name, jsonStringSpellings(name)]));
     const memberRules = new Map<string, Expr>();
     const member = (name: string): Expr => {
       let ref = memberRules.get(name);
       if (ref === undefined) {
-        const key = jsonStringSpellings(name);
+        const key = spellings.get(name)!;
         const keyOk = keyRegex === null ? key : rx.and([key, keyRegex]);
         const rule = `${base}.${memberRules.size}`;
         parts.builder.rules.set(rule, expr.seq([parts.lexeme(JSON.stringify(name), keyOk), parts.keySeparator(), this.schemaExpr(declaredSchema(name), pointerJoin(pointerJoin(pointer, 'properties'), name))]));
@@ -654,7 +661,7 @@ class SchemaCompiler {
 
     // Other members: keys not declared, matched by a pattern or else the additional schema.
     const others: Expr[] = [];
-    const notDeclared = names.length === 0 ? null : rx.not(rx.alt(names.map((n) => jsonStringSpellings(n))));
+    const notDeclared = names.length === 0 ? null : rx.not(rx.alt([...spellings.values()]));
     const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
     const patternRegexes = patterns.map(([p]) => jsonString(this.#pattern(p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) this.#unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
@@ -676,6 +683,7 @@ class SchemaCompiler {
       // Declared properties in any order, each at most once; other members anywhere. The
       // parser builds the states (which are written, how many) a parse reaches, lazily.
       const rule = `${base}@`;
+      const index = new Map(names.map((name, i) => [name, i]));
       parts.builder.permutations.set(rule, {
         members: names.map(member),
         required: names.flatMap((name, i) => (required.has(name) ? [i] : [])),
@@ -685,8 +693,8 @@ class SchemaCompiler {
         separator: parts.itemSeparator(),
         // Whitespace before `}` only after a member, so runs never double up.
         close: parts.ws(),
-        ...(dependencies.size > 0 && { dependencies: new Map([...dependencies].map(([name, needs]) => [names.indexOf(name), needs.map((n) => names.indexOf(n))])) }),
-        ...(exclusive.length > 0 && { exclusive: exclusive.map((set) => set.map((n) => names.indexOf(n))) }),
+        ...(dependencies.size > 0 && { dependencies: new Map([...dependencies].map(([name, needs]) => [index.get(name)!, needs.map((n) => index.get(n)!)])) }),
+        ...(exclusive.length > 0 && { exclusive: exclusive.map((set) => set.map((n) => index.get(n)!)) }),
       });
       return object(expr.ref(rule));
     }
@@ -773,8 +781,7 @@ class SchemaCompiler {
     const flat = this.#flatten(names as SchemaObject, at);
     if (flat === false) return rx.nothing;
     const keys = Object.keys(flat).filter((k) => KNOWN.has(k));
-    const stringKeywords = new Set(['type', 'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const']);
-    if (keys.some((k) => !stringKeywords.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
+    if (keys.some((k) => !PROPERTY_NAME_KEYWORDS.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
       this.#unsupported(at, 'propertyNames', 'propertyNames must be a string schema (type, length, pattern, format, enum, const)');
       return null;
     }
@@ -851,12 +858,24 @@ function upperBound(schema: SchemaObject, pointer: string): Bound {
   return bound;
 }
 
+// Patterns compiled once (null: not a valid ECMAScript regex; the grammar reports those).
+const compiledPatterns = new Map<string, RegExp | null>();
 function safeTest(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(pattern, 'u').test(text);
-  } catch {
-    return false;
+  let regex = compiledPatterns.get(pattern);
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern, 'u');
+    } catch {
+      regex = null;
+    }
+    compiledPatterns.set(pattern, regex);
   }
+  return regex?.test(text) ?? false;
+}
+
+// The patternProperties schemas that apply to property `name`.
+function matchingSchemas(patterns: readonly (readonly [string, unknown])[], name: string): unknown[] {
+  return patterns.filter(([p]) => safeTest(p, name)).map(([, schema]) => schema);
 }
 
 type ValidatorDraft = '4' | '7' | '2019-09' | '2020-12';
@@ -881,13 +900,18 @@ const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
 };
 const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
 
+// Keywords a `propertyNames` schema may use (it must be a string schema).
+const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
+// Keywords that assert something (merging marks excluded values as `__notValues`).
+const isAssertion = (k: string): boolean => KNOWN.has(k) || k === '__notValues';
+
 // Whether a (merged) schema accepts no, all or some instances of a kind.
 function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'none' | 'all' | 'some' {
   const types = allowedTypes(schema, pointer);
   if (!types.includes(kind) && !(kind === 'number' && types.includes('integer'))) return 'none';
   if (kind === 'number' && !types.includes('number')) return 'some'; // integers only
   const own = KIND_KEYWORDS[kind] ?? [];
-  const constrains = Object.keys(schema).some((k) => (KNOWN.has(k) || k === '__notValues') && k !== 'type' && (own.includes(k) || !KIND_SPECIFIC.has(k)));
+  const constrains = Object.keys(schema).some((k) => isAssertion(k) && k !== 'type' && (own.includes(k) || !KIND_SPECIFIC.has(k)));
   return constrains ? 'some' : 'all';
 }
 
@@ -1062,7 +1086,7 @@ function crossProperties(self: SchemaObject, other: SchemaObject): Record<string
   const additional = self.additionalProperties;
   for (const name of Object.keys(theirs)) {
     if (Object.hasOwn(out, name)) continue;
-    const matching = patterns.filter(([p]) => safeTest(p, name)).map(([, schema]) => schema);
+    const matching = matchingSchemas(patterns, name);
     if (matching.length > 0) out[name] = matching.length === 1 ? matching[0] : { allOf: matching };
     else if (additional !== undefined && additional !== true) out[name] = additional;
   }

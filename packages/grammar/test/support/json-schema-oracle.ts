@@ -3,7 +3,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { compileGrammar, jsonSchemaGrammar, recognize, type CompiledGrammar, type JsonSchemaOptions } from '../../src/index.ts';
+import { compileGrammar, jsonSchemaGrammar, pythonJson, recognize, type CompiledGrammar, type GrammarLimits, type JsonSchemaOptions } from '../../src/index.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -80,8 +80,8 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): u
 }
 
 /** Compiles a schema to a grammar (throws `SchemaError`). */
-export function compileSchema(schema: unknown, options: JsonSchemaOptions = {}): CompiledGrammar {
-  return compileGrammar(jsonSchemaGrammar(schema, options).grammar);
+export function compileSchema(schema: unknown, options: JsonSchemaOptions = {}, limits: Partial<GrammarLimits> = {}): CompiledGrammar {
+  return compileGrammar(jsonSchemaGrammar(schema, options).grammar, limits);
 }
 
 const encoder = new TextEncoder();
@@ -90,27 +90,6 @@ const encoder = new TextEncoder();
 export function accepts(grammar: CompiledGrammar, text: string): boolean {
   const result = recognize(grammar, encoder.encode(text));
   return result.accepted && result.complete;
-}
-
-/**
- * JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it: separators ", " and
- * ": ", floats in `repr` style (`1e-07`, `1.5e+300`), integers in full.
- */
-export function pythonJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
-  if (typeof value === 'number') return pythonNumber(value);
-  return JSON.stringify(value);
-}
-
-function pythonNumber(n: number): string {
-  const abs = Math.abs(n);
-  // Integers as ints (all digits) while JavaScript writes them so; beyond, as floats.
-  if ((Number.isInteger(n) && abs < 1e21) || (abs >= 1e-4 && abs < 1e16)) return JSON.stringify(n);
-  // repr switches to exponent notation outside [1e-4, 1e16), with at least two exponent digits.
-  const [mantissa, exponent] = n.toExponential().split('e') as [string, string];
-  const sign = exponent.startsWith('-') ? '-' : '+';
-  return `${mantissa}e${sign}${exponent.replace(/^[+-]/, '').padStart(2, '0')}`;
 }
 
 /** The distinct texts of one value: JSON.stringify, Python style, and (optionally) indented. */
