@@ -2,7 +2,9 @@
  * Reader and writer of the vocab index binary. The layout is documented, and its constants
  * defined, in `vocab-layout.ts`.
  */
+import { bitsetWords } from './bitset.ts';
 import {
+  MAX_TOKEN_SLICES,
   TOKEN_EMPTY,
   TOKEN_SPECIAL,
   TRIE_NODE_WORDS,
@@ -17,6 +19,9 @@ import {
   VH_META_AT,
   VH_META_LENGTH,
   VH_OFFSETS_AT,
+  VH_SLICE_COUNT,
+  VH_SLICE_NODES_AT,
+  VH_SLICE_TOKENS_AT,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -48,6 +53,10 @@ export interface VocabSections {
   readonly bytes: Uint8Array;
   readonly trie: Uint32Array;
   readonly duplicates: Uint32Array;
+  /** Per trie node, bit `i` set when its whole subtree is in token slice `i` (`token-slices.ts`). */
+  readonly sliceNodes: Uint8Array;
+  /** Per token slice, the packed bitset of its tokens, one after the other. */
+  readonly sliceTokens: Uint32Array;
   readonly meta: VocabMeta;
 }
 
@@ -72,6 +81,9 @@ export class VocabIndex implements VocabSections {
   readonly bytes: Uint8Array;
   readonly trie: Uint32Array;
   readonly duplicates: Uint32Array;
+  readonly sliceCount: number;
+  readonly sliceNodes: Uint8Array;
+  readonly sliceTokens: Uint32Array;
   readonly meta: VocabMeta;
 
   /** Parses and validates `file`; the arrays alias its buffer. */
@@ -102,6 +114,10 @@ export class VocabIndex implements VocabSections {
     this.bytes = section(word(VH_BYTES_AT), word(VH_BYTES_LENGTH), u8, 1);
     this.trie = section(word(VH_TRIE_AT), this.trieNodeCount * TRIE_NODE_WORDS, u32, 4);
     this.duplicates = section(word(VH_DUPLICATES_AT), word(VH_DUPLICATE_COUNT) * 2, u32, 4);
+    this.sliceCount = word(VH_SLICE_COUNT);
+    if (this.sliceCount > MAX_TOKEN_SLICES) throw new VocabFormatError('bad_section', `${this.sliceCount} token slices; at most ${MAX_TOKEN_SLICES} fit`);
+    this.sliceNodes = section(word(VH_SLICE_NODES_AT), this.trieNodeCount, u8, 1);
+    this.sliceTokens = section(word(VH_SLICE_TOKENS_AT), this.sliceCount * bitsetWords(this.tokenCount), u32, 4);
     if (this.offsets[this.tokenCount] !== this.bytes.length) throw new VocabFormatError('bad_section', 'token offsets do not end at the byte section length');
     const metaBytes = section(word(VH_META_AT), word(VH_META_LENGTH), u8, 1);
     this.meta = JSON.parse(new TextDecoder().decode(metaBytes)) as VocabMeta;
@@ -129,6 +145,9 @@ export class VocabIndex implements VocabSections {
 export function writeVocabIndex(sections: VocabSections): Uint8Array {
   const tokenCount = sections.flags.length;
   if (sections.offsets.length !== tokenCount + 1) throw new VocabFormatError('bad_section', 'offsets must have tokenCount + 1 entries');
+  const sliceCount = sections.sliceTokens.length / bitsetWords(tokenCount);
+  if (!Number.isInteger(sliceCount) || sliceCount > MAX_TOKEN_SLICES) throw new VocabFormatError('bad_section', 'slice tokens must be whole bitsets, at most MAX_TOKEN_SLICES');
+  if (sections.sliceNodes.length !== sections.trie.length / TRIE_NODE_WORDS) throw new VocabFormatError('bad_section', 'slice nodes must have one byte per trie node');
   const metaBytes = new TextEncoder().encode(JSON.stringify(sections.meta));
   const parts: [number, Uint8Array][] = [];
   let at = VOCAB_HEADER_WORDS * 4;
@@ -154,6 +173,9 @@ export function writeVocabIndex(sections: VocabSections): Uint8Array {
   header[VH_BYTES_LENGTH] = sections.bytes.length;
   header[VH_TRIE_AT] = place(sections.trie);
   header[VH_DUPLICATES_AT] = place(sections.duplicates);
+  header[VH_SLICE_COUNT] = sliceCount;
+  header[VH_SLICE_NODES_AT] = place(sections.sliceNodes);
+  header[VH_SLICE_TOKENS_AT] = place(sections.sliceTokens);
   header[VH_META_AT] = place(metaBytes);
   header[VH_META_LENGTH] = metaBytes.length;
   const fileLength = align(at);

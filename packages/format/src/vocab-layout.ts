@@ -14,6 +14,10 @@
  *   trie       trieNodeCount × TRIE_NODE_WORDS × u32, preorder (see below)
  *   duplicates duplicateCount × 2 × u32: pairs (token, primary) of tokens whose bytes equal
  *              those of an earlier-chosen primary token that the trie carries; sorted by token
+ *   slice nodes  trieNodeCount × u8: bit `i` is set when every token in the node's subtree
+ *              (itself included) belongs to token slice `i`
+ *   slice tokens sliceCount × ceil(tokenCount / 32) × u32: per slice, the packed bitset of
+ *              its tokens (duplicates included; special and empty tokens never)
  *   meta       UTF-8 JSON: { name, source, decoder, bos_token_id, eos_token_ids, build_ms }
  *
  * Trie: node 0 is the root (the empty string). Nodes are stored in depth-first preorder
@@ -23,13 +27,18 @@
  * number of nodes in its subtree, itself included (bits 0..21) and its depth (bits 22..31),
  * which equals the length of its byte string. Tokens flagged TOKEN_SPECIAL or TOKEN_EMPTY
  * are not in the trie: no grammar text can ever produce them.
+ *
+ * Token slices are fixed token subsets (defined in `token-slices.ts`, bit `i` is slice `i`
+ * there), such as "plain JSON string content". When a lexer state accepts every token of a
+ * slice without ending its lexeme, a mask adds the slice wholesale and the trie walk skips
+ * every subtree the slice covers.
  */
 
 /** "SVOC" read as a little-endian u32. */
 export const VOCAB_MAGIC = 0x434f5653;
 /** Bumped on every incompatible layout change. */
-export const VOCAB_VERSION = 1;
-export const VOCAB_HEADER_WORDS = 16;
+export const VOCAB_VERSION = 2;
+export const VOCAB_HEADER_WORDS = 20;
 /** Every section starts at a multiple of this many bytes. */
 export const VOCAB_SECTION_ALIGN = 8;
 
@@ -49,6 +58,12 @@ export const VH_DUPLICATES_AT = 11;
 export const VH_META_AT = 12;
 export const VH_META_LENGTH = 13;
 export const VH_FILE_LENGTH = 14;
+export const VH_SLICE_COUNT = 15;
+export const VH_SLICE_NODES_AT = 16;
+export const VH_SLICE_TOKENS_AT = 17;
+
+/** Most token slices a vocab index can carry (one bit each in a slice node byte). */
+export const MAX_TOKEN_SLICES = 8;
 
 // Token flags (one byte per token).
 /** A special/control token (BOS, EOS, chat markers): grammar text never produces it. */

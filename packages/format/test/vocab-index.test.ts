@@ -13,7 +13,10 @@ function tinyIndex(): Uint8Array {
     at += t.length;
   }
   const trie = Uint32Array.from([0, 3 | (0 << 22), 0x61 | (1 << 8), 2 | (1 << 22), 0x62 | (2 << 8), 1 | (2 << 22)]);
-  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), meta });
+  // Both text tokens are plain string content, in both slices.
+  const sliceNodes = Uint8Array.of(0, 0b11, 0b11);
+  const sliceTokens = Uint32Array.of(0b011, 0b011);
+  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), sliceNodes, sliceTokens, meta });
 }
 
 describe('vocab index binary', () => {
@@ -27,6 +30,9 @@ describe('vocab index binary', () => {
     expect(index.specialTokenCount).toBe(1);
     expect(index.maxTokenBytes).toBe(5);
     expect(index.meta).toEqual(meta);
+    expect(index.sliceCount).toBe(2);
+    expect([...index.sliceNodes]).toEqual([0, 0b11, 0b11]);
+    expect([...index.sliceTokens]).toEqual([0b011, 0b011]);
     expect(index.file.byteLength % vocabLayout.VOCAB_SECTION_ALIGN).toBe(0);
   });
 
@@ -44,6 +50,12 @@ describe('vocab index binary', () => {
     const file = tinyIndex();
     corrupt(file);
     expect(() => new VocabIndex(file)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('refuses slice sections of the wrong size', () => {
+    const sections = new VocabIndex(tinyIndex());
+    expect(() => writeVocabIndex({ ...sections, sliceNodes: new Uint8Array(2) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
+    expect(() => writeVocabIndex({ ...sections, sliceTokens: new Uint32Array(vocabLayout.MAX_TOKEN_SLICES + 1) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
   });
 
   it('rejects a truncated file', () => {

@@ -4,7 +4,8 @@
  * trie-walk mask — is one kernel call once the lazily built lexer is warm; while it is cold,
  * the kernel asks for missing lexer transitions (STATUS_NEED_*), which this side computes
  * with the shared `LexerDfa` and hands over, and the kernel resumes. Lazily lowered
- * nonterminals (permutation states) are built the same way (STATUS_NEED_RULES).
+ * nonterminals (permutation states) are built the same way (STATUS_NEED_RULES), and so is
+ * the list of token slices a lexer state accepts whole (STATUS_NEED_SLICES).
  */
 import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
@@ -103,7 +104,7 @@ export class KernelGrammar {
     this.#syncedStates = count;
   }
 
-  /** Answers a kernel's STATUS_NEED_TRANSITION, STATUS_NEED_START or STATUS_NEED_RULES for `matcher`. */
+  /** Answers a kernel's STATUS_NEED_* for `matcher`. */
   resolveNeed(status: number, matcher: number): void {
     const k = this.kernel.exports;
     const lexer = this.grammar.lexer;
@@ -116,6 +117,11 @@ export class KernelGrammar {
       const target = lexer.next(state, byte);
       this.syncLexer();
       k.lexerSetTransition(this.ptr, state, byte, target);
+    } else if (status === abi.STATUS_NEED_SLICES) {
+      const state = k.matcherNeedState(matcher);
+      const slices = lexer.sliceMask(state);
+      this.syncLexer();
+      k.lexerSetSlices(this.ptr, state, slices);
     } else {
       const list = new Int32Array(k.memory.buffer, k.matcherNeedList(matcher) >>> 0, k.matcherNeedListLength(matcher)).slice();
       const state = lexer.start(list);
@@ -288,7 +294,7 @@ export class KernelMatcher implements TokenMatcher {
     const limits = this.grammar.grammar.limits;
     for (;;) {
       const status = operation();
-      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START || status === abi.STATUS_NEED_RULES) {
+      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START || status === abi.STATUS_NEED_RULES || status === abi.STATUS_NEED_SLICES) {
         this.grammar.resolveNeed(status, this.#m);
         continue;
       }

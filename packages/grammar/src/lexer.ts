@@ -4,6 +4,7 @@
  * at the current boundary; its transitions are computed the first time a byte is tried and
  * cached, so steady-state lexing is one table lookup per byte.
  */
+import { TOKEN_SLICES, utf8Lead, type TokenSlice } from '@sieve/format';
 import type { ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
@@ -11,6 +12,8 @@ import type { GrammarLimits } from './limits.ts';
 
 /** The DFA state with no NFA states: nothing can follow. */
 export const DEAD = 0;
+/** Most lexer states a token-slice check may visit before it gives up (see `sliceMask`). */
+export const MAX_SLICE_STATES = 256;
 
 class Nfa {
   readonly epsilon: number[][] = [];
@@ -242,6 +245,7 @@ export class LexerDfa {
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
+  readonly #slices = new Map<number, number>();
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
@@ -315,6 +319,63 @@ export class LexerDfa {
   /** Whether a winner of `state` is lazy: the lexeme ends at once. */
   endsLazily(state: number): boolean {
     return this.#lazy[state]!;
+  }
+
+  /**
+   * The token slices (`TOKEN_SLICES` in @sieve/format, bit i: slice i) that `state` accepts
+   * whole: reading any token of the slice from `state` never kills the lexer nor completes
+   * a lazy lexeme, so the token is allowed whatever the parser expects. Exact: a search over
+   * every character sequence of the slice (as UTF-8 bytes); a slice whose search would
+   * visit more than MAX_SLICE_STATES lexer states counts as not accepted.
+   */
+  sliceMask(state: number): number {
+    let mask = this.#slices.get(state);
+    if (mask === undefined) {
+      mask = 0;
+      TOKEN_SLICES.forEach((slice, i) => {
+        if (this.#acceptsSlice(state, slice)) mask! |= 1 << i;
+      });
+      this.#slices.set(state, mask);
+    }
+    return mask;
+  }
+
+  #acceptsSlice(start: number, slice: TokenSlice): boolean {
+    const maxChars = slice.maxChars ?? 0; // 0: unbounded, characters are not counted
+    // Search items: lexer state, continuation bytes still due, the range of the next one, characters read.
+    type Item = readonly [state: number, due: number, low: number, high: number, chars: number];
+    const seen = new Set<string>();
+    const states = new Set<number>();
+    const queue: Item[] = [[start, 0, 0, 0, 0]];
+    const visit = (item: Item): boolean => {
+      const key = item.join(',');
+      if (seen.has(key)) return true;
+      seen.add(key);
+      states.add(item[0]);
+      queue.push(item);
+      return states.size <= MAX_SLICE_STATES;
+    };
+    for (let at = 0; at < queue.length; at++) {
+      const [state, due, low, high, chars] = queue[at]!;
+      if (due === 0 && maxChars > 0 && chars === maxChars) continue;
+      const counted = maxChars > 0 ? chars + 1 : 0;
+      for (let byte = due === 0 ? 0 : low; byte <= (due === 0 ? 0xff : high); byte++) {
+        let item: Item;
+        if (due > 0) item = due === 1 ? [0, 0, 0, 0, counted] : [0, due - 1, 0x80, 0xbf, chars];
+        else if (byte < 0x80) {
+          if (slice.excludedAscii.includes(byte)) continue;
+          item = [0, 0, 0, 0, counted];
+        } else {
+          const [length, lo, hi] = utf8Lead(byte);
+          if (length === 0) continue;
+          item = [0, length - 1, lo, hi, chars];
+        }
+        const next = this.next(state, byte);
+        if (next === DEAD || this.endsLazily(next)) return false;
+        if (!visit([next, item[1], item[2], item[3], item[4]])) return false;
+      }
+    }
+    return true;
   }
 
   #closure(seeds: readonly number[]): number[] {

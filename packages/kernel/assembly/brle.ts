@@ -77,6 +77,14 @@ export function bitsetAnd(dst: usize, src: usize, words: u32): void {
   for (; i < bytes; i += 4) store<u32>(dst + i, load<u32>(dst + i) & load<u32>(src + i));
 }
 
+/** `dst |= src` over `words` 32-bit words, 128 bits at a time. */
+export function bitsetOr(dst: usize, src: usize, words: u32): void {
+  const bytes = words << 2;
+  let i: usize = 0;
+  for (; i + 16 <= bytes; i += 16) v128.store(dst + i, v128.or(v128.load(dst + i), v128.load(src + i)));
+  for (; i < bytes; i += 4) store<u32>(dst + i, load<u32>(dst + i) | load<u32>(src + i));
+}
+
 /** Number of set bits among `words` words. */
 export function bitsetCount(bits: usize, words: u32): u32 {
   let count: u32 = 0;

@@ -1,7 +1,7 @@
 // kernel.wasm exports. Every export takes and returns integers and pointers into linear
 // memory; errors are status codes (../src/abi.ts), never traps or exceptions.
 export { applyBitset, applyBrle } from './logits';
-export { bitsetAnd, bitsetAndBrle, bitsetCount, brleDecode, brleEncode } from './brle';
+export { bitsetAnd, bitsetAndBrle, bitsetCount, bitsetOr, brleDecode, brleEncode } from './brle';
 export { maskLiteral, vocabCheck } from './vocab';
 export {
   grammarFree,
@@ -9,6 +9,7 @@ export {
   grammarNew,
   grammarTable,
   lexerGrow,
+  lexerSetSlices,
   lexerSetTransition,
   lexerSetWinners,
   matcherCommitBytes,

@@ -6,6 +6,9 @@
 // The lexer DFA is built by the host on demand: when a transition (or the start state of a
 // new parser set's expected lexemes) is missing, an operation returns STATUS_NEED_* and the
 // host fills it in and calls again (commits restart; a mask walk resumes where it stopped).
+// Token slices work the same way: which slices the state at the root of a mask walk accepts
+// whole is asked for once per lexer state (STATUS_NEED_SLICES); the walk then adds those
+// slices' tokens at once and skips the trie subtrees they cover.
 // Nonterminals the host lowers lazily (permutation states) work the same way: predicting one
 // whose rules are not built yet returns STATUS_NEED_RULES, the host grows the tables.
 // Once warm, a mask is one call.
@@ -14,6 +17,7 @@ import {
   STATUS_LIMIT_ITEMS,
   STATUS_LIMIT_TIME,
   STATUS_NEED_RULES,
+  STATUS_NEED_SLICES,
   STATUS_NEED_START,
   STATUS_NEED_TRANSITION,
   STATUS_OK,
@@ -36,11 +40,15 @@ import {
   VH_BYTES_AT,
   VH_FLAGS_AT,
   VH_OFFSETS_AT,
+  VH_SLICE_COUNT,
+  VH_SLICE_NODES_AT,
+  VH_SLICE_TOKENS_AT,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
 } from '../../format/src/vocab-layout';
 import { Vec, vecClone, vecFree, vecGet, vecNew, vecPush, vecResize, vecSet } from './vec';
+import { bitsetOr } from './brle';
 import { copyToDuplicates, headerWord } from './vocab';
 
 @external('env', 'now')
@@ -78,6 +86,8 @@ class Grammar {
   winCount: Vec = changetype<Vec>(0);
   winLazy: Vec = changetype<Vec>(0);
   winners: Vec = changetype<Vec>(0);
+  // Per state, the token slices it accepts whole (bit i: slice i), -1 until the host says.
+  slices: Vec = changetype<Vec>(0);
   // Lexer start states by expected-lexeme list: open addressing, slots (hash, list, state).
   startCap: i32 = 0;
   startUsed: i32 = 0;
@@ -109,6 +119,7 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.winCount = vecNew(64);
   g.winLazy = vecNew(64);
   g.winners = vecNew(64);
+  g.slices = vecNew(64);
   g.startCap = 64;
   g.startUsed = 0;
   g.startSlots = heap.alloc(<usize>g.startCap * 12);
@@ -194,6 +205,7 @@ export function grammarFree(gp: usize): void {
   vecFree(g.winCount);
   vecFree(g.winLazy);
   vecFree(g.winners);
+  vecFree(g.slices);
   heap.free(g.startSlots);
   vecFree(g.startLists);
   heap.free(gp);
@@ -213,6 +225,7 @@ export function lexerGrow(gp: usize, count: i32): void {
     vecPush(g.winStart, 0);
     vecPush(g.winCount, 0);
     vecPush(g.winLazy, 0);
+    vecPush(g.slices, UNKNOWN);
   }
   if (count > g.lexStates) g.lexStates = count;
 }
@@ -229,6 +242,14 @@ export function lexerSetWinners(gp: usize, state: i32, list: usize, count: i32, 
   vecSet(g.winCount, state, count);
   vecSet(g.winLazy, state, lazy);
   for (let i = 0; i < count; i++) vecPush(g.winners, load<i32>(list + (<usize>i << 2)));
+}
+
+/**
+ * The token slices `state` accepts whole: from it, every token of slice i (bit i) is read
+ * without the lexer dying or ending its lexeme, so the parser is not involved.
+ */
+export function lexerSetSlices(gp: usize, state: i32, slices: i32): void {
+  vecSet(changetype<Grammar>(gp).slices, state, slices);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -267,6 +288,7 @@ class Matcher {
   walkBits: usize = 0;
   walkDeadline: f64 = 0;
   walkVisited: i32 = 0;
+  walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
   // Bytes found by the last matcherForcedBytes.
   forcedCount: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
@@ -829,7 +851,20 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   vecPush(m.walkPath, m.chartLen);
   m.walkDeadline = now() + maxMs;
   m.walkVisited = 0;
+  m.walkSlices = UNKNOWN;
   return matcherMaskResume(mp);
+}
+
+// The slices the state at the root of the walk accepts whole, or a need status.
+function rootSlices(m: Matcher): i32 {
+  const state = currentLex(m);
+  if (state === UNKNOWN) return -STATUS_NEED_START;
+  const slices = vecGet(m.g.slices, state);
+  if (slices === UNKNOWN) {
+    m.needState = state;
+    return -STATUS_NEED_SLICES;
+  }
+  return slices & ((1 << <i32>headerWord(m.vocab, VH_SLICE_COUNT)) - 1);
 }
 
 export function matcherMaskResume(mp: usize): i32 {
@@ -838,11 +873,22 @@ export function matcherMaskResume(mp: usize): i32 {
   const trie = v + headerWord(v, VH_TRIE_AT);
   const nodeCount = <i32>headerWord(v, VH_TRIE_NODE_COUNT);
   const bits = m.walkBits;
+  if (m.walkSlices === UNKNOWN) {
+    const slices = rootSlices(m);
+    if (slices < 0) return -slices;
+    m.walkSlices = slices;
+  }
+  const slices = <u8>m.walkSlices;
+  const sliceNodes = v + headerWord(v, VH_SLICE_NODES_AT);
   let node = m.walkNode;
   while (node < nodeCount) {
     const at = trie + (<usize>node << 3);
     const word0 = load<u32>(at);
     const word1 = load<u32>(at, 4);
+    if (load<u8>(sliceNodes + <usize>node) & slices) {
+      node += <i32>(word1 & TRIE_SUBTREE_MASK);
+      continue;
+    }
     const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
     const saved = (depth - 1) * 3;
     restore(m, vecGet(m.walkPath, saved), vecGet(m.walkPath, saved + 1), vecGet(m.walkPath, saved + 2));
@@ -872,6 +918,10 @@ export function matcherMaskResume(mp: usize): i32 {
     }
   }
   matcherMaskAbort(mp);
+  const words = (headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5;
+  for (let i = 0; i < 8; i++) {
+    if ((<i32>slices >> i) & 1) bitsetOr(bits, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(<u32>i * words) << 2), words);
+  }
   copyToDuplicates(v, bits);
   const accepting = matcherIsAccepting(mp);
   if (accepting < 0) return accepting;

@@ -1,6 +1,7 @@
 // The vocab index as the kernel sees it: the file copied as-is into linear memory, read
 // through the header words (layout and constants: @sieve/format vocab-layout.ts).
 import {
+  MAX_TOKEN_SLICES,
   TRIE_BYTE_MASK,
   TRIE_DEPTH_SHIFT,
   TRIE_NODE_WORDS,
@@ -14,6 +15,9 @@ import {
   VH_FLAGS_AT,
   VH_MAGIC,
   VH_OFFSETS_AT,
+  VH_SLICE_COUNT,
+  VH_SLICE_NODES_AT,
+  VH_SLICE_TOKENS_AT,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -41,6 +45,10 @@ export function vocabCheck(vocab: usize, length: u32): i32 {
   if (!fits(vocab, VH_BYTES_AT, <u64>headerWord(vocab, VH_BYTES_LENGTH), length)) return STATUS_TRUNCATED;
   if (!fits(vocab, VH_TRIE_AT, <u64>headerWord(vocab, VH_TRIE_NODE_COUNT) * TRIE_NODE_WORDS * 4, length)) return STATUS_TRUNCATED;
   if (!fits(vocab, VH_DUPLICATES_AT, <u64>headerWord(vocab, VH_DUPLICATE_COUNT) * 8, length)) return STATUS_TRUNCATED;
+  const slices = headerWord(vocab, VH_SLICE_COUNT);
+  if (slices > <u32>MAX_TOKEN_SLICES) return STATUS_TRUNCATED;
+  if (!fits(vocab, VH_SLICE_NODES_AT, <u64>headerWord(vocab, VH_TRIE_NODE_COUNT), length)) return STATUS_TRUNCATED;
+  if (!fits(vocab, VH_SLICE_TOKENS_AT, <u64>slices * ((tokens + 31) >> 5) * 4, length)) return STATUS_TRUNCATED;
   return STATUS_OK;
 }
 

@@ -16,6 +16,7 @@ export interface KernelExports {
   brleDecode(brle: number, runCount: number, vocabSize: number, bits: number): number;
   bitsetAndBrle(bits: number, vocabSize: number, brle: number, runCount: number): number;
   bitsetAnd(dst: number, src: number, words: number): void;
+  bitsetOr(dst: number, src: number, words: number): void;
   bitsetCount(bits: number, words: number): number;
   applyBitset(logits: number, count: number, bits: number, vocabSize: number): number;
   applyBrle(logits: number, count: number, brle: number, runCount: number): number;
@@ -29,6 +30,7 @@ export interface KernelExports {
   lexerGrow(grammar: number, count: number): void;
   lexerSetTransition(grammar: number, state: number, byte: number, target: number): void;
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
+  lexerSetSlices(grammar: number, state: number, slices: number): void;
   matcherNew(grammar: number, vocab: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;

@@ -1,6 +1,6 @@
 import { writeVocabIndex, type VocabMeta } from '@sieve/format';
 import { findTokenId, readTokenTable, type TokenizerJson } from './tokenizer-json.ts';
-import { buildTokenTrie } from './token-trie.ts';
+import { buildTokenSlices, buildTokenTrie } from './token-trie.ts';
 
 /** Where a tokenizer came from and which of its tokens end a generation. */
 export interface VocabBuildOptions {
@@ -27,6 +27,7 @@ export function buildVocabIndex(json: TokenizerJson, options: VocabBuildOptions)
   const bytes = new Uint8Array(offsets[table.tokens.length]!);
   table.tokens.forEach((token, id) => bytes.set(token, offsets[id]!));
   const { trie, duplicates } = buildTokenTrie(table.tokens, table.flags);
+  const { sliceNodes, sliceTokens } = buildTokenSlices(table.tokens, table.flags, trie);
 
   const content = (token: TokenizerConfig['eos_token']): string | null => (token == null ? null : typeof token === 'string' ? token : token.content);
   const configEos = content(options.tokenizerConfig?.eos_token);
@@ -46,5 +47,5 @@ export function buildVocabIndex(json: TokenizerJson, options: VocabBuildOptions)
     eos_token_ids: [...eos].sort((a, b) => a - b),
     build_ms: Math.round((performance.now() - started) * 10) / 10,
   };
-  return writeVocabIndex({ offsets, flags: table.flags, bytes, trie, duplicates, meta });
+  return writeVocabIndex({ offsets, flags: table.flags, bytes, trie, duplicates, sliceNodes, sliceTokens, meta });
 }

@@ -1,6 +1,6 @@
 export { buildVocabIndex } from './build-vocab-index.ts';
 export type { TokenizerConfig, VocabBuildOptions } from './build-vocab-index.ts';
-export { buildTokenTrie, TrieLimitError } from './token-trie.ts';
-export type { TokenTrie } from './token-trie.ts';
+export { buildTokenSlices, buildTokenTrie, TrieLimitError } from './token-trie.ts';
+export type { TokenSliceSections, TokenTrie } from './token-trie.ts';
 export { findTokenId, readTokenTable, TokenizerError } from './tokenizer-json.ts';
 export type { TokenizerDecoder, TokenizerJson, TokenTable } from './tokenizer-json.ts';

@@ -2,7 +2,7 @@
  * Builds the flat token trie of the vocab index (layout in `@sieve/format`'s
  * `vocab-layout.ts`): preorder nodes, children sorted by byte, subtree sizes for skipping.
  */
-import { vocabLayout as L } from '@sieve/format';
+import { bitsetWords, TOKEN_SLICES, tokenInSlice, vocabLayout as L } from '@sieve/format';
 
 /** The trie words and the (token, primary) pairs of tokens with identical bytes. */
 export interface TokenTrie {
@@ -78,4 +78,43 @@ function commonPrefix(a: Uint8Array, b: Uint8Array): number {
   let i = 0;
   while (i < n && a[i] === b[i]) i++;
   return i;
+}
+
+/** The token slices of a vocabulary (layout in `@sieve/format`'s `vocab-layout.ts`). */
+export interface TokenSliceSections {
+  readonly sliceNodes: Uint8Array;
+  readonly sliceTokens: Uint32Array;
+}
+
+/**
+ * Which tokens belong to each of `TOKEN_SLICES`, and per trie node the slices that hold
+ * every token of its subtree (a subtree is a contiguous range of preorder nodes).
+ */
+export function buildTokenSlices(tokens: readonly Uint8Array[], flags: Uint8Array, trie: Uint32Array): TokenSliceSections {
+  const words = bitsetWords(tokens.length);
+  const sliceTokens = new Uint32Array(TOKEN_SLICES.length * words);
+  const membership = new Uint8Array(tokens.length);
+  for (let id = 0; id < tokens.length; id++) {
+    if ((flags[id]! & (L.TOKEN_SPECIAL | L.TOKEN_EMPTY)) !== 0) continue;
+    TOKEN_SLICES.forEach((slice, i) => {
+      if (!tokenInSlice(tokens[id]!, slice)) return;
+      membership[id]! |= 1 << i;
+      sliceTokens[i * words + (id >>> 5)]! |= 1 << (id & 31);
+    });
+  }
+  const nodeCount = trie.length / L.TRIE_NODE_WORDS;
+  // own[n]: the slices node n's own token is in (every slice when it ends no token).
+  const own = new Uint8Array(nodeCount);
+  for (let node = 0; node < nodeCount; node++) {
+    const token = trie[node * 2]! >>> L.TRIE_TOKEN_SHIFT;
+    own[node] = token === 0 ? 0xff : membership[token - 1]!;
+  }
+  // A node's subtree is nodes [node, node + size); children are folded in before parents.
+  const sliceNodes = own.slice();
+  for (let node = nodeCount - 1; node >= 0; node--) {
+    const end = node + (trie[node * 2 + 1]! & L.TRIE_SUBTREE_MASK);
+    for (let child = node + 1; child < end; child += trie[child * 2 + 1]! & L.TRIE_SUBTREE_MASK) sliceNodes[node]! &= sliceNodes[child]!;
+  }
+  sliceNodes[0] = 0; // the root is never skipped
+  return { sliceNodes, sliceTokens };
 }

@@ -2,7 +2,7 @@
 // is the oracle for every token's bytes; our index derives them independently from the
 // tokenizer.json.
 import { TokenizerLoader } from '@lenml/tokenizers';
-import { VocabIndex, vocabLayout as L } from '@sieve/format';
+import { bitsetHas, bitsetWords, TOKEN_SLICES, VocabIndex, vocabLayout as L } from '@sieve/format';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildVocabIndex } from '../src/index.ts';
@@ -112,6 +112,39 @@ describe.each(['stories260k', 'llama3.1', 'qwen3', 'gemma3'])('vocab index for %
       if (compare(index.tokenBytes(index.duplicates[i]!), index.tokenBytes(index.duplicates[i + 1]!)) !== 0) problems.push(`duplicate ${index.duplicates[i]} differs`);
     }
     expect(problems.slice(0, 5)).toEqual([]);
+  });
+
+  it('carries the token slices: their tokens, and the trie subtrees made only of them', () => {
+    expect(index.sliceCount).toBe(TOKEN_SLICES.length);
+    const words = bitsetWords(index.tokenCount);
+    // Independently of tokenInSlice: a strict decoder and a character class.
+    const member = TOKEN_SLICES.map((slice) => {
+      const excluded = new Set(slice.excludedAscii);
+      return (id: number): boolean => {
+        if (!index.isTextToken(id) || !isUtf8(index.tokenBytes(id))) return false;
+        const chars = [...strict.decode(index.tokenBytes(id))];
+        return chars.length > 0 && chars.length <= (slice.maxChars ?? Infinity) && chars.every((c) => !excluded.has(c.codePointAt(0)!));
+      };
+    });
+    const problems: string[] = [];
+    member.forEach((inSlice, i) => {
+      const bits = index.sliceTokens.subarray(i * words, (i + 1) * words);
+      for (let id = 0; id < index.tokenCount; id++) if (bitsetHas(bits, id) !== inSlice(id)) problems.push(`slice ${i}, token ${id}`);
+    });
+    // Node flags: bit i exactly when every token ending in the subtree is in slice i.
+    for (let node = 1; node < index.trieNodeCount; node++) {
+      const end = node + (index.trie[node * 2 + 1]! & L.TRIE_SUBTREE_MASK);
+      member.forEach((inSlice, i) => {
+        let all = true;
+        for (let n = node; n < end && all; n++) {
+          const token = (index.trie[n * 2]! >>> L.TRIE_TOKEN_SHIFT) - 1;
+          if (token >= 0 && !inSlice(token)) all = false;
+        }
+        if (((index.sliceNodes[node]! >> i) & 1) !== Number(all)) problems.push(`node ${node}, slice ${i}`);
+      });
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+    if (preset !== 'stories260k') expect(index.sliceNodes.filter((flags) => flags & 1).length).toBeGreaterThan(index.trieNodeCount / 2);
   });
 
   it('round-trips random Unicode text: encode with the tokenizer, concatenate stored bytes', () => {
