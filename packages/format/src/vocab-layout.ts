@@ -14,8 +14,9 @@
  *   trie       trieNodeCount × TRIE_NODE_WORDS × u32, preorder (see below)
  *   duplicates duplicateCount × 2 × u32: pairs (token, primary) of tokens whose bytes equal
  *              those of an earlier-chosen primary token that the trie carries; sorted by token
- *   slice nodes  trieNodeCount × u8: bit `i` is set when every token in the node's subtree
- *              (itself included) belongs to token slice `i`
+ *   slice nodes  trieNodeCount × u8: bit `i` (below 7) is set when every token in the node's
+ *              subtree (itself included) belongs to token slice `i`; bit 7
+ *              (SLICE_NODE_BOUNDARY) when the node's bytes end on a UTF-8 character boundary
  *   slice tokens sliceCount × ceil(tokenCount / 32) × u32: per slice, the packed bitset of
  *              its tokens (duplicates included; special and empty tokens never)
  *   meta       UTF-8 JSON: { name, source, decoder, bos_token_id, eos_token_ids, build_ms }
@@ -29,9 +30,11 @@
  * are not in the trie: no grammar text can ever produce them.
  *
  * Token slices are fixed token subsets (defined in `token-slices.ts`, bit `i` is slice `i`
- * there), such as "plain JSON string content". When a lexer state accepts every token of a
- * slice without ending its lexeme, a mask adds the slice wholesale and the trie walk skips
- * every subtree the slice covers.
+ * there), such as "plain JSON string content". When the lexer state at the root of a mask
+ * walk accepts every token of a slice without ending its lexeme, the mask adds the slice
+ * wholesale and the walk skips every subtree the slice covers. Deeper, at a node on a
+ * character boundary whose subtree a slice covers, the subtree's tokens are added without
+ * stepping the lexer when the state there accepts the slice.
  */
 
 /** "SVOC" read as a little-endian u32. */
@@ -63,7 +66,9 @@ export const VH_SLICE_NODES_AT = 16;
 export const VH_SLICE_TOKENS_AT = 17;
 
 /** Most token slices a vocab index can carry (one bit each in a slice node byte). */
-export const MAX_TOKEN_SLICES = 8;
+export const MAX_TOKEN_SLICES = 7;
+/** Slice node bit: the node's bytes are whole UTF-8 characters. */
+export const SLICE_NODE_BOUNDARY = 0x80;
 
 // Token flags (one byte per token).
 /** A special/control token (BOS, EOS, chat markers): grammar text never produces it. */

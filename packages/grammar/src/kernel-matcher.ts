@@ -29,7 +29,7 @@ export class KernelGrammar {
     this.kernel = kernel;
     this.grammar = grammar;
     const g = grammar;
-    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems) >>> 0;
+    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maskCacheBytes) >>> 0;
     new Int32Array(kernel.exports.memory.buffer, kernel.exports.grammarTable(this.#ptr, abi.TABLE_IGNORE) >>> 0, g.ignore.length).set(g.ignore);
     this.syncRules();
     this.syncLexer();
@@ -128,6 +128,15 @@ export class KernelGrammar {
       this.syncLexer();
       k.matcherResolveStart(matcher, state);
     }
+  }
+
+  /**
+   * The mask cache's counters: masks served from it (`hits`), computed (`misses`), and what
+   * it holds now.
+   */
+  maskCacheStats(): { readonly hits: number; readonly misses: number; readonly masks: number; readonly bytes: number } {
+    const stat = (which: number): number => this.kernel.exports.grammarMaskCacheStat(this.ptr, which) >>> 0;
+    return { hits: stat(0), misses: stat(1), masks: stat(2), bytes: stat(3) };
   }
 
   /** @internal */

@@ -14,6 +14,9 @@ import type { GrammarLimits } from './limits.ts';
 export const DEAD = 0;
 /** Most lexer states a token-slice check may visit before it gives up (see `sliceMask`). */
 export const MAX_SLICE_STATES = 256;
+// Where the kind of a UTF-8 lead byte changes (ASCII, continuation, 2-, 3-, 4-byte leads,
+// and the leads whose next byte has a narrower range).
+const UTF8_LEAD_CUTS = [0x80, 0xc2, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5];
 
 class Nfa {
   readonly epsilon: number[][] = [];
@@ -246,6 +249,7 @@ export class LexerDfa {
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
   readonly #slices = new Map<number, number>();
+  readonly #cuts = new Map<number, readonly number[]>();
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
@@ -342,29 +346,25 @@ export class LexerDfa {
 
   #acceptsSlice(start: number, slice: TokenSlice): boolean {
     const maxChars = slice.maxChars ?? 0; // 0: unbounded, characters are not counted
+    const sliceCuts = [...UTF8_LEAD_CUTS, ...slice.excludedAscii.flatMap((b) => [b, b + 1])];
     // Search items: lexer state, continuation bytes still due, the range of the next one, characters read.
     type Item = readonly [state: number, due: number, low: number, high: number, chars: number];
     const seen = new Set<string>();
     const states = new Set<number>();
-    const queue: Item[] = [[start, 0, 0, 0, 0]];
-    const visit = (item: Item): boolean => {
-      const key = item.join(',');
-      if (seen.has(key)) return true;
-      seen.add(key);
-      states.add(item[0]);
-      queue.push(item);
-      return states.size <= MAX_SLICE_STATES;
-    };
+    const queue: Item[] = [[start, 0, 0, 0xff, 0]];
     for (let at = 0; at < queue.length; at++) {
       const [state, due, low, high, chars] = queue[at]!;
       if (due === 0 && maxChars > 0 && chars === maxChars) continue;
       const counted = maxChars > 0 ? chars + 1 : 0;
-      for (let byte = due === 0 ? 0 : low; byte <= (due === 0 ? 0xff : high); byte++) {
+      // Bytes between two cuts lead to the same lexer state and the same UTF-8 position.
+      const cuts = [...new Set([low, high + 1, ...this.#byteCuts(state), ...(due === 0 ? sliceCuts : [])])].filter((c) => c >= low && c <= high + 1).sort((a, b) => a - b);
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        const byte = cuts[i]!;
         let item: Item;
-        if (due > 0) item = due === 1 ? [0, 0, 0, 0, counted] : [0, due - 1, 0x80, 0xbf, chars];
+        if (due > 0) item = due === 1 ? [0, 0, 0, 0xff, counted] : [0, due - 1, 0x80, 0xbf, chars];
         else if (byte < 0x80) {
           if (slice.excludedAscii.includes(byte)) continue;
-          item = [0, 0, 0, 0, counted];
+          item = [0, 0, 0, 0xff, counted];
         } else {
           const [length, lo, hi] = utf8Lead(byte);
           if (length === 0) continue;
@@ -372,10 +372,30 @@ export class LexerDfa {
         }
         const next = this.next(state, byte);
         if (next === DEAD || this.endsLazily(next)) return false;
-        if (!visit([next, item[1], item[2], item[3], item[4]])) return false;
+        const key = `${next},${item[1]},${item[2]},${item[3]},${item[4]}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        states.add(next);
+        if (states.size > MAX_SLICE_STATES) return false;
+        queue.push([next, item[1], item[2], item[3], item[4]]);
       }
     }
     return true;
+  }
+
+  // The bytes where the transitions of `state` may change: every edge range's start and end.
+  #byteCuts(state: number): readonly number[] {
+    let cuts = this.#cuts.get(state);
+    if (cuts === undefined) {
+      const set = new Set<number>();
+      for (const nfaState of this.#sets[state]!) {
+        const edges = this.#nfa.edges[nfaState]!;
+        for (let i = 0; i < edges.length; i += 3) set.add(edges[i]!).add(edges[i + 1]! + 1);
+      }
+      cuts = [...set];
+      this.#cuts.set(state, cuts);
+    }
+    return cuts;
   }
 
   #closure(seeds: readonly number[]): number[] {

@@ -14,6 +14,11 @@ export interface GrammarLimits {
   readonly maxParserItems: number;
   /** Wall time one `computeMask` may take, in milliseconds. */
   readonly maxMaskMs: number;
+  /**
+   * Bytes of kernel memory for cached masks (0: no cache). A budget, not an error: when it
+   * is full the cache starts over.
+   */
+  readonly maskCacheBytes: number;
 }
 
 export const DEFAULT_LIMITS: GrammarLimits = {
@@ -22,4 +27,5 @@ export const DEFAULT_LIMITS: GrammarLimits = {
   maxGrammarSymbols: 500_000,
   maxParserItems: 100_000,
   maxMaskMs: 2_000,
+  maskCacheBytes: 16 * 1024 * 1024,
 };

@@ -181,3 +181,100 @@ describe('kernel matcher against the oracle, llama3.1', () => {
     ambiguousKernel.dispose();
   });
 });
+
+describe('token slices, llama3.1: masks where the walk adds slices whole match the oracle', () => {
+  const KEYS_AND_MORE = { type: 'object', properties: { hostNetwork: { type: 'boolean' }, hostPID: { type: 'boolean' }, name: { type: 'string' }, short: { type: 'string', maxLength: 5 } } };
+  it.each([
+    // Inside a string: the root state accepts plain string content whole.
+    ['{"name": "Jo', KEYS_AND_MORE],
+    // A key of an open object: declared names and any other name; slices apply below the first character.
+    ['{"hostPID": true, "', KEYS_AND_MORE],
+    ['{"hos', KEYS_AND_MORE],
+    // Counted characters: only short slices can apply, and only while enough characters remain.
+    ['{"short": "ab', KEYS_AND_MORE],
+    ['{"short": "abcd', KEYS_AND_MORE],
+    // After a three-byte character.
+    ['{"name": "\u65e5', KEYS_AND_MORE],
+  ] as const)('after %j', (prefix, schema) => {
+    const index = vocab('llama3.1');
+    const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar, UNTIMED);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    try {
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+      const reference = new Matcher(grammar, index);
+      const bytes = new TextEncoder().encode(prefix);
+      expect(matcher.commitBytes(bytes)).toBe(true);
+      reference.commitBytes(bytes);
+      expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(oracleAllowed(reference));
+    } finally {
+      kernelGrammar.dispose();
+    }
+  }, 120_000);
+
+  it('after half a UTF-8 character', () => {
+    const index = vocab('llama3.1');
+    const grammar = compileGrammar(jsonGrammar(), UNTIMED);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+    const reference = new Matcher(grammar, index);
+    const bytes = Uint8Array.of(0x5b, 0x22, 0xe6, 0x97); // ["  and two of the three bytes of 日
+    expect(matcher.commitBytes(bytes)).toBe(true);
+    reference.commitBytes(bytes);
+    expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(oracleAllowed(reference));
+    kernelGrammar.dispose();
+  }, 120_000);
+});
+
+describe('the mask cache', () => {
+  // Random walks, then the same token sequences again in new matchers: the second time every
+  // mask is served from the cache, and each must still equal the reference's.
+  const replay = (maskCacheBytes: number): { hits: number; masks: number } => {
+    const index = vocab('llama3.1');
+    const grammar = compileGrammar(jsonSchemaGrammar(WIDE_OBJECT).grammar, { ...UNTIMED, maskCacheBytes });
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const eos = index.meta.eos_token_ids;
+    const random = seeded(5);
+    const walks: number[][] = [];
+    let masks = 0;
+    try {
+      for (let pass = 0; pass < 2; pass++) {
+        for (let walk = 0; walk < 2; walk++) {
+          const reference = new Matcher(grammar, index);
+          const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: eos });
+          const tokens = pass === 0 ? [] : walks[walk]!;
+          for (let step = 0; step < 10; step++) {
+            const mask = matcher.computeMaskBitset();
+            masks += pass;
+            expect(Array.from(mask), `pass ${pass} walk ${walk} step ${step}`).toEqual(Array.from(reference.computeMaskBitset()));
+            let id: number | undefined;
+            if (pass === 0) {
+              const allowed = bitsetIds(mask, index.tokenCount).filter((t) => !eos.includes(t));
+              id = allowed[Math.floor(random() * allowed.length)];
+              if (id !== undefined) tokens.push(id);
+            } else {
+              id = tokens[step];
+            }
+            if (id === undefined) break;
+            expect(matcher.commitToken(id)).toBe(true);
+            reference.commitToken(id);
+          }
+          if (pass === 0) walks.push(tokens);
+          matcher.dispose();
+        }
+      }
+      return { hits: kernelGrammar.maskCacheStats().hits, masks };
+    } finally {
+      kernelGrammar.dispose();
+    }
+  };
+
+  it('serves repeated matcher states exactly', () => {
+    const { hits, masks } = replay(16 << 20);
+    expect(hits).toBeGreaterThanOrEqual(masks);
+  }, 120_000);
+
+  it('stays exact when its budget holds one mask, and is off at 0 bytes', () => {
+    replay(20_000);
+    expect(replay(0).hits).toBe(0);
+  }, 240_000);
+});

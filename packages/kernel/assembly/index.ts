@@ -6,6 +6,7 @@ export { maskLiteral, vocabCheck } from './vocab';
 export {
   grammarFree,
   grammarGrow,
+  grammarMaskCacheStat,
   grammarNew,
   grammarTable,
   lexerGrow,

@@ -6,12 +6,19 @@
 // The lexer DFA is built by the host on demand: when a transition (or the start state of a
 // new parser set's expected lexemes) is missing, an operation returns STATUS_NEED_* and the
 // host fills it in and calls again (commits restart; a mask walk resumes where it stopped).
-// Token slices work the same way: which slices the state at the root of a mask walk accepts
-// whole is asked for once per lexer state (STATUS_NEED_SLICES); the walk then adds those
-// slices' tokens at once and skips the trie subtrees they cover.
+// Token slices work the same way: which slices a lexer state accepts whole is asked for once
+// per state (STATUS_NEED_SLICES). At the root of a mask walk the accepted slices' tokens are
+// added at once and the trie subtrees they cover skipped; deeper, a subtree a slice covers,
+// below a character boundary where the lexer state accepts that slice, has its tokens added
+// without stepping the lexer.
 // Nonterminals the host lowers lazily (permutation states) work the same way: predicting one
 // whose rules are not built yet returns STATUS_NEED_RULES, the host grows the tables.
 // Once warm, a mask is one call.
+//
+// Masks are cached per grammar under an exact matcher-state key: the canonical id of the
+// top parser set (its items, with each origin replaced by the origin set's canonical id,
+// interned) and the lexer state. Two charts with the same top id parse every continuation
+// alike, so the key determines the mask.
 import {
   STATUS_INVALID,
   STATUS_LIMIT_ITEMS,
@@ -39,6 +46,7 @@ import {
   TRIE_TOKEN_SHIFT,
   VH_BYTES_AT,
   VH_FLAGS_AT,
+  SLICE_NODE_BOUNDARY,
   VH_OFFSETS_AT,
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
@@ -49,6 +57,24 @@ import {
 } from '../../format/src/vocab-layout';
 import { Vec, vecClone, vecFree, vecGet, vecNew, vecPush, vecResize, vecSet } from './vec';
 import { bitsetOr } from './brle';
+import {
+  intern,
+  Interner,
+  internerClear,
+  internerFree,
+  internerNew,
+  internerWords,
+  MaskStore,
+  maskStoreAccepting,
+  maskStoreBits,
+  maskStoreClear,
+  maskStoreFree,
+  maskStoreGet,
+  maskStoreNew,
+  maskStorePut,
+  maskStoreStat,
+  mix,
+} from './state-cache';
 import { copyToDuplicates, headerWord } from './vocab';
 
 @external('env', 'now')
@@ -93,9 +119,19 @@ class Grammar {
   startUsed: i32 = 0;
   startSlots: usize = 0;
   startLists: Vec = changetype<Vec>(0);
+  // Mask cache: canonical parser sets, and masks by (top set id, lexer state). `epoch`
+  // changes when the sets are forgotten (their ids then mean nothing).
+  sets: Interner = changetype<Interner>(0);
+  masks: MaskStore = changetype<MaskStore>(0);
+  maxSetWords: i32 = 0;
+  epoch: i32 = 0;
 }
 
-export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32): usize {
+/**
+ * A grammar with empty tables. `maskCacheBytes` bounds the cached masks (0: no cache); the
+ * canonical parser sets their keys refer to get an eighth of that.
+ */
+export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maskCacheBytes: u32): usize {
   const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
   g.terminalCount = terminalCount;
   g.ntCount = ntCount;
@@ -125,6 +161,10 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.startSlots = heap.alloc(<usize>g.startCap * 12);
   memory.fill(g.startSlots, 0xff, <usize>g.startCap * 12);
   g.startLists = vecNew(64);
+  g.sets = internerNew();
+  g.masks = maskStoreNew(maskCacheBytes);
+  g.maxSetWords = <i32>(maskCacheBytes >>> 5);
+  g.epoch = 0;
   return changetype<usize>(g);
 }
 
@@ -208,6 +248,8 @@ export function grammarFree(gp: usize): void {
   vecFree(g.slices);
   heap.free(g.startSlots);
   vecFree(g.startLists);
+  internerFree(g.sets);
+  maskStoreFree(g.masks);
   heap.free(gp);
 }
 
@@ -252,6 +294,11 @@ export function lexerSetSlices(gp: usize, state: i32, slices: i32): void {
   vecSet(changetype<Grammar>(gp).slices, state, slices);
 }
 
+/** Mask cache counters: 0 hits, 1 misses, 2 masks stored, 3 bytes stored. */
+export function grammarMaskCacheStat(gp: usize, which: i32): i32 {
+  return maskStoreStat(changetype<Grammar>(gp).masks, which);
+}
+
 // ---------------------------------------------------------------------------------------
 // Matcher state.
 
@@ -289,6 +336,14 @@ class Matcher {
   walkDeadline: f64 = 0;
   walkVisited: i32 = 0;
   walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
+  walkStore: bool = false; // store the mask under walkKey0/1 when done
+  walkKey0: i32 = 0;
+  walkKey1: i32 = 0;
+  // Canonical id of each parser set (a prefix of the chart), valid for grammar epoch canonEpoch.
+  setCanon: Vec = changetype<Vec>(0);
+  canonEpoch: i32 = 0;
+  canonScratch: usize = 0;
+  canonScratchCap: i32 = 0;
   // Bytes found by the last matcherForcedBytes.
   forcedCount: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
@@ -308,6 +363,8 @@ function allocScratch(m: Matcher): void {
   memory.fill(m.ntStamp, 0, <usize>m.ntStampCap << 2);
   m.walkPath = vecNew(64);
   m.needList = vecNew(16);
+  m.canonScratchCap = 64;
+  m.canonScratch = heap.alloc(<usize>m.canonScratchCap << 3);
 }
 
 /** A matcher at the start of the grammar. `eos` lists the EOS token ids. */
@@ -329,6 +386,8 @@ export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): 
   m.finished = 0;
   m.history = vecNew(256);
   m.tokens = vecNew(64);
+  m.setCanon = vecNew(64);
+  m.canonEpoch = m.g.epoch;
   allocScratch(m);
   m.lex = UNKNOWN;
   return changetype<usize>(m);
@@ -360,6 +419,7 @@ export function matcherFork(mp: usize): usize {
   c.setLex = vecClone(m.setLex);
   c.history = vecClone(m.history);
   c.tokens = vecClone(m.tokens);
+  c.setCanon = vecClone(m.setCanon);
   allocScratch(c);
   return changetype<usize>(c);
 }
@@ -381,6 +441,8 @@ export function matcherFree(mp: usize): void {
   heap.free(m.ntStamp);
   vecFree(m.walkPath);
   vecFree(m.needList);
+  vecFree(m.setCanon);
+  heap.free(m.canonScratch);
   heap.free(mp);
 }
 
@@ -424,14 +486,6 @@ function beginSet(m: Matcher): void {
     memory.fill(m.ntStamp, 0, <usize>m.ntStampCap << 2);
     m.gen = 1;
   }
-}
-
-@inline
-function mix(key: u64): u32 {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccd;
-  key ^= key >> 33;
-  return <u32>key;
 }
 
 // Adds item (dot, origin) to the set being built unless it is there already.
@@ -657,6 +711,7 @@ function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void {
   }
   m.setAccepting.len = chartLen;
   m.setLex.len = chartLen;
+  if (m.setCanon.len > chartLen) m.setCanon.len = chartLen;
   m.chartLen = chartLen;
 }
 
@@ -840,7 +895,7 @@ export function matcherRollback(mp: usize, n: i32): i32 {
  */
 export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   const m = changetype<Matcher>(mp);
-  const words = (headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5;
+  const words = <i32>((headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5);
   memory.fill(bits, 0, <usize>words << 2);
   if (m.finished) return STATUS_OK;
   m.walkBits = bits;
@@ -852,7 +907,83 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   m.walkDeadline = now() + maxMs;
   m.walkVisited = 0;
   m.walkSlices = UNKNOWN;
+  m.walkStore = stateKey(m);
+  if (m.walkStore) {
+    const at = maskStoreGet(m.g.masks, m.vocab, words, m.walkKey0, m.walkKey1);
+    if (at !== 0) {
+      memory.copy(bits, maskStoreBits(at), <usize>words << 2);
+      if (maskStoreAccepting(at)) addEos(m, bits);
+      return STATUS_OK;
+    }
+  }
   return matcherMaskResume(mp);
+}
+
+function addEos(m: Matcher, bits: usize): void {
+  for (let i = 0; i < m.eos.len; i++) setBit(bits, <u32>vecGet(m.eos, i));
+}
+
+@inline
+function setBit(bits: usize, id: u32): void {
+  const w = bits + ((<usize>id >>> 5) << 2);
+  store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
+}
+
+// Sets walkKey0/1 to the matcher's exact state key (computing the canonical ids of parser
+// sets added since the last mask); false when the grammar caches no masks.
+function stateKey(m: Matcher): bool {
+  const g = m.g;
+  if (g.masks.maxBytes === 0) return false;
+  if (internerWords(g.sets) > g.maxSetWords) {
+    internerClear(g.sets);
+    maskStoreClear(g.masks);
+    g.epoch++;
+  }
+  if (m.canonEpoch !== g.epoch) {
+    m.setCanon.len = 0;
+    m.canonEpoch = g.epoch;
+  }
+  for (let k = m.setCanon.len; k < m.chartLen; k++) vecPush(m.setCanon, canonicalSet(m, k));
+  m.walkKey0 = vecGet(m.setCanon, m.chartLen - 1);
+  m.walkKey1 = m.lexLen > 0 ? m.lex : UNKNOWN;
+  return true;
+}
+
+// The canonical id of parser set k: its items as (dot, canonical id of the origin set + 1,
+// or 0 for k itself), sorted and interned.
+function canonicalSet(m: Matcher, k: i32): i32 {
+  const from = vecGet(m.setStart, k);
+  const n = setEnd(m, k) - from;
+  if (n > m.canonScratchCap) {
+    heap.free(m.canonScratch);
+    m.canonScratchCap = max(n, m.canonScratchCap * 2);
+    m.canonScratch = heap.alloc(<usize>m.canonScratchCap << 3);
+  }
+  const items = m.canonScratch;
+  for (let i = 0; i < n; i++) {
+    const origin = vecGet(m.origins, from + i);
+    const canonOrigin: u32 = origin === k ? 0 : <u32>vecGet(m.setCanon, origin) + 1;
+    store<u64>(items + (<usize>i << 3), (<u64>vecGet(m.dots, from + i) << 32) | <u64>canonOrigin);
+  }
+  sortU64(items, n);
+  return intern(m.g.sets, items, n);
+}
+
+// Shell sort of n u64s (gaps 3h + 1).
+function sortU64(at: usize, n: i32): void {
+  let gap = 1;
+  while (gap < n / 3) gap = gap * 3 + 1;
+  for (; gap > 0; gap = (gap - 1) / 3) {
+    for (let i = gap; i < n; i++) {
+      const value = load<u64>(at + (<usize>i << 3));
+      let j = i;
+      while (j >= gap && load<u64>(at + (<usize>(j - gap) << 3)) > value) {
+        store<u64>(at + (<usize>j << 3), load<u64>(at + (<usize>(j - gap) << 3)));
+        j -= gap;
+      }
+      store<u64>(at + (<usize>j << 3), value);
+    }
+  }
 }
 
 // The slices the state at the root of the walk accepts whole, or a need status.
@@ -880,6 +1011,8 @@ export function matcherMaskResume(mp: usize): i32 {
   }
   const slices = <u8>m.walkSlices;
   const sliceNodes = v + headerWord(v, VH_SLICE_NODES_AT);
+  const sliceBits = (1 << <i32>headerWord(v, VH_SLICE_COUNT)) - 1;
+  const g = m.g;
   let node = m.walkNode;
   while (node < nodeCount) {
     const at = trie + (<usize>node << 3);
@@ -895,10 +1028,25 @@ export function matcherMaskResume(mp: usize): i32 {
     const status = step(m, <i32>(word0 & TRIE_BYTE_MASK));
     if (status === STATUS_OK) {
       const token = word0 >>> TRIE_TOKEN_SHIFT;
-      if (token !== 0) {
-        const id = token - 1;
-        const w = bits + ((id >>> 5) << 2);
-        store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
+      if (token !== 0) setBit(bits, token - 1);
+      // Below a character boundary, a subtree of slice tokens the lexer state accepts whole.
+      const covered = <i32>load<u8>(sliceNodes + <usize>node);
+      if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && m.lex !== UNKNOWN) {
+        const accepts = vecGet(g.slices, m.lex);
+        if (accepts === UNKNOWN) {
+          m.needState = m.lex;
+          m.walkNode = node;
+          return STATUS_NEED_SLICES;
+        }
+        if ((accepts & covered) !== 0) {
+          const end = node + <i32>(word1 & TRIE_SUBTREE_MASK);
+          for (let n = node + 1; n < end; n++) {
+            const t = load<u32>(trie + (<usize>n << 3)) >>> TRIE_TOKEN_SHIFT;
+            if (t !== 0) setBit(bits, t - 1);
+          }
+          node = end;
+          continue;
+        }
       }
       const here = depth * 3;
       if (m.walkPath.len < here + 3) vecResize(m.walkPath, here + 3);
@@ -918,20 +1066,15 @@ export function matcherMaskResume(mp: usize): i32 {
     }
   }
   matcherMaskAbort(mp);
-  const words = (headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5;
+  const words = <i32>((headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5);
   for (let i = 0; i < 8; i++) {
-    if ((<i32>slices >> i) & 1) bitsetOr(bits, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(<u32>i * words) << 2), words);
+    if ((<i32>slices >> i) & 1) bitsetOr(bits, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(i * words) << 2), <u32>words);
   }
   copyToDuplicates(v, bits);
   const accepting = matcherIsAccepting(mp);
   if (accepting < 0) return accepting;
-  if (accepting) {
-    for (let i = 0; i < m.eos.len; i++) {
-      const id = vecGet(m.eos, i);
-      const w = bits + ((<usize>id >>> 5) << 2);
-      store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
-    }
-  }
+  if (m.walkStore) maskStorePut(m.g.masks, v, words, m.walkKey0, m.walkKey1, bits, accepting);
+  if (accepting) addEos(m, bits);
   return STATUS_OK;
 }
 

@@ -23,7 +23,8 @@ export interface KernelExports {
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
   // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
-  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number): number;
+  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maskCacheBytes: number): number;
+  grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
   grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;
   grammarFree(grammar: number): void;
@@ -183,14 +184,11 @@ export class Kernel {
   /** Encodes a packed bitset that already lives in linear memory at `bitsPtr`. */
   brleFromBitsetAt(bitsPtr: number, vocabSize: number): Brle {
     const k = this.exports;
-    // A canonical BRLE has at most vocabSize + 1 runs; start small and retry when needed.
-    let capacity = Math.min(vocabSize + 1, 1024);
-    for (;;) {
-      const outPtr = this.#out.reserve(capacity * 4);
-      const runs = k.brleEncode(bitsPtr, vocabSize, outPtr, capacity) >>> 0;
-      if (runs <= capacity) return this.#u32(outPtr, runs).slice();
-      capacity = runs;
-    }
+    // A canonical BRLE has at most vocabSize + 1 runs: one pass into a scratch region that size.
+    const capacity = vocabSize + 1;
+    const outPtr = this.#out.reserve(capacity * 4);
+    const runs = k.brleEncode(bitsPtr, vocabSize, outPtr, capacity) >>> 0;
+    return this.#u32(outPtr, runs).slice();
   }
 
   /** Decodes a BRLE into a packed bitset (an empty BRLE allows everything). */

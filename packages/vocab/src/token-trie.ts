@@ -2,7 +2,7 @@
  * Builds the flat token trie of the vocab index (layout in `@sieve/format`'s
  * `vocab-layout.ts`): preorder nodes, children sorted by byte, subtree sizes for skipping.
  */
-import { bitsetWords, TOKEN_SLICES, tokenInSlice, vocabLayout as L } from '@sieve/format';
+import { bitsetWords, TOKEN_SLICES, tokenInSlice, utf8Lead, vocabLayout as L } from '@sieve/format';
 
 /** The trie words and the (token, primary) pairs of tokens with identical bytes. */
 export interface TokenTrie {
@@ -104,10 +104,11 @@ export function buildTokenSlices(tokens: readonly Uint8Array[], flags: Uint8Arra
   }
   const nodeCount = trie.length / L.TRIE_NODE_WORDS;
   // own[n]: the slices node n's own token is in (every slice when it ends no token).
+  const allSlices = (1 << TOKEN_SLICES.length) - 1;
   const own = new Uint8Array(nodeCount);
   for (let node = 0; node < nodeCount; node++) {
     const token = trie[node * 2]! >>> L.TRIE_TOKEN_SHIFT;
-    own[node] = token === 0 ? 0xff : membership[token - 1]!;
+    own[node] = token === 0 ? allSlices : membership[token - 1]!;
   }
   // A node's subtree is nodes [node, node + size); children are folded in before parents.
   const sliceNodes = own.slice();
@@ -116,5 +117,17 @@ export function buildTokenSlices(tokens: readonly Uint8Array[], flags: Uint8Arra
     for (let child = node + 1; child < end; child += trie[child * 2 + 1]! & L.TRIE_SUBTREE_MASK) sliceNodes[node]! &= sliceNodes[child]!;
   }
   sliceNodes[0] = 0; // the root is never skipped
+  // Character boundaries: dueAt[d] = continuation bytes still due after the path's first d
+  // bytes (-1 once they cannot be UTF-8), along the preorder path.
+  const dueAt = [0];
+  for (let node = 1; node < nodeCount; node++) {
+    const depth = trie[node * 2 + 1]! >>> L.TRIE_DEPTH_SHIFT;
+    const byte = trie[node * 2]! & L.TRIE_BYTE_MASK;
+    const before = dueAt[depth - 1]!;
+    const continuation = byte >= 0x80 && byte <= 0xbf;
+    const due = before < 0 ? -1 : before > 0 ? (continuation ? before - 1 : -1) : byte < 0x80 ? 0 : continuation ? -1 : utf8Lead(byte)[0] - 1;
+    dueAt[depth] = due;
+    if (due === 0) sliceNodes[node]! |= L.SLICE_NODE_BOUNDARY;
+  }
   return { sliceNodes, sliceTokens };
 }

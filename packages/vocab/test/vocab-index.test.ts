@@ -143,6 +143,14 @@ describe.each(['stories260k', 'llama3.1', 'qwen3', 'gemma3'])('vocab index for %
         if (((index.sliceNodes[node]! >> i) & 1) !== Number(all)) problems.push(`node ${node}, slice ${i}`);
       });
     }
+    // The boundary bit: the node's bytes (the path to it) are whole UTF-8 characters.
+    const path: number[] = [];
+    for (let node = 1; node < index.trieNodeCount; node++) {
+      const depth = index.trie[node * 2 + 1]! >>> L.TRIE_DEPTH_SHIFT;
+      path.length = depth - 1;
+      path.push(index.trie[node * 2]! & L.TRIE_BYTE_MASK);
+      if ((index.sliceNodes[node]! & L.SLICE_NODE_BOUNDARY) !== 0 !== isUtf8(Uint8Array.from(path))) problems.push(`node ${node}, boundary`);
+    }
     expect(problems.slice(0, 5)).toEqual([]);
     if (preset !== 'stories260k') expect(index.sliceNodes.filter((flags) => flags & 1).length).toBeGreaterThan(index.trieNodeCount / 2);
   });

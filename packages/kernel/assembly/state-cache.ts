@@ -1,0 +1,232 @@
+// The two tables behind the mask cache (used by matcher.ts): an interner that gives equal
+// sequences of u64s one id (compared in full, never by hash alone), and a map from a
+// matcher-state key to a stored mask. Both belong to one grammar and are cleared wholesale
+// when they outgrow their budget.
+import { Vec, vecFree, vecGet, vecNew, vecPush } from './vec';
+
+/** A 64-bit mixer (murmur3's finalizer), for hash tables. */
+@inline
+export function mix(key: u64): u32 {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccd;
+  key ^= key >> 33;
+  return <u32>key;
+}
+
+// ---------------------------------------------------------------------------------------
+// Interner.
+
+@unmanaged
+export class Interner {
+  // Per id: offset of its values in `data` (u64 values stored as two i32s), count, hash.
+  at: Vec = changetype<Vec>(0);
+  count: Vec = changetype<Vec>(0);
+  hash: Vec = changetype<Vec>(0);
+  data: Vec = changetype<Vec>(0);
+  // Open addressing: i32 per slot, id + 1 (0: empty).
+  slots: usize = 0;
+  cap: i32 = 0;
+}
+
+export function internerNew(): Interner {
+  const t = changetype<Interner>(heap.alloc(offsetof<Interner>()));
+  t.at = vecNew(64);
+  t.count = vecNew(64);
+  t.hash = vecNew(64);
+  t.data = vecNew(256);
+  t.cap = 256;
+  t.slots = heap.alloc(<usize>t.cap << 2);
+  memory.fill(t.slots, 0, <usize>t.cap << 2);
+  return t;
+}
+
+export function internerFree(t: Interner): void {
+  vecFree(t.at);
+  vecFree(t.count);
+  vecFree(t.hash);
+  vecFree(t.data);
+  heap.free(t.slots);
+  heap.free(changetype<usize>(t));
+}
+
+export function internerClear(t: Interner): void {
+  t.at.len = 0;
+  t.count.len = 0;
+  t.hash.len = 0;
+  t.data.len = 0;
+  memory.fill(t.slots, 0, <usize>t.cap << 2);
+}
+
+/** Number of i32s stored (the interner's size for its budget). */
+export function internerWords(t: Interner): i32 {
+  return t.data.len;
+}
+
+/** The id of the `n` u64s at `values`, new if no equal sequence was interned before. */
+export function intern(t: Interner, values: usize, n: i32): i32 {
+  let h: u32 = 0x9e3779b9 ^ <u32>n;
+  for (let i = 0; i < n; i++) h = mix(<u64>h ^ load<u64>(values + (<usize>i << 3)));
+  const mask = t.cap - 1;
+  let slot = <i32>(h & <u32>mask);
+  for (;;) {
+    const entry = load<i32>(t.slots + (<usize>slot << 2));
+    if (entry === 0) break;
+    const id = entry - 1;
+    if (<u32>vecGet(t.hash, id) === h && vecGet(t.count, id) === n && memory.compare(t.data.ptr + (<usize>vecGet(t.at, id) << 2), values, <usize>n << 3) === 0) return id;
+    slot = (slot + 1) & mask;
+  }
+  const id = t.at.len;
+  vecPush(t.at, t.data.len);
+  vecPush(t.count, n);
+  vecPush(t.hash, <i32>h);
+  for (let i = 0; i < n; i++) {
+    const value = load<u64>(values + (<usize>i << 3));
+    vecPush(t.data, <i32>value);
+    vecPush(t.data, <i32>(value >> 32));
+  }
+  store<i32>(t.slots + (<usize>slot << 2), id + 1);
+  if ((id + 1) * 2 > t.cap) rehash(t);
+  return id;
+}
+
+function rehash(t: Interner): void {
+  heap.free(t.slots);
+  t.cap <<= 1;
+  t.slots = heap.alloc(<usize>t.cap << 2);
+  memory.fill(t.slots, 0, <usize>t.cap << 2);
+  const mask = t.cap - 1;
+  for (let id = 0; id < t.at.len; id++) {
+    let slot = <i32>(<u32>vecGet(t.hash, id) & <u32>mask);
+    while (load<i32>(t.slots + (<usize>slot << 2)) !== 0) slot = (slot + 1) & mask;
+    store<i32>(t.slots + (<usize>slot << 2), id + 1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Mask store: key (two i32s) → a bitset of `words` words and an accepting flag.
+
+const SLOT_BYTES: usize = 16; // key0, key1, bitset pointer (0: empty), accepting
+
+@unmanaged
+export class MaskStore {
+  slots: usize = 0;
+  cap: i32 = 0;
+  used: i32 = 0;
+  vocab: usize = 0; // the vocab index whose masks are stored
+  words: i32 = 0;
+  bytes: usize = 0;
+  maxBytes: usize = 0;
+  hits: i32 = 0;
+  misses: i32 = 0;
+}
+
+export function maskStoreNew(maxBytes: usize): MaskStore {
+  const s = changetype<MaskStore>(heap.alloc(offsetof<MaskStore>()));
+  s.cap = 64;
+  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  s.used = 0;
+  s.vocab = 0;
+  s.words = 0;
+  s.bytes = 0;
+  s.maxBytes = maxBytes;
+  s.hits = 0;
+  s.misses = 0;
+  return s;
+}
+
+export function maskStoreClear(s: MaskStore): void {
+  for (let i = 0; i < s.cap; i++) {
+    const ptr = load<u32>(s.slots + <usize>i * SLOT_BYTES, 8);
+    if (ptr !== 0) heap.free(ptr);
+  }
+  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  s.used = 0;
+  s.bytes = 0;
+}
+
+export function maskStoreFree(s: MaskStore): void {
+  maskStoreClear(s);
+  heap.free(s.slots);
+  heap.free(changetype<usize>(s));
+}
+
+@inline
+function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
+  const mask = s.cap - 1;
+  let slot = <i32>(mix((<u64>(<u32>key0) << 32) | <u64>(<u32>key1)) & <u32>mask);
+  let at = s.slots + <usize>slot * SLOT_BYTES;
+  while (load<u32>(at, 8) !== 0 && (load<i32>(at) !== key0 || load<i32>(at, 4) !== key1)) {
+    slot = (slot + 1) & mask;
+    at = s.slots + <usize>slot * SLOT_BYTES;
+  }
+  return at;
+}
+
+/** The slot holding the mask stored under the key, or 0 (a miss). Counts hits and misses. */
+export function maskStoreGet(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32): usize {
+  if (s.maxBytes === 0 || vocab !== s.vocab || words !== s.words) {
+    s.misses++;
+    return 0;
+  }
+  const at = slotOf(s, key0, key1);
+  if (load<u32>(at, 8) === 0) {
+    s.misses++;
+    return 0;
+  }
+  s.hits++;
+  return at;
+}
+
+/** The bitset of a slot from `maskStoreGet`. */
+export function maskStoreBits(at: usize): usize {
+  return <usize>load<u32>(at, 8);
+}
+
+export function maskStoreAccepting(at: usize): i32 {
+  return load<i32>(at, 12);
+}
+
+/** Stores a copy of the mask; the store is emptied first when it would outgrow its budget. */
+export function maskStorePut(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32, bits: usize, accepting: i32): void {
+  const size = <usize>words << 2;
+  if (size > s.maxBytes) return;
+  if (vocab !== s.vocab || words !== s.words || s.bytes + size > s.maxBytes) {
+    maskStoreClear(s);
+    s.vocab = vocab;
+    s.words = words;
+  }
+  if ((s.used + 1) * 2 > s.cap) grow(s);
+  const at = slotOf(s, key0, key1);
+  if (load<u32>(at, 8) !== 0) return;
+  const copy = heap.alloc(size);
+  memory.copy(copy, bits, size);
+  store<i32>(at, key0);
+  store<i32>(at, key1, 4);
+  store<u32>(at, <u32>copy, 8);
+  store<i32>(at, accepting, 12);
+  s.used++;
+  s.bytes += size;
+}
+
+function grow(s: MaskStore): void {
+  const old = s.slots;
+  const oldCap = s.cap;
+  s.cap <<= 1;
+  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  for (let i = 0; i < oldCap; i++) {
+    const from = old + <usize>i * SLOT_BYTES;
+    if (load<u32>(from, 8) === 0) continue;
+    memory.copy(slotOf(s, load<i32>(from), load<i32>(from, 4)), from, SLOT_BYTES);
+  }
+  heap.free(old);
+}
+
+/** Hits and misses so far (which: 0 hits, 1 misses, 2 masks stored, 3 bytes stored). */
+export function maskStoreStat(s: MaskStore, which: i32): i32 {
+  if (which === 0) return s.hits;
+  if (which === 1) return s.misses;
+  if (which === 2) return s.used;
+  return <i32>s.bytes;
+}
