@@ -46,7 +46,7 @@ describe('sieve vocab', () => {
     expect(JSON.parse(missing.stdout).error.code).toBe('not_found');
 
     const damaged = join(dir, 'damaged.vocab');
-    writeFileSync(damaged, 'not a vocab index, just some text that is long enough to hold a header');
+    writeFileSync(damaged, 'not a vocab index, just some text that is long enough to hold a header. '.repeat(4));
     const bad = await run('vocab', 'info', damaged, '--json');
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error.code).toBe('bad_magic');

@@ -316,6 +316,8 @@ class Matcher {
   setStart: Vec = changetype<Vec>(0);
   setAccepting: Vec = changetype<Vec>(0);
   setLex: Vec = changetype<Vec>(0);
+  setSerial: Vec = changetype<Vec>(0); // a number no other set of this matcher had
+  serials: i32 = 0;
   chartLen: i32 = 0;
   lex: i32 = 0; // -1: the start state of the top set
   lexLen: i32 = 0;
@@ -381,6 +383,8 @@ export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): 
   m.setStart = vecNew(64);
   m.setAccepting = vecNew(64);
   m.setLex = vecNew(64);
+  m.setSerial = vecNew(64);
+  m.serials = 0;
   m.chartLen = 0;
   m.lexLen = 0;
   m.finished = 0;
@@ -417,6 +421,7 @@ export function matcherFork(mp: usize): usize {
   c.setStart = vecClone(m.setStart);
   c.setAccepting = vecClone(m.setAccepting);
   c.setLex = vecClone(m.setLex);
+  c.setSerial = vecClone(m.setSerial);
   c.history = vecClone(m.history);
   c.tokens = vecClone(m.tokens);
   c.setCanon = vecClone(m.setCanon);
@@ -434,6 +439,7 @@ export function matcherFree(mp: usize): void {
   vecFree(m.setStart);
   vecFree(m.setAccepting);
   vecFree(m.setLex);
+  vecFree(m.setSerial);
   vecFree(m.history);
   vecFree(m.tokens);
   heap.free(m.hashKeys);
@@ -479,7 +485,9 @@ export function matcherResolveStart(mp: usize, state: i32): void {
 // Earley sets.
 
 function beginSet(m: Matcher): void {
+  truncateSets(m, m.chartLen);
   vecPush(m.setStart, m.dots.len);
+  vecPush(m.setSerial, m.serials++);
   m.gen++;
   if (m.gen === 0x7fffffff) {
     memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
@@ -704,15 +712,60 @@ function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void {
   m.lex = lex;
   m.lexLen = lexLen;
   // Also drops a set left half-built by a limit error.
-  if (chartLen < m.setStart.len) {
-    m.dots.len = vecGet(m.setStart, chartLen);
-    m.origins.len = m.dots.len;
-    m.setStart.len = chartLen;
-  }
-  m.setAccepting.len = chartLen;
-  m.setLex.len = chartLen;
+  truncateSets(m, chartLen);
   if (m.setCanon.len > chartLen) m.setCanon.len = chartLen;
   m.chartLen = chartLen;
+}
+
+// Drops the parser sets from index `count` on (the arena keeps sets past chartLen until a
+// new set is begun there: the mask walk reuses one, see endLexemeOnce).
+@inline
+function truncateSets(m: Matcher, count: i32): void {
+  if (count < m.setStart.len) {
+    m.dots.len = vecGet(m.setStart, count);
+    m.origins.len = m.dots.len;
+    m.setStart.len = count;
+    m.setSerial.len = count;
+  }
+  if (m.setAccepting.len > count) m.setAccepting.len = count;
+  if (m.setLex.len > count) m.setLex.len = count;
+}
+
+// Returns to a state saved on the mask walk's path, keeping the parser set just past it: the
+// set a sibling node may get again by ending the same lexeme.
+@inline
+function restoreOnPath(m: Matcher, at: i32): void {
+  const chartLen = vecGet(m.walkPath, at + 2);
+  m.lex = vecGet(m.walkPath, at);
+  m.lexLen = vecGet(m.walkPath, at + 1);
+  truncateSets(m, chartLen + 1);
+  if (m.setCanon.len > chartLen) m.setCanon.len = chartLen;
+  m.chartLen = chartLen;
+}
+
+// Walk memo of ending the lexeme of a path state (4th word of its path entry).
+const END_UNKNOWN = 0;
+const END_REJECTED = 1;
+const END_IGNORED = 2;
+const END_SET = 3; // + the serial of the set it built
+
+// endLexeme for the mask walk from the path state at `at`: done once per path state, then
+// reused (the set it built is still in the arena right past the chart, unless another set
+// replaced it since).
+function endLexemeOnce(m: Matcher, at: i32): i32 {
+  const memo = vecGet(m.walkPath, at + 3);
+  const k = m.chartLen;
+  if (memo === END_REJECTED) return STATUS_REJECTED;
+  if (memo === END_IGNORED || (memo >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === memo - END_SET)) {
+    if (memo !== END_IGNORED) m.chartLen = k + 1;
+    m.lex = UNKNOWN;
+    m.lexLen = 0;
+    return STATUS_OK;
+  }
+  const status = endLexeme(m);
+  if (status === STATUS_REJECTED) vecSet(m.walkPath, at + 3, END_REJECTED);
+  else if (status === STATUS_OK) vecSet(m.walkPath, at + 3, m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED);
+  return status;
 }
 
 function isIgnored(g: Grammar, lexeme: i32): bool {
@@ -782,14 +835,15 @@ function transition(m: Matcher, state: i32, byte: i32): i32 {
   return next;
 }
 
-function step(m: Matcher, byte: i32): i32 {
+// One byte. `pathAt` >= 0: the mask walk, stepping from the path state at that offset.
+function step(m: Matcher, byte: i32, pathAt: i32 = -1): i32 {
   let state = currentLex(m);
   if (state === UNKNOWN) return STATUS_NEED_START;
   let next = transition(m, state, byte);
   if (next === UNKNOWN) return STATUS_NEED_TRANSITION;
   if (next === DEAD) {
     if (m.lexLen === 0) return STATUS_REJECTED;
-    const status = endLexeme(m);
+    const status = pathAt < 0 ? endLexeme(m) : endLexemeOnce(m, pathAt);
     if (status !== STATUS_OK) return status;
     state = currentLex(m);
     if (state === UNKNOWN) return STATUS_NEED_START;
@@ -904,6 +958,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   vecPush(m.walkPath, m.lex);
   vecPush(m.walkPath, m.lexLen);
   vecPush(m.walkPath, m.chartLen);
+  vecPush(m.walkPath, END_UNKNOWN);
   m.walkDeadline = now() + maxMs;
   m.walkVisited = 0;
   m.walkSlices = UNKNOWN;
@@ -1023,9 +1078,9 @@ export function matcherMaskResume(mp: usize): i32 {
       continue;
     }
     const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
-    const saved = (depth - 1) * 3;
-    restore(m, vecGet(m.walkPath, saved), vecGet(m.walkPath, saved + 1), vecGet(m.walkPath, saved + 2));
-    const status = step(m, <i32>(word0 & TRIE_BYTE_MASK));
+    const saved = (depth - 1) << 2;
+    restoreOnPath(m, saved);
+    const status = step(m, <i32>(word0 & TRIE_BYTE_MASK), saved);
     if (status === STATUS_OK) {
       const token = word0 >>> TRIE_TOKEN_SHIFT;
       if (token !== 0) setBit(bits, token - 1);
@@ -1048,11 +1103,12 @@ export function matcherMaskResume(mp: usize): i32 {
           continue;
         }
       }
-      const here = depth * 3;
-      if (m.walkPath.len < here + 3) vecResize(m.walkPath, here + 3);
+      const here = depth << 2;
+      if (m.walkPath.len < here + 4) vecResize(m.walkPath, here + 4);
       vecSet(m.walkPath, here, m.lex);
       vecSet(m.walkPath, here + 1, m.lexLen);
       vecSet(m.walkPath, here + 2, m.chartLen);
+      vecSet(m.walkPath, here + 3, END_UNKNOWN);
       node++;
     } else if (status === STATUS_REJECTED) {
       node += <i32>(word1 & TRIE_SUBTREE_MASK);
@@ -1131,5 +1187,5 @@ export function matcherForcedCount(mp: usize): i32 {
 /** Returns the matcher to its state before the mask walk. */
 export function matcherMaskAbort(mp: usize): void {
   const m = changetype<Matcher>(mp);
-  if (m.walkPath.len >= 3) restore(m, vecGet(m.walkPath, 0), vecGet(m.walkPath, 1), vecGet(m.walkPath, 2));
+  if (m.walkPath.len >= 4) restore(m, vecGet(m.walkPath, 0), vecGet(m.walkPath, 1), vecGet(m.walkPath, 2));
 }
