@@ -16,6 +16,11 @@ export function brleEncode(bits: usize, vocabSize: u32, out: usize, capacity: u3
   let runStart: u32 = 0;
   let current: u32 = 0; // value of the bit before the current word
   for (let id: u32 = 0; id < vocabSize; id += 32) {
+    // 128 bits that all continue the current run are skipped at once.
+    if ((id & 127) === 0 && id + 128 <= vocabSize && v128.all_true<i32>(v128.eq<i32>(v128.load(bits + (id >>> 3)), v128.splat<i32>(-<i32>current)))) {
+      id += 96;
+      continue;
+    }
     const word = load<u32>(bits + (id >>> 3));
     const span = min<u32>(32, vocabSize - id);
     // Bit j is set where token id + j differs from the token before it: a run boundary.
