@@ -11,6 +11,7 @@ import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
 import type { CompiledGrammar } from './compile.ts';
 import { GrammarLimitError } from './errors.ts';
+import { sliceMask } from './token-slices.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
@@ -119,7 +120,7 @@ export class KernelGrammar {
       k.lexerSetTransition(this.ptr, state, byte, target);
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
-      const slices = lexer.sliceMask(state);
+      const slices = sliceMask(lexer, state);
       this.syncLexer();
       k.lexerSetSlices(this.ptr, state, slices);
     } else {

@@ -4,7 +4,6 @@
  * at the current boundary; its transitions are computed the first time a byte is tried and
  * cached, so steady-state lexing is one table lookup per byte.
  */
-import { TOKEN_SLICES, utf8Lead, type TokenSlice } from '@sieve/format';
 import type { ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
@@ -12,11 +11,7 @@ import type { GrammarLimits } from './limits.ts';
 
 /** The DFA state with no NFA states: nothing can follow. */
 export const DEAD = 0;
-/** Most lexer states a token-slice check may visit before it gives up (see `sliceMask`). */
-export const MAX_SLICE_STATES = 256;
-// Where the kind of a UTF-8 lead byte changes (ASCII, continuation, 2-, 3-, 4-byte leads,
-// and the leads whose next byte has a narrower range).
-const UTF8_LEAD_CUTS = [0x80, 0xc2, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5];
+
 
 class Nfa {
   readonly epsilon: number[][] = [];
@@ -248,7 +243,6 @@ export class LexerDfa {
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
-  readonly #slices = new Map<number, number>();
   readonly #cuts = new Map<number, readonly number[]>();
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
@@ -326,73 +320,18 @@ export class LexerDfa {
   }
 
   /**
-   * The token slices (`TOKEN_SLICES` in @sieve/format, bit i: slice i) that `state` accepts
-   * whole: reading any token of the slice from `state` never kills the lexer nor completes
-   * a lazy lexeme, so the token is allowed whatever the parser expects. Exact: a search over
-   * every character sequence of the slice (as UTF-8 bytes); a slice whose search would
-   * visit more than MAX_SLICE_STATES lexer states counts as not accepted.
+   * The bytes at which the transitions of `state` may change, sorted, 0 and 256 included:
+   * every byte from one cut up to the next leads to the same state.
    */
-  sliceMask(state: number): number {
-    let mask = this.#slices.get(state);
-    if (mask === undefined) {
-      mask = 0;
-      TOKEN_SLICES.forEach((slice, i) => {
-        if (this.#acceptsSlice(state, slice)) mask! |= 1 << i;
-      });
-      this.#slices.set(state, mask);
-    }
-    return mask;
-  }
-
-  #acceptsSlice(start: number, slice: TokenSlice): boolean {
-    const maxChars = slice.maxChars ?? 0; // 0: unbounded, characters are not counted
-    const sliceCuts = [...UTF8_LEAD_CUTS, ...slice.excludedAscii.flatMap((b) => [b, b + 1])];
-    // Search items: lexer state, continuation bytes still due, the range of the next one, characters read.
-    type Item = readonly [state: number, due: number, low: number, high: number, chars: number];
-    const seen = new Set<string>();
-    const states = new Set<number>();
-    const queue: Item[] = [[start, 0, 0, 0xff, 0]];
-    for (let at = 0; at < queue.length; at++) {
-      const [state, due, low, high, chars] = queue[at]!;
-      if (due === 0 && maxChars > 0 && chars === maxChars) continue;
-      const counted = maxChars > 0 ? chars + 1 : 0;
-      // Bytes between two cuts lead to the same lexer state and the same UTF-8 position.
-      const cuts = [...new Set([low, high + 1, ...this.#byteCuts(state), ...(due === 0 ? sliceCuts : [])])].filter((c) => c >= low && c <= high + 1).sort((a, b) => a - b);
-      for (let i = 0; i + 1 < cuts.length; i++) {
-        const byte = cuts[i]!;
-        let item: Item;
-        if (due > 0) item = due === 1 ? [0, 0, 0, 0xff, counted] : [0, due - 1, 0x80, 0xbf, chars];
-        else if (byte < 0x80) {
-          if (slice.excludedAscii.includes(byte)) continue;
-          item = [0, 0, 0, 0xff, counted];
-        } else {
-          const [length, lo, hi] = utf8Lead(byte);
-          if (length === 0) continue;
-          item = [0, length - 1, lo, hi, chars];
-        }
-        const next = this.next(state, byte);
-        if (next === DEAD || this.endsLazily(next)) return false;
-        const key = `${next},${item[1]},${item[2]},${item[3]},${item[4]}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        states.add(next);
-        if (states.size > MAX_SLICE_STATES) return false;
-        queue.push([next, item[1], item[2], item[3], item[4]]);
-      }
-    }
-    return true;
-  }
-
-  // The bytes where the transitions of `state` may change: every edge range's start and end.
-  #byteCuts(state: number): readonly number[] {
+  byteCuts(state: number): readonly number[] {
     let cuts = this.#cuts.get(state);
     if (cuts === undefined) {
-      const set = new Set<number>();
+      const set = new Set<number>([0, 256]);
       for (const nfaState of this.#sets[state]!) {
         const edges = this.#nfa.edges[nfaState]!;
         for (let i = 0; i < edges.length; i += 3) set.add(edges[i]!).add(edges[i + 1]! + 1);
       }
-      cuts = [...set];
+      cuts = [...set].sort((a, b) => a - b);
       this.#cuts.set(state, cuts);
     }
     return cuts;
