@@ -38,6 +38,7 @@ import {
   TABLE_PREDICT_TO,
 } from '../src/abi';
 import {
+  SLICE_NODE_BOUNDARY,
   TOKEN_EMPTY,
   TOKEN_SPECIAL,
   TRIE_BYTE_MASK,
@@ -46,7 +47,7 @@ import {
   TRIE_TOKEN_SHIFT,
   VH_BYTES_AT,
   VH_FLAGS_AT,
-  SLICE_NODE_BOUNDARY,
+  VH_MAX_TOKEN_BYTES,
   VH_OFFSETS_AT,
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
@@ -338,6 +339,7 @@ class Matcher {
   walkDeadline: f64 = 0;
   walkVisited: i32 = 0;
   walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
+  walkRootLex: i32 = 0; // the lexer state at the root (the top set's start state when between lexemes)
   walkStore: bool = false; // store the mask under walkKey0/1 when done
   walkKey0: i32 = 0;
   walkKey1: i32 = 0;
@@ -954,11 +956,12 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   if (m.finished) return STATUS_OK;
   m.walkBits = bits;
   m.walkNode = 1;
-  m.walkPath.len = 0;
-  vecPush(m.walkPath, m.lex);
-  vecPush(m.walkPath, m.lexLen);
-  vecPush(m.walkPath, m.chartLen);
-  vecPush(m.walkPath, END_UNKNOWN);
+  // One path entry per depth (lex, lexLen, chartLen, END_* memo), the root's first.
+  vecResize(m.walkPath, (<i32>headerWord(m.vocab, VH_MAX_TOKEN_BYTES) + 1) << 2);
+  vecSet(m.walkPath, 0, m.lex);
+  vecSet(m.walkPath, 1, m.lexLen);
+  vecSet(m.walkPath, 2, m.chartLen);
+  vecSet(m.walkPath, 3, END_UNKNOWN);
   m.walkDeadline = now() + maxMs;
   m.walkVisited = 0;
   m.walkSlices = UNKNOWN;
@@ -1050,6 +1053,7 @@ function rootSlices(m: Matcher): i32 {
     m.needState = state;
     return -STATUS_NEED_SLICES;
   }
+  m.walkRootLex = state;
   return slices & ((1 << <i32>headerWord(m.vocab, VH_SLICE_COUNT)) - 1);
 }
 
@@ -1068,6 +1072,15 @@ export function matcherMaskResume(mp: usize): i32 {
   const sliceNodes = v + headerWord(v, VH_SLICE_NODES_AT);
   const sliceBits = (1 << <i32>headerWord(v, VH_SLICE_COUNT)) - 1;
   const g = m.g;
+  // While no lexeme has ended on the path ("pure" nodes), stepping a node is one lexer
+  // transition: taken here directly; everything else goes through `step`.
+  const path = m.walkPath.ptr;
+  const rootLex = m.walkRootLex;
+  const rootLen = load<i32>(path, 4);
+  const rootChart = load<i32>(path, 8);
+  const lexNext = g.lexNext;
+  const lazy = g.winLazy.ptr;
+  const winCount = g.winCount.ptr;
   let node = m.walkNode;
   while (node < nodeCount) {
     const at = trie + (<usize>node << 3);
@@ -1078,18 +1091,42 @@ export function matcherMaskResume(mp: usize): i32 {
       continue;
     }
     const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
-    const saved = (depth - 1) << 2;
-    restoreOnPath(m, saved);
-    const status = step(m, <i32>(word0 & TRIE_BYTE_MASK), saved);
+    const parentAt = path + (<usize>(depth - 1) << 4);
+    const parentLen = load<i32>(parentAt, 4);
+    const byte = <i32>(word0 & TRIE_BYTE_MASK);
+    let status = STATUS_NEED_TRANSITION; // not settled by a pure step
+    let lex = 0;
+    let lexLen = 0;
+    let chartLen = 0;
+    if (parentLen === rootLen + depth - 1) {
+      const from = depth === 1 ? rootLex : load<i32>(parentAt);
+      const to = load<i32>(lexNext + ((<usize>from << 8) + <usize>byte << 2));
+      if (to > 0 && load<i32>(lazy + (<usize>to << 2)) === 0) {
+        status = STATUS_OK;
+        lex = to;
+        lexLen = parentLen + 1;
+        chartLen = rootChart;
+      } else if (to === DEAD && (parentLen === 0 || load<i32>(winCount + (<usize>from << 2)) === 0)) {
+        status = STATUS_REJECTED;
+      }
+    }
+    if (status === STATUS_NEED_TRANSITION) {
+      const saved = (depth - 1) << 2;
+      restoreOnPath(m, saved);
+      status = step(m, byte, saved);
+      lex = m.lex;
+      lexLen = m.lexLen;
+      chartLen = m.chartLen;
+    }
     if (status === STATUS_OK) {
       const token = word0 >>> TRIE_TOKEN_SHIFT;
       if (token !== 0) setBit(bits, token - 1);
       // Below a character boundary, a subtree of slice tokens the lexer state accepts whole.
       const covered = <i32>load<u8>(sliceNodes + <usize>node);
-      if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && m.lex !== UNKNOWN) {
-        const accepts = vecGet(g.slices, m.lex);
+      if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && lex !== UNKNOWN) {
+        const accepts = vecGet(g.slices, lex);
         if (accepts === UNKNOWN) {
-          m.needState = m.lex;
+          m.needState = lex;
           m.walkNode = node;
           return STATUS_NEED_SLICES;
         }
@@ -1103,12 +1140,11 @@ export function matcherMaskResume(mp: usize): i32 {
           continue;
         }
       }
-      const here = depth << 2;
-      if (m.walkPath.len < here + 4) vecResize(m.walkPath, here + 4);
-      vecSet(m.walkPath, here, m.lex);
-      vecSet(m.walkPath, here + 1, m.lexLen);
-      vecSet(m.walkPath, here + 2, m.chartLen);
-      vecSet(m.walkPath, here + 3, END_UNKNOWN);
+      const here = path + (<usize>depth << 4);
+      store<i32>(here, lex);
+      store<i32>(here, lexLen, 4);
+      store<i32>(here, chartLen, 8);
+      store<i32>(here, END_UNKNOWN, 12);
       node++;
     } else if (status === STATUS_REJECTED) {
       node += <i32>(word1 & TRIE_SUBTREE_MASK);
