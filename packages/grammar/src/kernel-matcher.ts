@@ -133,11 +133,11 @@ export class KernelGrammar {
 
   /**
    * The mask cache's counters: masks served from it (`hits`), computed (`misses`), and what
-   * it holds now.
+   * it holds now (`entries`: masks, and what walks learned about their root lexer states).
    */
-  maskCacheStats(): { readonly hits: number; readonly misses: number; readonly masks: number; readonly bytes: number } {
+  maskCacheStats(): { readonly hits: number; readonly misses: number; readonly entries: number; readonly bytes: number } {
     const stat = (which: number): number => this.kernel.exports.grammarMaskCacheStat(this.ptr, which) >>> 0;
-    return { hits: stat(0), misses: stat(1), masks: stat(2), bytes: stat(3) };
+    return { hits: stat(0), misses: stat(1), entries: stat(2), bytes: stat(3) };
   }
 
   /** @internal */

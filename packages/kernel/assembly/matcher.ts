@@ -19,6 +19,12 @@
 // top parser set (its items, with each origin replaced by the origin set's canonical id,
 // interned) and the lexer state. Two charts with the same top id parse every continuation
 // alike, so the key determines the mask.
+//
+// What a walk learns about its root lexer state alone is cached too ("lexical entries"):
+// until a lexeme ends on a path, the walk depends on the lexer state only, so the tokens it
+// accepts that way, and the nodes where a lexeme ends (the "frontier"), are the same for
+// every chart. A later walk from the same lexer state copies those tokens and walks only the
+// frontier's subtrees.
 import {
   STATUS_INVALID,
   STATUS_LIMIT_ITEMS,
@@ -66,13 +72,13 @@ import {
   internerNew,
   internerWords,
   MaskStore,
-  maskStoreAccepting,
-  maskStoreBits,
+  maskStoreAdd,
+  maskStoreBlock,
   maskStoreClear,
+  maskStoreFlag,
   maskStoreFree,
   maskStoreGet,
   maskStoreNew,
-  maskStorePut,
   maskStoreStat,
   mix,
 } from './state-cache';
@@ -340,6 +346,11 @@ class Matcher {
   walkVisited: i32 = 0;
   walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
   walkRootLex: i32 = 0; // the lexer state at the root (the top set's start state when between lexemes)
+  walkEnd: i32 = 0; // the walk covers nodes [walkNode, walkEnd)
+  walkPure: usize = 0; // recording: tokens accepted before any lexeme ends (words bits)
+  walkFrontier: Vec = changetype<Vec>(0); // recording: (node, parent lexer state) pairs
+  walkReplay: usize = 0; // replaying: the lexical entry's frontier (count, then pairs); 0 when recording
+  walkFrontierAt: i32 = 0;
   walkStore: bool = false; // store the mask under walkKey0/1 when done
   walkKey0: i32 = 0;
   walkKey1: i32 = 0;
@@ -369,6 +380,8 @@ function allocScratch(m: Matcher): void {
   m.needList = vecNew(16);
   m.canonScratchCap = 64;
   m.canonScratch = heap.alloc(<usize>m.canonScratchCap << 3);
+  m.walkPure = heap.alloc(<usize>((headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5) << 2);
+  m.walkFrontier = vecNew(64);
 }
 
 /** A matcher at the start of the grammar. `eos` lists the EOS token ids. */
@@ -451,6 +464,8 @@ export function matcherFree(mp: usize): void {
   vecFree(m.needList);
   vecFree(m.setCanon);
   heap.free(m.canonScratch);
+  heap.free(m.walkPure);
+  vecFree(m.walkFrontier);
   heap.free(mp);
 }
 
@@ -956,6 +971,10 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   if (m.finished) return STATUS_OK;
   m.walkBits = bits;
   m.walkNode = 1;
+  m.walkEnd = <i32>headerWord(m.vocab, VH_TRIE_NODE_COUNT);
+  m.walkReplay = 0;
+  m.walkFrontier.len = 0;
+  memory.fill(m.walkPure, 0, <usize>words << 2);
   // One path entry per depth (lex, lexLen, chartLen, END_* memo), the root's first.
   vecResize(m.walkPath, (<i32>headerWord(m.vocab, VH_MAX_TOKEN_BYTES) + 1) << 2);
   vecSet(m.walkPath, 0, m.lex);
@@ -969,12 +988,21 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   if (m.walkStore) {
     const at = maskStoreGet(m.g.masks, m.vocab, words, m.walkKey0, m.walkKey1);
     if (at !== 0) {
-      memory.copy(bits, maskStoreBits(at), <usize>words << 2);
-      if (maskStoreAccepting(at)) addEos(m, bits);
+      m.g.masks.hits++;
+      memory.copy(bits, maskStoreBlock(at), <usize>words << 2);
+      if (maskStoreFlag(at)) addEos(m, bits);
       return STATUS_OK;
     }
+    m.g.masks.misses++;
   }
   return matcherMaskResume(mp);
+}
+
+// Lexical entries are keyed (-2 - root lexer state, 1 when a lexeme is in progress), apart
+// from masks' (canonical set id >= 0, ...).
+@inline
+function lexicalKey(state: i32): i32 {
+  return -2 - state;
 }
 
 function addEos(m: Matcher, bits: usize): void {
@@ -1063,10 +1091,20 @@ export function matcherMaskResume(mp: usize): i32 {
   const trie = v + headerWord(v, VH_TRIE_AT);
   const nodeCount = <i32>headerWord(v, VH_TRIE_NODE_COUNT);
   const bits = m.walkBits;
+  const words = <i32>((headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5);
   if (m.walkSlices === UNKNOWN) {
     const slices = rootSlices(m);
     if (slices < 0) return -slices;
     m.walkSlices = slices;
+    // A lexical entry for the root lexer state: start from its tokens, walk its frontier.
+    const at = m.walkStore ? maskStoreGet(m.g.masks, v, words, lexicalKey(m.walkRootLex), m.lexLen > 0 ? 1 : 0) : 0;
+    if (at !== 0) {
+      const block = maskStoreBlock(at);
+      memory.copy(bits, block, <usize>words << 2);
+      m.walkReplay = block + (<usize>words << 2);
+      m.walkFrontierAt = 0;
+      m.walkNode = m.walkEnd;
+    }
   }
   const slices = <u8>m.walkSlices;
   const sliceNodes = v + headerWord(v, VH_SLICE_NODES_AT);
@@ -1081,8 +1119,11 @@ export function matcherMaskResume(mp: usize): i32 {
   const lexNext = g.lexNext;
   const lazy = g.winLazy.ptr;
   const winCount = g.winCount.ptr;
+  const pure = m.walkPure;
+  const recording = m.walkReplay === 0;
   let node = m.walkNode;
-  while (node < nodeCount) {
+  for (;;) {
+  while (node < m.walkEnd) {
     const at = trie + (<usize>node << 3);
     const word0 = load<u32>(at);
     const word1 = load<u32>(at, 4);
@@ -1098,8 +1139,9 @@ export function matcherMaskResume(mp: usize): i32 {
     let lex = 0;
     let lexLen = 0;
     let chartLen = 0;
-    if (parentLen === rootLen + depth - 1) {
-      const from = depth === 1 ? rootLex : load<i32>(parentAt);
+    const parentPure = parentLen === rootLen + depth - 1;
+    const from = depth === 1 ? rootLex : load<i32>(parentAt);
+    if (parentPure) {
       const to = load<i32>(lexNext + ((<usize>from << 8) + <usize>byte << 2));
       if (to > 0 && load<i32>(lazy + (<usize>to << 2)) === 0) {
         status = STATUS_OK;
@@ -1110,6 +1152,8 @@ export function matcherMaskResume(mp: usize): i32 {
         status = STATUS_REJECTED;
       }
     }
+    // Pure nodes' tokens go to the lexical entry's bits (recording; a replay has none).
+    const target = status === STATUS_OK ? pure : bits;
     if (status === STATUS_NEED_TRANSITION) {
       const saved = (depth - 1) << 2;
       restoreOnPath(m, saved);
@@ -1117,10 +1161,15 @@ export function matcherMaskResume(mp: usize): i32 {
       lex = m.lex;
       lexLen = m.lexLen;
       chartLen = m.chartLen;
+      // A lexeme ends below a pure node: the frontier.
+      if (parentPure && recording && (status === STATUS_OK || status === STATUS_REJECTED)) {
+        vecPush(m.walkFrontier, node);
+        vecPush(m.walkFrontier, from);
+      }
     }
     if (status === STATUS_OK) {
       const token = word0 >>> TRIE_TOKEN_SHIFT;
-      if (token !== 0) setBit(bits, token - 1);
+      if (token !== 0) setBit(target, token - 1);
       // Below a character boundary, a subtree of slice tokens the lexer state accepts whole.
       const covered = <i32>load<u8>(sliceNodes + <usize>node);
       if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && lex !== UNKNOWN) {
@@ -1134,7 +1183,7 @@ export function matcherMaskResume(mp: usize): i32 {
           const end = node + <i32>(word1 & TRIE_SUBTREE_MASK);
           for (let n = node + 1; n < end; n++) {
             const t = load<u32>(trie + (<usize>n << 3)) >>> TRIE_TOKEN_SHIFT;
-            if (t !== 0) setBit(bits, t - 1);
+            if (t !== 0) setBit(target, t - 1);
           }
           node = end;
           continue;
@@ -1157,17 +1206,53 @@ export function matcherMaskResume(mp: usize): i32 {
       return STATUS_LIMIT_TIME;
     }
   }
+  // Replaying: on to the next frontier node's subtree, from its parent's state.
+  if (recording || m.walkFrontierAt >= load<i32>(m.walkReplay)) break;
+  const entry = m.walkReplay + 4 + (<usize>m.walkFrontierAt << 3);
+  m.walkFrontierAt++;
+  node = load<i32>(entry);
+  const word1 = load<u32>(trie + (<usize>node << 3), 4);
+  const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
+  m.walkEnd = node + <i32>(word1 & TRIE_SUBTREE_MASK);
+  const parentAt = path + (<usize>(depth - 1) << 4);
+  // Siblings under equal parent states share the parent's entry (and its ended lexeme).
+  if (depth > 1 && (load<i32>(parentAt) !== load<i32>(entry, 4) || load<i32>(parentAt, 4) !== rootLen + depth - 1 || load<i32>(parentAt, 8) !== rootChart)) {
+    store<i32>(parentAt, load<i32>(entry, 4));
+    store<i32>(parentAt, rootLen + depth - 1, 4);
+    store<i32>(parentAt, rootChart, 8);
+    store<i32>(parentAt, END_UNKNOWN, 12);
+  }
+  }
   matcherMaskAbort(mp);
-  const words = <i32>((headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5);
-  for (let i = 0; i < 8; i++) {
-    if ((<i32>slices >> i) & 1) bitsetOr(bits, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(i * words) << 2), <u32>words);
+  if (recording) {
+    // Tokens accepted before any lexeme ends: the slices the root accepts, and pure nodes'.
+    for (let i = 0; i < 8; i++) {
+      if ((<i32>slices >> i) & 1) bitsetOr(pure, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(i * words) << 2), <u32>words);
+    }
+    bitsetOr(bits, pure, <u32>words);
+    if (m.walkStore) storeLexical(m, words);
   }
   copyToDuplicates(v, bits);
   const accepting = matcherIsAccepting(mp);
   if (accepting < 0) return accepting;
-  if (m.walkStore) maskStorePut(m.g.masks, v, words, m.walkKey0, m.walkKey1, bits, accepting);
+  if (m.walkStore) {
+    const block = maskStoreAdd(m.g.masks, v, words, m.walkKey0, m.walkKey1, <usize>words << 2, accepting);
+    if (block !== 0) memory.copy(block, bits, <usize>words << 2);
+  }
   if (accepting) addEos(m, bits);
   return STATUS_OK;
+}
+
+// Stores what the walk learned about its root lexer state: the tokens accepted before any
+// lexeme ended, then the frontier (count, then node and parent state pairs).
+function storeLexical(m: Matcher, words: i32): void {
+  const frontier = m.walkFrontier;
+  const bytes = (<usize>words << 2) + 4 + (<usize>frontier.len << 2);
+  const block = maskStoreAdd(m.g.masks, m.vocab, words, lexicalKey(m.walkRootLex), vecGet(m.walkPath, 1) > 0 ? 1 : 0, bytes, 0);
+  if (block === 0) return;
+  memory.copy(block, m.walkPure, <usize>words << 2);
+  store<i32>(block + (<usize>words << 2), frontier.len >> 1);
+  memory.copy(block + (<usize>words << 2) + 4, frontier.ptr, <usize>frontier.len << 2);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The two tables behind the mask cache (used by matcher.ts): an interner that gives equal
 // sequences of u64s one id (compared in full, never by hash alone), and a map from a
-// matcher-state key to a stored mask. Both belong to one grammar and are cleared wholesale
-// when they outgrow their budget.
+// two-word key to a stored block (a mask, or what a mask walk learned about a lexer state).
+// Both belong to one grammar and are cleared wholesale when they outgrow their budget.
 import { Vec, vecFree, vecGet, vecNew, vecPush } from './vec';
 
 /** A 64-bit mixer (murmur3's finalizer), for hash tables. */
@@ -103,9 +103,10 @@ function rehash(t: Interner): void {
 }
 
 // ---------------------------------------------------------------------------------------
-// Mask store: key (two i32s) → a bitset of `words` words and an accepting flag.
+// Mask store: key (two i32s) → a block of bytes and a flag, for one vocab index (`words`
+// words per mask).
 
-const SLOT_BYTES: usize = 16; // key0, key1, bitset pointer (0: empty), accepting
+const SLOT_BYTES: usize = 16; // key0, key1, block pointer (0: empty), flag
 
 @unmanaged
 export class MaskStore {
@@ -163,50 +164,45 @@ function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
   return at;
 }
 
-/** The slot holding the mask stored under the key, or 0 (a miss). Counts hits and misses. */
+/** The slot holding the block stored under the key, or 0. */
 export function maskStoreGet(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32): usize {
-  if (s.maxBytes === 0 || vocab !== s.vocab || words !== s.words) {
-    s.misses++;
-    return 0;
-  }
+  if (s.maxBytes === 0 || vocab !== s.vocab || words !== s.words) return 0;
   const at = slotOf(s, key0, key1);
-  if (load<u32>(at, 8) === 0) {
-    s.misses++;
-    return 0;
-  }
-  s.hits++;
-  return at;
+  return load<u32>(at, 8) === 0 ? 0 : at;
 }
 
-/** The bitset of a slot from `maskStoreGet`. */
-export function maskStoreBits(at: usize): usize {
+/** The block of a slot from `maskStoreGet`. */
+export function maskStoreBlock(at: usize): usize {
   return <usize>load<u32>(at, 8);
 }
 
-export function maskStoreAccepting(at: usize): i32 {
+export function maskStoreFlag(at: usize): i32 {
   return load<i32>(at, 12);
 }
 
-/** Stores a copy of the mask; the store is emptied first when it would outgrow its budget. */
-export function maskStorePut(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32, bits: usize, accepting: i32): void {
-  const size = <usize>words << 2;
-  if (size > s.maxBytes) return;
-  if (vocab !== s.vocab || words !== s.words || s.bytes + size > s.maxBytes) {
+/**
+ * A new block of `bytes` under the key, for the caller to fill (0 when it cannot be stored:
+ * over budget, or the key is taken). The store is emptied first when it would outgrow its
+ * budget.
+ */
+export function maskStoreAdd(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32, bytes: usize, flag: i32): usize {
+  if (bytes > s.maxBytes) return 0;
+  if (vocab !== s.vocab || words !== s.words || s.bytes + bytes > s.maxBytes) {
     maskStoreClear(s);
     s.vocab = vocab;
     s.words = words;
   }
   if ((s.used + 1) * 2 > s.cap) grow(s);
   const at = slotOf(s, key0, key1);
-  if (load<u32>(at, 8) !== 0) return;
-  const copy = heap.alloc(size);
-  memory.copy(copy, bits, size);
+  if (load<u32>(at, 8) !== 0) return 0;
+  const block = heap.alloc(bytes);
   store<i32>(at, key0);
   store<i32>(at, key1, 4);
-  store<u32>(at, <u32>copy, 8);
-  store<i32>(at, accepting, 12);
+  store<u32>(at, <u32>block, 8);
+  store<i32>(at, flag, 12);
   s.used++;
-  s.bytes += size;
+  s.bytes += bytes;
+  return block;
 }
 
 function grow(s: MaskStore): void {
@@ -223,7 +219,7 @@ function grow(s: MaskStore): void {
   heap.free(old);
 }
 
-/** Hits and misses so far (which: 0 hits, 1 misses, 2 masks stored, 3 bytes stored). */
+/** Counters (which: 0 hits, 1 misses, 2 blocks stored, 3 bytes stored); the matcher counts hits and misses. */
 export function maskStoreStat(s: MaskStore, which: i32): i32 {
   if (which === 0) return s.hits;
   if (which === 1) return s.misses;
