@@ -113,11 +113,14 @@ export class KernelGrammar {
       this.grammar.expand(k.matcherNeedState(matcher) + this.grammar.terminalCount);
       this.syncRules();
     } else if (status === abi.STATUS_NEED_TRANSITION) {
+      // The whole row at once: a walk tries most bytes of a state it reaches.
       const state = k.matcherNeedState(matcher);
-      const byte = k.matcherNeedByte(matcher);
-      const target = lexer.next(state, byte);
+      const row = lexer.row(state).slice();
       this.syncLexer();
-      k.lexerSetTransition(this.ptr, state, byte, target);
+      const scratch = k.alloc(1024) >>> 0;
+      new Int32Array(k.memory.buffer, scratch, 256).set(row);
+      k.lexerSetRow(this.ptr, state, scratch);
+      k.free(scratch);
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
       const slices = sliceMask(lexer, state);

@@ -300,8 +300,19 @@ export class LexerDfa {
       for (let i = 0; i < edges.length; i += 3) if (edges[i]! <= byte && byte <= edges[i + 1]!) targets.push(edges[i + 2]!);
     }
     const target = this.#intern(this.#closure(targets));
-    this.#transitions[at] = target;
+    // Every byte between the same two cuts leads to the same state.
+    const cuts = this.byteCuts(state);
+    let i = 1;
+    while (cuts[i]! <= byte) i++;
+    this.#transitions.fill(target, state * 256 + cuts[i - 1]!, state * 256 + cuts[i]!);
     return target;
+  }
+
+  /** All 256 transitions of `state` (a view; building the states they lead to). */
+  row(state: number): Int32Array {
+    const cuts = this.byteCuts(state);
+    for (let i = 0; i + 1 < cuts.length; i++) this.next(state, cuts[i]!);
+    return this.#transitions.subarray(state * 256, state * 256 + 256);
   }
 
   /** Lexemes that have a complete match in `state` (sorted indices). */

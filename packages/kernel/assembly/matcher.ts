@@ -279,9 +279,9 @@ export function lexerGrow(gp: usize, count: i32): void {
   if (count > g.lexStates) g.lexStates = count;
 }
 
-export function lexerSetTransition(gp: usize, state: i32, byte: i32, target: i32): void {
-  const g = changetype<Grammar>(gp);
-  store<i32>(g.lexNext + ((<usize>state << 8) + <usize>byte << 2), target);
+/** Sets all 256 transitions of `state` from the i32s at `row`. */
+export function lexerSetRow(gp: usize, state: i32, row: usize): void {
+  memory.copy(changetype<Grammar>(gp).lexNext + (<usize>state << 10), row, 1024);
 }
 
 /** The lexemes a state hands to the parser when its lexeme ends (sorted), and whether one is lazy. */

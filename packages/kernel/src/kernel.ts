@@ -29,9 +29,9 @@ export interface KernelExports {
   grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;
   grammarFree(grammar: number): void;
   lexerGrow(grammar: number, count: number): void;
-  lexerSetTransition(grammar: number, state: number, byte: number, target: number): void;
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   lexerSetSlices(grammar: number, state: number, slices: number): void;
+  lexerSetRow(grammar: number, state: number, row: number): void;
   matcherNew(grammar: number, vocab: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;
