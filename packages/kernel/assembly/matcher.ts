@@ -760,6 +760,9 @@ function restoreOnPath(m: Matcher, at: i32): void {
   m.chartLen = chartLen;
 }
 
+// Smallest trie subtree for which the walk asks whether the lexer state accepts a slice whole.
+const MIN_FILL_NODES = 64;
+
 // Walk memo of ending the lexeme of a path state (4th word of its path entry).
 const END_UNKNOWN = 0;
 const END_REJECTED = 1;
@@ -1170,9 +1173,10 @@ export function matcherMaskResume(mp: usize): i32 {
     if (status === STATUS_OK) {
       const token = word0 >>> TRIE_TOKEN_SHIFT;
       if (token !== 0) setBit(target, token - 1);
-      // Below a character boundary, a subtree of slice tokens the lexer state accepts whole.
+      // Below a character boundary, a subtree of slice tokens the lexer state accepts whole
+      // (asked only where the subtree is big enough to pay for the check).
       const covered = <i32>load<u8>(sliceNodes + <usize>node);
-      if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && lex !== UNKNOWN) {
+      if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && lex !== UNKNOWN && <i32>(word1 & TRIE_SUBTREE_MASK) >= MIN_FILL_NODES) {
         const accepts = vecGet(g.slices, lex);
         if (accepts === UNKNOWN) {
           m.needState = lex;
