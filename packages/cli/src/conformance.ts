@@ -74,9 +74,10 @@ export async function sieveEngine(tokenizer: string): Promise<BenchEngine> {
                 continue;
               }
               const started = performance.now();
-              // The mask as a packed bitset, the form XGrammar returns too (BRLE encoding is
-              // measured on its own by the BRLE benchmark).
-              const allowed = bitsetHas(m.computeMaskBitset(), id) && m.commitToken(id);
+              // The mask as a packed bitset, the form XGrammar returns too (here a view of
+              // kernel memory, as a decode loop reads it; BRLE encoding is measured on its own
+              // by the BRLE benchmark).
+              const allowed = bitsetHas(m.computeMaskView(), id) && m.commitToken(id);
               maskUs.push((performance.now() - started) * 1000);
               if (!allowed) return false;
             }

@@ -245,8 +245,16 @@ export class KernelMatcher implements TokenMatcher {
 
   /** The exact set of allowed next tokens as a packed bitset (a copy). */
   computeMaskBitset(): Uint32Array {
+    return this.computeMaskView().slice();
+  }
+
+  /**
+   * The same bitset without a copy: a view of the matcher's buffer in kernel memory, valid
+   * until the matcher's next call (or any call that grows kernel memory).
+   */
+  computeMaskView(): Uint32Array {
     const bits = this.#maskInKernel();
-    return new Uint32Array(this.#k.memory.buffer, bits, bitsetWords(this.vocab.tokenCount)).slice();
+    return new Uint32Array(this.#k.memory.buffer, bits, bitsetWords(this.vocab.tokenCount));
   }
 
   /** The exact mask of allowed next tokens, BRLE-encoded (encoded inside the kernel). */
