@@ -11,6 +11,12 @@ interface BrleStats {
   readonly median_us: number;
   readonly p99_us: number;
 }
+interface VocabReport {
+  readonly bench: 'vocab';
+  readonly kernel_wasm_bytes: number;
+  readonly kernel_instantiate_ms: number;
+  readonly tokenizers: Readonly<Record<string, { readonly file_bytes: number; readonly load_ms: number; readonly memory_bytes: number }>>;
+}
 interface BrleReport {
   readonly bench: 'brle';
   readonly vocab_size: number;
@@ -41,6 +47,8 @@ export function parseDocuments(text: string): unknown[] {
 
 const isMaskBench = (d: unknown): d is MaskBench => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
 const isBrle = (d: unknown): d is BrleReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'brle';
+const isVocab = (d: unknown): d is VocabReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'vocab';
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const pct = (n: number, of: number): string => (of === 0 ? '–' : `${((100 * n) / of).toFixed(2)}%`);
 const ratio = (a: number, b: number): string => (b > 0 ? `${a / b < 0.1 ? (a / b).toPrecision(2) : (a / b).toFixed(2)}×` : '–');
 
@@ -72,6 +80,11 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
       lines.push(`| ${s.cases} | ${ratio(s.mask_us.mean, x.mask_us.mean)} | ${ratio(s.mask_us.p99, x.mask_us.p99)} | ${ratio(s.mask_us.max, x.mask_us.max)} | ${ratio(s.compile_ms.p50, x.compile_ms.p50)} | ${ratio(s.compile_ms.p99, x.compile_ms.p99)} |`);
     }
     lines.push('', 'The engines compile different sets of schemas (XGrammar relaxes what it does not support, and some schemas crash it), so each engine times the instances of the schemas it compiled.');
+  }
+  const vocab = docs.find(isVocab);
+  if (vocab !== undefined) {
+    lines.push('', '## Kernel and vocab indexes', '', `kernel.wasm: ${vocab.kernel_wasm_bytes.toLocaleString('en-US')} bytes, instantiated in ${vocab.kernel_instantiate_ms} ms (median).`, '', '| tokenizer | index file | load into the kernel (median) | linear memory it takes |', '| --- | ---: | ---: | ---: |');
+    for (const [name, r] of Object.entries(vocab.tokenizers)) lines.push(`| ${name} | ${mib(r.file_bytes)} | ${r.load_ms} ms | ${mib(r.memory_bytes)} |`);
   }
   if (brle !== undefined) {
     lines.push('', `## BRLE masks (vocabulary ${brle.vocab_size})`, '', 'kernel.wasm against the TypeScript implementation, copies in and out included.', '', '| operation / mask | kernel median µs | p99 | TypeScript median µs | p99 | speed-up |', '| --- | ---: | ---: | ---: | ---: | ---: |');

@@ -103,40 +103,45 @@ class Nfa {
       return [...seen].sort((a, b) => a - b);
     };
     const ids = new Map<string, number>();
-    const queue: number[][] = [];
+    const queue: { set: number[]; id: number }[] = [];
     const stateOf = (set: number[]): number => {
       const key = set.join(',');
       let id = ids.get(key);
       if (id === undefined) {
         id = this.newState();
         ids.set(key, id);
-        queue.push(set);
+        queue.push({ set, id });
         if (!set.includes(accept)) this.epsilon[id]!.push(to);
       }
       return id;
     };
     this.epsilon[from]!.push(stateOf(closure([start])));
-    while (queue.length > 0) {
-      const set = queue.shift()!;
-      const id = ids.get(set.join(','))!;
+    for (let at = 0; at < queue.length; at++) {
+      const { set, id } = queue[at]!;
+      // One target per run of bytes between two edge boundaries of the set.
+      const cuts = new Set<number>([0, 256]);
+      for (const s of set) {
+        const edges = sub.edges[s]!;
+        for (let e = 0; e < edges.length; e += 3) cuts.add(edges[e]!).add(edges[e + 1]! + 1);
+      }
+      const sorted = [...cuts].sort((a, b) => a - b);
       let runStart = 0;
       let runTarget = -1;
-      for (let byte = 0; byte <= 256; byte++) {
-        let target = -1;
-        if (byte < 256) {
-          const next: number[] = [];
-          for (const s of set) {
-            const edges = sub.edges[s]!;
-            for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) next.push(edges[e + 2]!);
-          }
-          target = stateOf(closure(next));
+      for (let i = 0; i + 1 < sorted.length; i++) {
+        const byte = sorted[i]!;
+        const next: number[] = [];
+        for (const s of set) {
+          const edges = sub.edges[s]!;
+          for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) next.push(edges[e + 2]!);
         }
+        const target = stateOf(closure(next));
         if (target !== runTarget) {
           if (runTarget >= 0) this.edges[id]!.push(runStart, byte - 1, runTarget);
           runStart = byte;
           runTarget = target;
         }
       }
+      this.edges[id]!.push(runStart, 255, runTarget);
     }
   }
 
@@ -188,22 +193,21 @@ class Nfa {
       return { nfa, start, accept };
     });
     const ids = new Map<string, number>();
-    const queue: number[][] = [];
+    const queue: { tuple: number[]; id: number }[] = [];
     const stateOf = (tuple: number[]): number => {
       const key = tuple.join(',');
       let id = ids.get(key);
       if (id === undefined) {
         id = this.newState();
         ids.set(key, id);
-        queue.push(tuple);
+        queue.push({ tuple, id });
         if (tuple.every((s, i) => s === parts[i]!.accept)) this.epsilon[id]!.push(to);
       }
       return id;
     };
     this.epsilon[from]!.push(stateOf(parts.map((p) => p.start)));
-    while (queue.length > 0) {
-      const tuple = queue.shift()!;
-      const id = ids.get(tuple.join(','))!;
+    for (let at = 0; at < queue.length; at++) {
+      const { tuple, id } = queue[at]!;
       tuple.forEach((s, i) => {
         for (const next of parts[i]!.nfa.epsilon[s]!) this.epsilon[id]!.push(stateOf(tuple.map((t, j) => (j === i ? next : t))));
       });

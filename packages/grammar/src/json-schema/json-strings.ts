@@ -49,5 +49,20 @@ export function jsonString(content: ByteRegex): ByteRegex {
 
 /** Every JSON spelling (as `jsonChars` writes characters) of one string value, quotes included. */
 export function jsonStringSpellings(value: string): ByteRegex {
-  return jsonString(rx.seq([...value].map((c) => jsonChars([c.codePointAt(0)!, c.codePointAt(0)!]))));
+  // Runs of characters with one spelling (all but `"`, `\`, `/`, controls and lone
+  // surrogates, which have no UTF-8 spelling) are literals.
+  const parts: ByteRegex[] = [];
+  let run = '';
+  for (const c of value) {
+    const code = c.codePointAt(0)!;
+    if (code >= 0x20 && c !== '"' && c !== '\\' && c !== '/' && (code < 0xd800 || code > 0xdfff)) {
+      run += c;
+      continue;
+    }
+    if (run !== '') parts.push(rx.literal(run));
+    run = '';
+    parts.push(jsonChars([code, code]));
+  }
+  if (run !== '') parts.push(rx.literal(run));
+  return jsonString(rx.seq(parts));
 }
