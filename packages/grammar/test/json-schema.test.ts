@@ -500,10 +500,15 @@ describe('size', () => {
 // Documented limits of exactness (packages/grammar/README.md, "JSON Schema"): each is a
 // refusal — a valid text rejected or an unsupported error — never an invalid text accepted.
 describe('documented limitations', () => {
-  it('bounded numbers and multiples are written in plain decimal notation: exponent forms are refused', () => {
+  it('bounded numbers take exponent forms only where the sign or size class settles the bound; multiples take none', () => {
     const grammar = compileSchema({ type: 'number', minimum: 0, maximum: 1 });
-    expect(['0', '0.5', '1', '1.0', '0.00001'].filter((t) => !accepts(grammar, t))).toEqual([]);
-    expect(['1e-5', '1E-7', '1.5', '-1e-7', '1ee2'].filter((t) => accepts(grammar, t))).toEqual([]);
+    expect(['0', '0.5', '1', '1.0', '0.00001', '0e5', '1e-5', '1E-7'].filter((t) => !accepts(grammar, t))).toEqual([]);
+    // 5e-1 is in [0, 1] but is refused: the bound settles only one-digit mantissas with a negative exponent.
+    expect(['1.5', '-1e-7', '1ee2', '2e0', '5e-1x', '0.5e0'].filter((t) => accepts(grammar, t))).toEqual([]);
+    const wide = compileSchema({ type: 'number', minimum: 0, maximum: 5 });
+    expect(['1e-06', '2.5E-3', '0e0'].filter((t) => !accepts(wide, t))).toEqual([]);
+    expect(['1e1', '-1e-06', '5.5e0'].filter((t) => accepts(wide, t))).toEqual([]);
+    expect(accepts(compileSchema({ type: 'number', multipleOf: 0.1 }), '1e0')).toBe(false);
   });
 
   it('numeric bounds beyond 2^53 in magnitude are unsupported, with the keyword', () => {

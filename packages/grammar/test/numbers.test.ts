@@ -40,6 +40,38 @@ describe('decimalBounds', () => {
   });
 });
 
+describe('decimalBounds on exponent forms', () => {
+  // Read as doubles, as validators do: 4e-400 is 0, 9.99999999999999999999e-1 is 1.
+  const forms = ['1e-06', '-1e-06', '2.5e-3', '-2.5E-3', '1e5', '-1e5', '0e0', '-0e0', '0.0e-2', '9.99e-1', '-9.99e-1', '1E+2', '-3.5e+1', '5e0', '1e-0', '1e-01', '3.2e-10', '-7e-5', '4E-400', '-4e-916560466910', '0.001e-306', '1e-307', '9.99999999999999999999e-1', '-9.99999999999999999999e-1'];
+  const bounds = [-Infinity, -459.67, -2, -1, -0.5, 0, 0.5, 1, 3, 99.99, Infinity];
+  it('never accepts one outside the bounds', () => {
+    const wrong: string[] = [];
+    for (const lo of bounds.filter((b) => b !== Infinity)) {
+      for (const hi of bounds.filter((b) => b !== -Infinity && b >= lo)) {
+        for (const [loIn, hiIn] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+          const regexes = decimalBounds({ value: lo, inclusive: loIn }, { value: hi, inclusive: hiIn }).map(whole);
+          for (const text of forms) {
+            const v = Number(text);
+            const want = (loIn ? v >= lo : v > lo) && (hiIn ? v <= hi : v < hi);
+            if (regexes.every((r) => r.test(text)) && !want) wrong.push(`${text} in ${loIn ? '[' : '('}${lo}, ${hi}${hiIn ? ']' : ')'}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it.each([
+    [0, true, Infinity, ['1e-06', '2.5e-3', '1e5', '0e0', '-0e0', '1E+2']],
+    [0, false, Infinity, ['1e-06', '1e5', '9.99e-1', '1e-307']],
+    [-Infinity, true, 5, ['1e-06', '-1e5', '2.5e-3', '0e0', '9.99e-1', '-3.5e+1']],
+    [-2, true, 3, ['1e-06', '-1e-06', '-9.99e-1', '3.2e-10']],
+  ] as const)('accepts those whose sign or size settles bounds %d..%d', (lo, loIn, hi, accepted) => {
+    const regexes = decimalBounds({ value: lo, inclusive: loIn }, { value: hi, inclusive: true }).map(whole);
+    expect(accepted.filter((text) => !regexes.every((r) => r.test(text)))).toEqual([]);
+  });
+});
+
 describe('multipleOfRegex', () => {
   it.each([0.01, 0.1, 1, 2, 4, 5, 8, 10, 16, 25, 100])('multiples of %d', (m) => {
     const regex = whole(multipleOfRegex(m)!);

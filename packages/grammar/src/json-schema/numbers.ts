@@ -1,7 +1,8 @@
 /**
  * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source).
  * Integers are exact for any bounds up to 2^53; numbers with decimal bounds and multiples are
- * exact in plain decimal notation (exponent forms are not produced).
+ * exact in plain decimal notation. Of the exponent forms, bounds accept those whose sign or
+ * size class settles them (see `decimalBounds`); multiples accept none.
  */
 
 const digits = (n: number): string => String(n);
@@ -125,10 +126,38 @@ function magnitudeBelow(b: { int: string; fraction: string }, inclusive: boolean
   return parts.length === 0 ? null : parts.join('|');
 }
 
+// Exponent forms: any mantissa; a zero mantissa; a mantissa from 1 with an exponent from
+// -307 (never rounds to 0 as a double); a one-digit mantissa with a negative exponent
+// (magnitude below 1, as Python writes small numbers: 1e-06; it may round to 1).
+const EXPONENT = '[eE][+-]?\\d+';
+const EXP_ANY = `${UNSIGNED}${EXPONENT}`;
+const EXP_ZERO = `0(?:\\.0+)?${EXPONENT}`;
+const EXP_NONZERO = `[1-9]\\d*(?:\\.\\d+)?[eE](?:\\+?\\d+|-0*(?:\\d{1,2}|[12]\\d\\d|30[0-7]))`;
+const EXP_BELOW_ONE = `\\d(?:\\.\\d+)?[eE]-0*[1-9]\\d*`;
+
+// Exponent forms m with m > lo (or >= when inclusive) that the bound's sign or size decides,
+// read as doubles the way validators read them: non-negative ones when lo < 0 or lo is 0
+// inclusive, positive ones that stay positive when lo is 0 exclusive, and negative ones of
+// magnitude below 1 (at most 1 once rounded) when lo < -1 or lo is -1 inclusive.
+function exponentAbove(lo: Bound): string[] {
+  if (lo.value > 0) return [];
+  const out = lo.value < 0 || lo.inclusive ? [EXP_ANY, `-${EXP_ZERO}`] : [EXP_NONZERO];
+  if (lo.value < -1 || (lo.value === -1 && lo.inclusive)) out.push(`-${EXP_BELOW_ONE}`);
+  return out;
+}
+// The mirror image for upper bounds.
+function exponentBelow(hi: Bound): string[] {
+  if (hi.value < 0) return [];
+  const out = hi.value > 0 || hi.inclusive ? [`-${EXP_ANY}`, EXP_ZERO] : [`-${EXP_NONZERO}`];
+  if (hi.value > 1 || (hi.value === 1 && hi.inclusive)) out.push(EXP_BELOW_ONE);
+  return out;
+}
+
 /**
- * Regexes (to intersect) for JSON numbers in plain decimal notation above `lo` and below
- * `hi`, for any finite decimal bounds up to 2^53 in magnitude. Exponent forms are not
- * produced.
+ * Regexes (to intersect) for JSON numbers above `lo` and below `hi`, for any finite decimal
+ * bounds up to 2^53 in magnitude: exact in plain decimal notation; exponent forms are
+ * accepted where the bound's sign settles them, or, for bounds beyond ±1, where the number's
+ * magnitude is below 1 (so 1e-06 meets `minimum: 0` and `maximum: 5`), and refused otherwise.
  */
 export function decimalBounds(lo: Bound, hi: Bound): string[] {
   const out: string[] = [];
@@ -136,12 +165,14 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
   if (lo.value !== -Infinity) {
     const a = plainDecimal(lo.value);
     const below = a.negative ? magnitudeBelow(a, lo.inclusive) : null;
-    out.push(a.negative ? alt([UNSIGNED, below === null ? null : `-(?:${below})`]) : alt([magnitudeAbove(a, lo.inclusive), lo.value === 0 && lo.inclusive ? NEGATIVE_ZERO : null]));
+    const plain = a.negative ? [UNSIGNED, below === null ? null : `-(?:${below})`] : [magnitudeAbove(a, lo.inclusive), lo.value === 0 && lo.inclusive ? NEGATIVE_ZERO : null];
+    out.push(alt([...plain, ...exponentAbove(lo)]));
   }
   if (hi.value !== Infinity) {
     const b = plainDecimal(hi.value);
     const below = b.negative ? null : magnitudeBelow(b, hi.inclusive);
-    out.push(b.negative ? `-(?:${magnitudeAbove(b, hi.inclusive)})` : alt([`-${POSITIVE}`, below, hi.value > 0 || hi.inclusive ? NEGATIVE_ZERO : null]));
+    const plain = b.negative ? [`-(?:${magnitudeAbove(b, hi.inclusive)})`] : [`-${POSITIVE}`, below, hi.value > 0 || hi.inclusive ? NEGATIVE_ZERO : null];
+    out.push(alt([...plain, ...exponentBelow(hi)]));
   }
   return out;
 }
