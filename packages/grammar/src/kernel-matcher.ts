@@ -182,7 +182,7 @@ export class KernelMatcher implements TokenMatcher {
     } else {
       const eos = k.alloc(4 * Math.max(1, this.#eos.length)) >>> 0;
       new Int32Array(k.memory.buffer, eos, this.#eos.length).set(this.#eos);
-      this.#ptr = k.matcherNew(grammar.ptr, vocab.ptr, eos, this.#eos.length) >>> 0;
+      this.#ptr = k.matcherNew(grammar.ptr, vocab.ptr, vocab.serial, eos, this.#eos.length) >>> 0;
       k.free(eos);
     }
     grammar.track(this, true);

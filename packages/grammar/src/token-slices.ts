@@ -7,6 +7,7 @@
  * treats alike. A search that would visit more than MAX_SLICE_STATES lexer states answers no.
  */
 import { TOKEN_SLICES, utf8Lead, type TokenSlice } from '@sieve/format';
+import { GrammarLimitError } from './errors.ts';
 import { DEAD, type LexerDfa } from './lexer.ts';
 
 /** Most lexer states one slice check may visit before it gives up. */
@@ -53,7 +54,10 @@ const SEARCHES: readonly SliceSearch[] = TOKEN_SLICES.map((slice, i) => {
 
 const masks = new WeakMap<LexerDfa, Map<number, number>>();
 
-/** The slices `state` of `lexer` accepts whole (bit i: `TOKEN_SLICES[i]`), memoized. */
+/**
+ * The slices `state` of `lexer` accepts whole (bit i: `TOKEN_SLICES[i]`), memoized. A check
+ * that would take the lexer past `maxLexerStates` answers no: it is only an optimization.
+ */
 export function sliceMask(lexer: LexerDfa, state: number): number {
   let known = masks.get(lexer);
   if (known === undefined) masks.set(lexer, (known = new Map()));
@@ -63,7 +67,11 @@ export function sliceMask(lexer: LexerDfa, state: number): number {
     for (const i of ORDER) {
       const search = SEARCHES[i]!;
       if (search.shorter.some((j) => (mask! & (1 << j)) === 0)) continue;
-      if (acceptsSlice(lexer, state, search)) mask |= 1 << i;
+      try {
+        if (acceptsSlice(lexer, state, search)) mask |= 1 << i;
+      } catch (error) {
+        if (!(error instanceof GrammarLimitError)) throw error;
+      }
     }
     known.set(state, mask);
   }

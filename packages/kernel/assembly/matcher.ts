@@ -49,11 +49,11 @@ import {
   TOKEN_SPECIAL,
   TRIE_BYTE_MASK,
   TRIE_DEPTH_SHIFT,
+  TRIE_MAX_DEPTH,
   TRIE_SUBTREE_MASK,
   TRIE_TOKEN_SHIFT,
   VH_BYTES_AT,
   VH_FLAGS_AT,
-  VH_MAX_TOKEN_BYTES,
   VH_OFFSETS_AT,
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
@@ -140,6 +140,7 @@ class Grammar {
  */
 export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maskCacheBytes: u32): usize {
   const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
+  memory.fill(changetype<usize>(g), 0, offsetof<Grammar>());
   g.terminalCount = terminalCount;
   g.ntCount = ntCount;
   g.startDot = startDot;
@@ -301,7 +302,7 @@ export function lexerSetSlices(gp: usize, state: i32, slices: i32): void {
   vecSet(changetype<Grammar>(gp).slices, state, slices);
 }
 
-/** Mask cache counters: 0 hits, 1 misses, 2 masks stored, 3 bytes stored. */
+/** Mask cache counters: 0 hits, 1 misses, 2 entries stored (masks and lexical entries), 3 bytes stored. */
 export function grammarMaskCacheStat(gp: usize, which: i32): i32 {
   return maskStoreStat(changetype<Grammar>(gp).masks, which);
 }
@@ -313,6 +314,7 @@ export function grammarMaskCacheStat(gp: usize, which: i32): i32 {
 class Matcher {
   g: Grammar = changetype<Grammar>(0);
   vocab: usize = 0;
+  vocabSerial: i32 = 0; // never the same for two loaded vocab indexes (the host numbers them)
   eos: Vec = changetype<Vec>(0);
   // Earley items (global arena), and per item slot the set's items sorted by next symbol.
   dots: Vec = changetype<Vec>(0);
@@ -349,7 +351,7 @@ class Matcher {
   walkEnd: i32 = 0; // the walk covers nodes [walkNode, walkEnd)
   walkPure: usize = 0; // recording: tokens accepted before any lexeme ends (words bits)
   walkFrontier: Vec = changetype<Vec>(0); // recording: (node, parent lexer state) pairs
-  walkReplay: usize = 0; // replaying: the lexical entry's frontier (count, then pairs); 0 when recording
+  walkReplay: bool = false; // replaying a lexical entry's frontier (copied to walkFrontier), not recording
   walkFrontierAt: i32 = 0;
   walkStore: bool = false; // store the mask under walkKey0/1 when done
   walkKey0: i32 = 0;
@@ -357,6 +359,7 @@ class Matcher {
   // Canonical id of each parser set (a prefix of the chart), valid for grammar epoch canonEpoch.
   setCanon: Vec = changetype<Vec>(0);
   canonEpoch: i32 = 0;
+  canonOff: bool = false; // this matcher's chart is too big to key
   canonScratch: usize = 0;
   canonScratchCap: i32 = 0;
   // Bytes found by the last matcherForcedBytes.
@@ -385,10 +388,12 @@ function allocScratch(m: Matcher): void {
 }
 
 /** A matcher at the start of the grammar. `eos` lists the EOS token ids. */
-export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): usize {
+export function matcherNew(gp: usize, vocab: usize, vocabSerial: i32, eos: usize, eosCount: i32): usize {
   const m = changetype<Matcher>(heap.alloc(offsetof<Matcher>()));
+  memory.fill(changetype<usize>(m), 0, offsetof<Matcher>()); // every field starts at 0 / false
   m.g = changetype<Grammar>(gp);
   m.vocab = vocab;
+  m.vocabSerial = vocabSerial;
   m.eos = vecNew(eosCount);
   for (let i = 0; i < eosCount; i++) vecPush(m.eos, load<i32>(eos + (<usize>i << 2)));
   m.dots = vecNew(256);
@@ -407,6 +412,7 @@ export function matcherNew(gp: usize, vocab: usize, eos: usize, eosCount: i32): 
   m.tokens = vecNew(64);
   m.setCanon = vecNew(64);
   m.canonEpoch = m.g.epoch;
+  m.canonOff = false;
   allocScratch(m);
   m.lex = UNKNOWN;
   return changetype<usize>(m);
@@ -504,7 +510,8 @@ export function matcherResolveStart(mp: usize, state: i32): void {
 function beginSet(m: Matcher): void {
   truncateSets(m, m.chartLen);
   vecPush(m.setStart, m.dots.len);
-  vecPush(m.setSerial, m.serials++);
+  vecPush(m.setSerial, m.serials);
+  m.serials = (m.serials + 1) & 0x3fffffff; // END_SET + serial stays a positive i32
   m.gen++;
   if (m.gen === 0x7fffffff) {
     memory.fill(m.hashGens, 0, <usize>m.hashCap << 2);
@@ -881,7 +888,7 @@ function step(m: Matcher, byte: i32, pathAt: i32 = -1): i32 {
 // ---------------------------------------------------------------------------------------
 // Public operations.
 
-/** 1 if the output so far is complete, 0 if not, or a limit status. */
+/** 1 if the output so far is complete, 0 if not, or a need or limit status. */
 export function matcherIsAccepting(mp: usize): i32 {
   const m = changetype<Matcher>(mp);
   if (m.finished) return 1;
@@ -892,7 +899,13 @@ export function matcherIsAccepting(mp: usize): i32 {
   const status = endLexeme(m);
   const accepting = status === STATUS_OK ? vecGet(m.setAccepting, m.chartLen - 1) : 0;
   restore(m, lex, lexLen, chartLen);
-  return status < 0 ? status : accepting;
+  return status === STATUS_OK || status === STATUS_REJECTED ? accepting : status;
+}
+
+// A status from matcherIsAccepting that is not an answer (a need or a limit).
+@inline
+function notAnAnswer(accepting: i32): bool {
+  return accepting < 0 || accepting > 1;
 }
 
 /** Feeds `length` bytes; on anything but STATUS_OK the matcher is left as before. */
@@ -928,7 +941,7 @@ export function matcherCommitToken(mp: usize, token: i32): i32 {
   if (m.finished) return STATUS_REJECTED;
   if (isEos(m, token)) {
     const accepting = matcherIsAccepting(mp);
-    if (accepting < 0) return accepting;
+    if (notAnAnswer(accepting)) return accepting;
     if (!accepting) return STATUS_REJECTED;
     vecPush(m.tokens, -1 - m.history.len);
     m.finished = 1;
@@ -975,11 +988,11 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   m.walkBits = bits;
   m.walkNode = 1;
   m.walkEnd = <i32>headerWord(m.vocab, VH_TRIE_NODE_COUNT);
-  m.walkReplay = 0;
+  m.walkReplay = false;
   m.walkFrontier.len = 0;
   memory.fill(m.walkPure, 0, <usize>words << 2);
   // One path entry per depth (lex, lexLen, chartLen, END_* memo), the root's first.
-  vecResize(m.walkPath, (<i32>headerWord(m.vocab, VH_MAX_TOKEN_BYTES) + 1) << 2);
+  vecResize(m.walkPath, (TRIE_MAX_DEPTH + 1) << 2);
   vecSet(m.walkPath, 0, m.lex);
   vecSet(m.walkPath, 1, m.lexLen);
   vecSet(m.walkPath, 2, m.chartLen);
@@ -989,7 +1002,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   m.walkSlices = UNKNOWN;
   m.walkStore = stateKey(m);
   if (m.walkStore) {
-    const at = maskStoreGet(m.g.masks, m.vocab, words, m.walkKey0, m.walkKey1);
+    const at = maskStoreGet(m.g.masks, m.vocabSerial, words, m.walkKey0, m.walkKey1);
     if (at !== 0) {
       m.g.masks.hits++;
       memory.copy(bits, maskStoreBlock(at), <usize>words << 2);
@@ -1022,17 +1035,25 @@ function setBit(bits: usize, id: u32): void {
 // sets added since the last mask); false when the grammar caches no masks.
 function stateKey(m: Matcher): bool {
   const g = m.g;
-  if (g.masks.maxBytes === 0) return false;
+  if (g.masks.maxBytes === 0 || m.canonOff) return false;
+  let cleared = false;
   if (internerWords(g.sets) > g.maxSetWords) {
     internerClear(g.sets);
     maskStoreClear(g.masks);
     g.epoch++;
+    cleared = true;
   }
   if (m.canonEpoch !== g.epoch) {
     m.setCanon.len = 0;
     m.canonEpoch = g.epoch;
   }
   for (let k = m.setCanon.len; k < m.chartLen; k++) vecPush(m.setCanon, canonicalSet(m, k));
+  // A chart whose sets alone outgrow the budget would clear it at every mask: this matcher
+  // stops caching instead.
+  if (cleared && internerWords(g.sets) > g.maxSetWords) {
+    m.canonOff = true;
+    return false;
+  }
   m.walkKey0 = vecGet(m.setCanon, m.chartLen - 1);
   m.walkKey1 = m.lexLen > 0 ? m.lex : UNKNOWN;
   return true;
@@ -1100,11 +1121,15 @@ export function matcherMaskResume(mp: usize): i32 {
     if (slices < 0) return -slices;
     m.walkSlices = slices;
     // A lexical entry for the root lexer state: start from its tokens, walk its frontier.
-    const at = m.walkStore ? maskStoreGet(m.g.masks, v, words, lexicalKey(m.walkRootLex), m.lexLen > 0 ? 1 : 0) : 0;
+    const at = m.walkStore ? maskStoreGet(m.g.masks, m.vocabSerial, words, lexicalKey(m.walkRootLex), m.lexLen > 0 ? 1 : 0) : 0;
     if (at !== 0) {
       const block = maskStoreBlock(at);
       memory.copy(bits, block, <usize>words << 2);
-      m.walkReplay = block + (<usize>words << 2);
+      // Its frontier is copied: the store may drop the block before the walk resumes.
+      const count = load<i32>(block + (<usize>words << 2));
+      vecResize(m.walkFrontier, count << 1);
+      memory.copy(m.walkFrontier.ptr, block + (<usize>words << 2) + 4, <usize>count << 3);
+      m.walkReplay = true;
       m.walkFrontierAt = 0;
       m.walkNode = m.walkEnd;
     }
@@ -1123,7 +1148,7 @@ export function matcherMaskResume(mp: usize): i32 {
   const lazy = g.winLazy.ptr;
   const winCount = g.winCount.ptr;
   const pure = m.walkPure;
-  const recording = m.walkReplay === 0;
+  const recording = !m.walkReplay;
   let node = m.walkNode;
   for (;;) {
   while (node < m.walkEnd) {
@@ -1165,7 +1190,9 @@ export function matcherMaskResume(mp: usize): i32 {
       lexLen = m.lexLen;
       chartLen = m.chartLen;
       // A lexeme ends below a pure node: the frontier.
-      if (parentPure && recording && (status === STATUS_OK || status === STATUS_REJECTED)) {
+      // (Once: a node can be stepped again after a need status.)
+      const frontier = m.walkFrontier;
+      if (parentPure && recording && (status === STATUS_OK || status === STATUS_REJECTED) && (frontier.len === 0 || vecGet(frontier, frontier.len - 2) !== node)) {
         vecPush(m.walkFrontier, node);
         vecPush(m.walkFrontier, from);
       }
@@ -1211,8 +1238,8 @@ export function matcherMaskResume(mp: usize): i32 {
     }
   }
   // Replaying: on to the next frontier node's subtree, from its parent's state.
-  if (recording || m.walkFrontierAt >= load<i32>(m.walkReplay)) break;
-  const entry = m.walkReplay + 4 + (<usize>m.walkFrontierAt << 3);
+  if (recording || m.walkFrontierAt << 1 >= m.walkFrontier.len) break;
+  const entry = m.walkFrontier.ptr + (<usize>m.walkFrontierAt << 3);
   m.walkFrontierAt++;
   node = load<i32>(entry);
   const word1 = load<u32>(trie + (<usize>node << 3), 4);
@@ -1227,6 +1254,7 @@ export function matcherMaskResume(mp: usize): i32 {
     store<i32>(parentAt, END_UNKNOWN, 12);
   }
   }
+  m.walkNode = node; // done: a resume after a need below goes straight here
   matcherMaskAbort(mp);
   if (recording) {
     // Tokens accepted before any lexeme ends: the slices the root accepts, and pure nodes'.
@@ -1238,9 +1266,9 @@ export function matcherMaskResume(mp: usize): i32 {
   }
   copyToDuplicates(v, bits);
   const accepting = matcherIsAccepting(mp);
-  if (accepting < 0) return accepting;
+  if (notAnAnswer(accepting)) return accepting;
   if (m.walkStore) {
-    const block = maskStoreAdd(m.g.masks, v, words, m.walkKey0, m.walkKey1, <usize>words << 2, accepting);
+    const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, m.walkKey0, m.walkKey1, <usize>words << 2, accepting);
     if (block !== 0) memory.copy(block, bits, <usize>words << 2);
   }
   if (accepting) addEos(m, bits);
@@ -1252,7 +1280,7 @@ export function matcherMaskResume(mp: usize): i32 {
 function storeLexical(m: Matcher, words: i32): void {
   const frontier = m.walkFrontier;
   const bytes = (<usize>words << 2) + 4 + (<usize>frontier.len << 2);
-  const block = maskStoreAdd(m.g.masks, m.vocab, words, lexicalKey(m.walkRootLex), vecGet(m.walkPath, 1) > 0 ? 1 : 0, bytes, 0);
+  const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, lexicalKey(m.walkRootLex), vecGet(m.walkPath, 1) > 0 ? 1 : 0, bytes, 0);
   if (block === 0) return;
   memory.copy(block, m.walkPure, <usize>words << 2);
   store<i32>(block + (<usize>words << 2), frontier.len >> 1);
@@ -1276,7 +1304,7 @@ export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
   while (m.forcedCount < maxBytes) {
     const accepting = matcherIsAccepting(mp);
     if (accepting !== 0) {
-      if (accepting < 0) status = accepting;
+      if (notAnAnswer(accepting)) status = accepting;
       break;
     }
     const here0 = m.lex;

@@ -113,7 +113,7 @@ export class MaskStore {
   slots: usize = 0;
   cap: i32 = 0;
   used: i32 = 0;
-  vocab: usize = 0; // the vocab index whose masks are stored
+  vocab: i32 = 0; // the serial of the vocab index whose masks are stored
   words: i32 = 0;
   bytes: usize = 0;
   maxBytes: usize = 0;
@@ -165,7 +165,7 @@ function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
 }
 
 /** The slot holding the block stored under the key, or 0. */
-export function maskStoreGet(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32): usize {
+export function maskStoreGet(s: MaskStore, vocab: i32, words: i32, key0: i32, key1: i32): usize {
   if (s.maxBytes === 0 || vocab !== s.vocab || words !== s.words) return 0;
   const at = slotOf(s, key0, key1);
   return load<u32>(at, 8) === 0 ? 0 : at;
@@ -185,7 +185,7 @@ export function maskStoreFlag(at: usize): i32 {
  * over budget, or the key is taken). The store is emptied first when it would outgrow its
  * budget.
  */
-export function maskStoreAdd(s: MaskStore, vocab: usize, words: i32, key0: i32, key1: i32, bytes: usize, flag: i32): usize {
+export function maskStoreAdd(s: MaskStore, vocab: i32, words: i32, key0: i32, key1: i32, bytes: usize, flag: i32): usize {
   if (bytes > s.maxBytes) return 0;
   if (vocab !== s.vocab || words !== s.words || s.bytes + bytes > s.maxBytes) {
     maskStoreClear(s);

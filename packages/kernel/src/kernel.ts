@@ -32,7 +32,7 @@ export interface KernelExports {
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   lexerSetSlices(grammar: number, state: number, slices: number): void;
   lexerSetRow(grammar: number, state: number, row: number): void;
-  matcherNew(grammar: number, vocab: number, eos: number, eosCount: number): number;
+  matcherNew(grammar: number, vocab: number, vocabSerial: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;
   matcherFree(matcher: number): void;
@@ -269,9 +269,15 @@ export class Kernel {
 }
 
 /** A vocab index held in the kernel's linear memory. */
+// Loaded vocab indexes are numbered (from 1) so a kernel's caches never mistake a new index
+// for one freed before it at the same address.
+let vocabSerials = 0;
+
 export class KernelVocab {
   #ptr: number;
   readonly tokenCount: number;
+  /** Never the same for two loaded vocab indexes. */
+  readonly serial = ++vocabSerials;
 
   constructor(
     private readonly kernel: Kernel,
