@@ -1,8 +1,9 @@
 /**
  * The lexer: every lexeme compiled to one Thompson NFA over bytes, and a DFA built lazily
  * from it by subset construction. A DFA state is a set of NFA states of the lexemes allowed
- * at the current boundary; its transitions are computed the first time a byte is tried and
- * cached, so steady-state lexing is one table lookup per byte.
+ * at the current boundary; its transitions are computed the first time a byte is tried (for
+ * every byte that behaves alike at once) and cached, so steady-state lexing is one table
+ * lookup per byte.
  */
 import type { ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';

@@ -24,7 +24,6 @@ export {
   matcherMaskAbort,
   matcherMaskBegin,
   matcherMaskResume,
-  matcherNeedByte,
   matcherNeedList,
   matcherNeedListLength,
   matcherNeedState,

@@ -44,6 +44,7 @@ import {
   TABLE_PREDICT_TO,
 } from '../src/abi';
 import {
+  MAX_TOKEN_SLICES,
   SLICE_NODE_BOUNDARY,
   TOKEN_EMPTY,
   TOKEN_SPECIAL,
@@ -366,7 +367,6 @@ class Matcher {
   forcedCount: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
   needState: i32 = 0;
-  needByte: i32 = 0;
   needList: Vec = changetype<Vec>(0);
 }
 
@@ -477,9 +477,6 @@ export function matcherFree(mp: usize): void {
 
 export function matcherNeedState(mp: usize): i32 {
   return changetype<Matcher>(mp).needState;
-}
-export function matcherNeedByte(mp: usize): i32 {
-  return changetype<Matcher>(mp).needByte;
 }
 /** After STATUS_NEED_START: the expected lexemes (sorted i32s) whose start state is missing. */
 export function matcherNeedList(mp: usize): usize {
@@ -855,10 +852,7 @@ function currentLex(m: Matcher): i32 {
 
 function transition(m: Matcher, state: i32, byte: i32): i32 {
   const next = load<i32>(m.g.lexNext + ((<usize>state << 8) + <usize>byte << 2));
-  if (next === UNKNOWN) {
-    m.needState = state;
-    m.needByte = byte;
-  }
+  if (next === UNKNOWN) m.needState = state;
   return next;
 }
 
@@ -1258,7 +1252,7 @@ export function matcherMaskResume(mp: usize): i32 {
   matcherMaskAbort(mp);
   if (recording) {
     // Tokens accepted before any lexeme ends: the slices the root accepts, and pure nodes'.
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < MAX_TOKEN_SLICES; i++) {
       if ((<i32>slices >> i) & 1) bitsetOr(pure, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(i * words) << 2), <u32>words);
     }
     bitsetOr(bits, pure, <u32>words);

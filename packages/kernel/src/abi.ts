@@ -19,7 +19,7 @@ export const STATUS_CAPACITY = -5;
 // Matcher outcomes (non-negative: not errors).
 /** The token or byte is not allowed; the matcher is unchanged. */
 export const STATUS_REJECTED = 1;
-/** A lexer transition is not built yet: the host computes it and calls again (or resumes). */
+/** A lexer transition is not built yet: the host builds that state's whole row (`lexerSetRow`) and calls again (or resumes). */
 export const STATUS_NEED_TRANSITION = 2;
 /** The lexer start state for a new parser set's expected lexemes is not known yet. */
 export const STATUS_NEED_START = 3;

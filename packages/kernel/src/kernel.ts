@@ -46,7 +46,6 @@ export interface KernelExports {
   matcherMaskResume(matcher: number): number;
   matcherMaskAbort(matcher: number): void;
   matcherNeedState(matcher: number): number;
-  matcherNeedByte(matcher: number): number;
   matcherNeedList(matcher: number): number;
   matcherNeedListLength(matcher: number): number;
   matcherResolveStart(matcher: number, state: number): void;
