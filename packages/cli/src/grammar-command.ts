@@ -95,7 +95,7 @@ function load(args: GrammarArgs, out: Output): Loaded {
 
 // A schema file that is not JSON is an invalid schema; the span is there when the JSON
 // parser tells the offset (V8 does for most errors, not for an unexpected token).
-function parseSchemaJson(source: string): unknown {
+export function parseSchemaJson(source: string): unknown {
   try {
     return JSON.parse(source);
   } catch (error) {

@@ -11,6 +11,7 @@ import { checkCommand, compileCommand, GrammarCliError } from './grammar-command
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseDocuments, renderBenchmarks } from './bench-report.ts';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
+import { generateCommand } from './generate-command.ts';
 
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
@@ -20,6 +21,7 @@ const USAGE = `usage:
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
+  sieve generate --model DIR|HUB_ID [--format F --grammar FILE] --prompt TEXT [--max-tokens N] [--seed S] [--temperature X] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
@@ -51,6 +53,11 @@ export async function main(
         engine: { type: 'string' },
         strict: { type: 'boolean' },
         lenient: { type: 'boolean' },
+        model: { type: 'string' },
+        prompt: { type: 'string' },
+        'max-tokens': { type: 'string' },
+        seed: { type: 'string' },
+        temperature: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -60,6 +67,9 @@ export async function main(
       return values.help ? 0 : 2;
     }
     const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer, strict: values.strict, lenient: values.lenient };
+    if (group === 'generate' && command === undefined) {
+      return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
+    }
     if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);
     if (group === 'check' && command === undefined) return await checkCommand(grammarArgs, values.input, out);
     if (group === 'bench' && (command === 'suite' || command === 'maskbench') && target === undefined) {

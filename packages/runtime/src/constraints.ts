@@ -1,0 +1,429 @@
+/**
+ * Constraints: what restricts the next token. Users write plain data (`JsonSchema(schema)`,
+ * `Regex('…')`, `AllOf(…)`), which crosses a worker boundary as is, or implement `Constraint`
+ * (`step(accepted) → BRLE`) themselves. The engine turns either into an `ActiveConstraint`
+ * for one generation.
+ */
+import { bitsetAdd, bitsetHas, bitsetWords, brleAnd, brleFromBitset, brleLength, type Brle, type VocabIndex } from '@sieve/format';
+import {
+  compileGrammar,
+  jsonGrammar,
+  jsonSchemaGrammar,
+  KernelGrammar,
+  KernelMatcher,
+  parseGrammar,
+  type CompiledGrammar,
+  type GrammarFormat,
+  type GrammarIR,
+  type GrammarLimits,
+  type JsonSchemaOptions,
+  type JsonWhitespace,
+  type SchemaWarning,
+} from '@sieve/grammar';
+import type { Kernel, KernelVocab } from '@sieve/kernel';
+
+/** The extension point: the mask for the next position, given the tokens accepted since the last call. */
+export interface Constraint {
+  /** `accepted` is empty on the first call. Returns a BRLE over the vocabulary; empty = no restriction. */
+  step(accepted: readonly number[]): Uint32Array;
+}
+
+/** A grammar to compile: JSON Schema, any JSON, or a text grammar. */
+export type GrammarSpec =
+  | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
+  | { readonly type: 'json'; readonly whitespace?: JsonWhitespace }
+  | { readonly type: GrammarFormat; readonly grammar: string };
+
+/** Built-in constraints, as plain data (structured-cloneable). */
+export type ConstraintSpec =
+  | GrammarSpec
+  | { readonly type: 'ban-tokens'; readonly tokens: readonly number[] }
+  | { readonly type: 'logit-bias'; readonly bias: Readonly<Record<number, number>> }
+  | { readonly type: 'all-of'; readonly constraints: readonly ConstraintInput[] }
+  | { readonly type: 'think'; readonly trigger: string; readonly then: ConstraintInput }
+  | { readonly type: 'grammar'; readonly id: number };
+
+/** Anything `generate` takes as a constraint. */
+export type ConstraintInput = ConstraintSpec | Constraint | Grammar;
+
+/**
+ * Whitespace JSON constraints use unless told otherwise: Python's `json.dumps` separators
+ * (`", "` and `": "`), nothing else. Small models wander into whitespace when allowed any.
+ */
+export const GENERATION_JSON_WHITESPACE: JsonWhitespace = { separators: { item: ', ', key: ': ' } };
+
+/** Output must be JSON valid against `schema` (draft 2020-12; a Zod schema works too in-thread). */
+export const JsonSchema = (schema: unknown, options?: JsonSchemaOptions): ConstraintSpec => ({ type: 'json-schema', schema, ...(options === undefined ? {} : { options }) });
+/** Output must be one JSON value. */
+export const AnyJson = (whitespace?: JsonWhitespace): ConstraintSpec => ({ type: 'json', ...(whitespace === undefined ? {} : { whitespace }) });
+/** Output must match the ECMAScript regex (whole output, no flags). */
+export const Regex = (pattern: string): ConstraintSpec => ({ type: 'regex', grammar: pattern });
+/** Output must match the GBNF grammar (llama.cpp dialect; start rule `root`). */
+export const Gbnf = (grammar: string): ConstraintSpec => ({ type: 'gbnf', grammar });
+/** Output must match the Lark grammar (start rule `start`). */
+export const Lark = (grammar: string): ConstraintSpec => ({ type: 'lark', grammar });
+/** Output must match the W3C-style EBNF grammar. */
+export const Ebnf = (grammar: string): ConstraintSpec => ({ type: 'ebnf', grammar });
+/** These token ids are never sampled. */
+export const BanTokens = (tokens: readonly number[]): ConstraintSpec => ({ type: 'ban-tokens', tokens });
+/** Adds a bias to these tokens' logits (restricts nothing; -Infinity bans). */
+export const LogitBias = (bias: Readonly<Record<number, number>>): ConstraintSpec => ({ type: 'logit-bias', bias });
+/** Every constraint applies: the mask is the AND of theirs. */
+export const AllOf = (...constraints: ConstraintInput[]): ConstraintSpec => ({ type: 'all-of', constraints });
+/** Free text until the output contains `trigger`; from the byte after it, `then` applies. */
+export const ThinkThen = (trigger: string, then: ConstraintInput): ConstraintSpec => ({ type: 'think', trigger, then });
+
+/** A compiled grammar, reusable across generations (and their matchers) until disposed. */
+export class Grammar {
+  readonly compiled: CompiledGrammar;
+  /** Unsupported JSON Schema keywords downgraded under `lenient` (empty otherwise). */
+  readonly warnings: readonly SchemaWarning[];
+  readonly #loaded = new Map<Kernel, KernelGrammar>();
+
+  constructor(spec: GrammarSpec, limits: Partial<GrammarLimits> = {}) {
+    let ir: GrammarIR;
+    let warnings: readonly SchemaWarning[] = [];
+    switch (spec.type) {
+      case 'json-schema': {
+        const built = jsonSchemaGrammar(spec.schema, { whitespace: GENERATION_JSON_WHITESPACE, ...spec.options });
+        ir = built.grammar;
+        warnings = built.warnings;
+        break;
+      }
+      case 'json':
+        ir = jsonGrammar(spec.whitespace ?? GENERATION_JSON_WHITESPACE);
+        break;
+      default:
+        ir = parseGrammar(spec.type, spec.grammar);
+    }
+    this.compiled = compileGrammar(ir, limits);
+    this.warnings = warnings;
+  }
+
+  /** A matcher at the start of the grammar (dispose it). */
+  matcher(kernel: Kernel, vocab: KernelVocab, eosTokenIds: readonly number[]): KernelMatcher {
+    let loaded = this.#loaded.get(kernel);
+    if (loaded === undefined) this.#loaded.set(kernel, (loaded = new KernelGrammar(kernel, this.compiled)));
+    return new KernelMatcher(loaded, vocab, { eosTokenIds });
+  }
+
+  /** Frees the grammar's kernel memory (and every matcher on it). */
+  dispose(): void {
+    for (const loaded of this.#loaded.values()) loaded.dispose();
+    this.#loaded.clear();
+  }
+}
+
+/** What a constraint needs of the engine to run. */
+export interface ConstraintContext {
+  readonly kernel: Kernel;
+  readonly vocab: KernelVocab;
+  readonly vocabIndex: VocabIndex;
+  readonly eosTokenIds: readonly number[];
+  /** The tokenizer's canonical tokens for `bytes` continuing earlier output. */
+  encodeContinuation(bytes: Uint8Array): number[];
+  /** A compiled grammar: from a handle id, or compiled (and cached) from a spec. */
+  grammar(spec: GrammarSpec | { readonly type: 'grammar'; readonly id: number }): Grammar;
+}
+
+/** One generation's view of a constraint. */
+export interface ActiveConstraint {
+  /** The mask for the next token (empty: no restriction). */
+  mask(): Brle;
+  /** Records an accepted token; `false` if the constraint does not allow it. */
+  commit(token: number): boolean;
+  /** Tokens the constraint forces next, to append without sampling (may be empty). */
+  forced(): number[];
+  /** Whether `bytes` may come next (for token healing); `null` when the constraint cannot tell. */
+  acceptsBytes(bytes: Uint8Array): boolean | null;
+  /** Feeds bytes that are part of the output but not a whole token (token healing). */
+  commitBytes(bytes: Uint8Array): boolean;
+  /** Logit bias to add before masking. */
+  readonly bias: Readonly<Record<number, number>> | undefined;
+  dispose(): void;
+}
+
+/** Instantiates `input` for one generation. */
+export function activate(input: ConstraintInput | undefined, context: ConstraintContext): ActiveConstraint {
+  if (input === undefined) return new Unrestricted();
+  if (input instanceof Grammar) return new GrammarConstraint(input.matcher(context.kernel, context.vocab, context.eosTokenIds), context);
+  if (isCustom(input)) return new CustomConstraint(input, context.vocabIndex.tokenCount);
+  switch (input.type) {
+    case 'ban-tokens':
+      return new StaticMask(banMask(input.tokens, context.vocabIndex.tokenCount), undefined);
+    case 'logit-bias':
+      return new StaticMask(new Uint32Array(0), input.bias);
+    case 'all-of':
+      return new AllOfConstraint(input.constraints.map((c) => activate(c, context)), context);
+    case 'think':
+      return new ThinkConstraint(input.trigger, activate(input.then, context), context);
+    default:
+      return new GrammarConstraint(context.grammar(input).matcher(context.kernel, context.vocab, context.eosTokenIds), context);
+  }
+}
+
+function isCustom(input: ConstraintInput): input is Constraint {
+  return typeof (input as Partial<Constraint>).step === 'function';
+}
+
+/** The BRLE that allows every token but `tokens`. */
+export function banMask(tokens: readonly number[], vocabSize: number): Brle {
+  const bits = new Uint32Array(bitsetWords(vocabSize));
+  for (let id = 0; id < vocabSize; id++) bitsetAdd(bits, id);
+  for (const id of tokens) if (id >= 0 && id < vocabSize) bits[id >>> 5]! &= ~(1 << (id & 31));
+  return brleFromBitset(bits, vocabSize);
+}
+
+class Unrestricted implements ActiveConstraint {
+  readonly bias: Readonly<Record<number, number>> | undefined = undefined;
+  mask(): Brle {
+    return new Uint32Array(0);
+  }
+  commit(token: number): boolean {
+    return token >= 0;
+  }
+  forced(): number[] {
+    return [];
+  }
+  acceptsBytes(): boolean | null {
+    return true;
+  }
+  commitBytes(): boolean {
+    return true;
+  }
+  dispose(): void {}
+}
+
+class StaticMask extends Unrestricted {
+  override readonly bias: Readonly<Record<number, number>> | undefined;
+  readonly #mask: Brle;
+  constructor(mask: Brle, bias: Readonly<Record<number, number>> | undefined) {
+    super();
+    this.#mask = mask;
+    this.bias = bias;
+  }
+  override mask(): Brle {
+    return this.#mask;
+  }
+  // Bans judge tokens, not bytes.
+  override acceptsBytes(): boolean | null {
+    return this.#mask.length === 0 ? true : null;
+  }
+}
+
+class GrammarConstraint implements ActiveConstraint {
+  readonly bias = undefined;
+  readonly #matcher: KernelMatcher;
+  readonly #context: ConstraintContext;
+  constructor(matcher: KernelMatcher, context: ConstraintContext) {
+    this.#matcher = matcher;
+    this.#context = context;
+  }
+  mask(): Brle {
+    return this.#matcher.computeMask();
+  }
+  commit(token: number): boolean {
+    return this.#matcher.commitToken(token);
+  }
+  forced(): number[] {
+    return this.#matcher.forcedTokens((bytes) => this.#context.encodeContinuation(bytes)).tokens;
+  }
+  acceptsBytes(bytes: Uint8Array): boolean {
+    const probe = this.#matcher.fork();
+    try {
+      return probe.commitBytes(bytes);
+    } finally {
+      probe.dispose();
+    }
+  }
+  commitBytes(bytes: Uint8Array): boolean {
+    return this.#matcher.commitBytes(bytes);
+  }
+  dispose(): void {
+    this.#matcher.dispose();
+  }
+}
+
+class CustomConstraint extends Unrestricted {
+  readonly #constraint: Constraint;
+  readonly #vocabSize: number;
+  #accepted: number[] = [];
+  constructor(constraint: Constraint, vocabSize: number) {
+    super();
+    this.#constraint = constraint;
+    this.#vocabSize = vocabSize;
+  }
+  override mask(): Brle {
+    const accepted = this.#accepted;
+    this.#accepted = [];
+    const mask = this.#constraint.step(accepted);
+    if (!(mask instanceof Uint32Array)) throw new TypeError('Constraint.step must return a Uint32Array (BRLE)');
+    if (mask.length > 0 && brleLength(mask) !== this.#vocabSize) {
+      throw new RangeError(`Constraint.step returned a BRLE over ${brleLength(mask)} tokens; the vocabulary has ${this.#vocabSize}`);
+    }
+    return mask;
+  }
+  override commit(token: number): boolean {
+    this.#accepted.push(token);
+    return true;
+  }
+  override acceptsBytes(): null {
+    return null;
+  }
+}
+
+class AllOfConstraint implements ActiveConstraint {
+  readonly #parts: ActiveConstraint[];
+  readonly #context: ConstraintContext;
+  readonly bias: Readonly<Record<number, number>> | undefined;
+  constructor(parts: ActiveConstraint[], context: ConstraintContext) {
+    this.#parts = parts;
+    this.#context = context;
+    const biases = parts.map((p) => p.bias).filter((b) => b !== undefined);
+    const sum: Record<number, number> = {};
+    for (const bias of biases) for (const [id, value] of Object.entries(bias)) sum[Number(id)] = (sum[Number(id)] ?? 0) + value;
+    this.bias = biases.length === 0 ? undefined : sum;
+  }
+  mask(): Brle {
+    const masks = this.#parts.map((p) => p.mask()).filter((m) => m.length > 0);
+    if (masks.length <= 1) return masks[0] ?? new Uint32Array(0);
+    return this.#context.kernel.brleAnd(masks, this.#context.vocabIndex.tokenCount);
+  }
+  commit(token: number): boolean {
+    let ok = true;
+    for (const part of this.#parts) ok = part.commit(token) && ok;
+    return ok;
+  }
+  // Forced tokens of one part are safe only if every other part allows them without
+  // needing to see them first; that holds for parts whose mask never changes.
+  forced(): number[] {
+    const dynamic = this.#parts.filter((p) => !(p instanceof StaticMask));
+    if (dynamic.length !== 1) return [];
+    const tokens = dynamic[0]!.forced();
+    const statics = brleAnd(this.#parts.filter((p) => p instanceof StaticMask).map((p) => p.mask()));
+    const allowed = statics.length === 0 ? null : this.#context.kernel.brleToBitset(statics, this.#context.vocabIndex.tokenCount);
+    const out: number[] = [];
+    for (const t of tokens) {
+      if (allowed !== null && !bitsetHas(allowed, t)) break;
+      out.push(t);
+    }
+    return out;
+  }
+  acceptsBytes(bytes: Uint8Array): boolean | null {
+    let answer: boolean | null = true;
+    for (const part of this.#parts) {
+      const a = part.acceptsBytes(bytes);
+      if (a === false) return false;
+      if (a === null) answer = null;
+    }
+    return answer;
+  }
+  commitBytes(bytes: Uint8Array): boolean {
+    let ok = true;
+    for (const part of this.#parts) ok = part.commitBytes(bytes) && ok;
+    return ok;
+  }
+  dispose(): void {
+    for (const part of this.#parts) part.dispose();
+  }
+}
+
+/**
+ * Free text until the output contains the trigger, then the inner constraint from the byte
+ * after it. A token that completes the trigger and carries more bytes is allowed only if the
+ * inner constraint accepts those bytes, so the switch is exact.
+ */
+class ThinkConstraint implements ActiveConstraint {
+  readonly #trigger: Uint8Array;
+  readonly #inner: ActiveConstraint;
+  readonly #context: ConstraintContext;
+  // Tokens holding the trigger's last byte: the only ones that can complete it.
+  readonly #candidates: number[] = [];
+  // The last trigger.length - 1 bytes of free text, to find a trigger split across tokens.
+  #tail = new Uint8Array(0);
+  #thinking = true;
+
+  constructor(trigger: string, inner: ActiveConstraint, context: ConstraintContext) {
+    if (trigger.length === 0) throw new RangeError('ThinkThen needs a non-empty trigger');
+    this.#trigger = new TextEncoder().encode(trigger);
+    this.#inner = inner;
+    this.#context = context;
+    const last = this.#trigger[this.#trigger.length - 1]!;
+    for (let id = 0; id < context.vocabIndex.tokenCount; id++) if (context.vocabIndex.tokenBytes(id).includes(last)) this.#candidates.push(id);
+  }
+
+  get bias(): Readonly<Record<number, number>> | undefined {
+    return this.#thinking ? undefined : this.#inner.bias;
+  }
+
+  mask(): Brle {
+    if (!this.#thinking) return this.#inner.mask();
+    // Ban tokens that complete the trigger with leftover bytes the inner constraint rejects
+    // (or that the inner constraint cannot judge), and EOS (the answer has not started).
+    const { vocabIndex } = this.#context;
+    const banned: number[] = [...this.#context.eosTokenIds];
+    for (const id of this.#candidates) {
+      const rest = this.#afterTrigger(vocabIndex.tokenBytes(id));
+      if (rest !== null && rest.length > 0 && this.#inner.acceptsBytes(rest) !== true) banned.push(id);
+    }
+    return banMask(banned, vocabIndex.tokenCount);
+  }
+
+  commit(token: number): boolean {
+    if (!this.#thinking) return this.#inner.commit(token);
+    const bytes = this.#context.vocabIndex.tokenBytes(token);
+    const rest = this.#afterTrigger(bytes);
+    if (rest === null) {
+      const joined = concat(this.#tail, bytes);
+      this.#tail = joined.slice(Math.max(0, joined.length - (this.#trigger.length - 1)));
+      return true;
+    }
+    this.#thinking = false;
+    return rest.length === 0 || this.#inner.commitBytes(rest);
+  }
+
+  forced(): number[] {
+    return this.#thinking ? [] : this.#inner.forced();
+  }
+
+  acceptsBytes(bytes: Uint8Array): boolean | null {
+    if (!this.#thinking) return this.#inner.acceptsBytes(bytes);
+    const rest = this.#afterTrigger(bytes);
+    return rest === null || rest.length === 0 ? true : this.#inner.acceptsBytes(rest);
+  }
+
+  commitBytes(bytes: Uint8Array): boolean {
+    if (!this.#thinking) return this.#inner.commitBytes(bytes);
+    const rest = this.#afterTrigger(bytes);
+    if (rest === null) {
+      const joined = concat(this.#tail, bytes);
+      this.#tail = joined.slice(Math.max(0, joined.length - (this.#trigger.length - 1)));
+      return true;
+    }
+    this.#thinking = false;
+    return rest.length === 0 || this.#inner.commitBytes(rest);
+  }
+
+  dispose(): void {
+    this.#inner.dispose();
+  }
+
+  // The bytes of `bytes` after the first trigger occurrence in tail + bytes, or null if none.
+  #afterTrigger(bytes: Uint8Array): Uint8Array | null {
+    const text = concat(this.#tail, bytes);
+    const trigger = this.#trigger;
+    outer: for (let i = 0; i + trigger.length <= text.length; i++) {
+      for (let j = 0; j < trigger.length; j++) if (text[i + j] !== trigger[j]) continue outer;
+      return text.subarray(i + trigger.length);
+    }
+    return null;
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

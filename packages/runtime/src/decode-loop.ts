@@ -1,0 +1,331 @@
+/**
+ * The decode loop: one generation from prompt tokens to a stop, step by step. Every step is
+ * numbered below as in the package README:
+ *   1. constraint mask (a BRLE computed in the kernel; only EOS allowed means done)
+ *   2. forward pass over the tokens the model has not seen (prefill first, KV cache after)
+ *   3. mask applied to the logits (in the kernel), then the logit bias
+ *   4. sampling
+ *   5. commit (constraint, output, stream event); stop checks come first in the next round
+ * Fast-forward skips 1–4: when the constraint forces text, its canonical tokens are committed
+ * and reach the model with the next forward pass, all at once.
+ */
+import { bitsetAdd, bitsetWords, brleAllows, brleCount, brleFromBitset, type Brle, type VocabIndex } from '@sieve/format';
+import type { Kernel } from '@sieve/kernel';
+import type { ActiveConstraint } from './constraints.ts';
+import type { ModelSequence } from './model.ts';
+import { allowedMass, applyLogitBias, checkSampling, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
+
+/** Why a generation stopped. */
+export type StopReason = 'grammar' | 'eos' | 'length' | 'stop' | 'abort';
+
+/** A candidate token with its probability (softmax at temperature 1). */
+export interface Candidate {
+  readonly id: number;
+  readonly text: string;
+  readonly p: number;
+}
+
+/** One generated token, streamed as it is committed. */
+export interface TokenEvent {
+  /** Position in the output (0 = first generated token). */
+  readonly index: number;
+  readonly token: number;
+  /** The token's bytes as text (a partial UTF-8 character shows as U+FFFD). */
+  readonly text: string;
+  /** Appended by fast-forward, without sampling. */
+  readonly forced: boolean;
+  /** Tokens the mask allowed (sampled tokens only). */
+  readonly allowed?: number;
+  /** Probability mass the model put on the allowed tokens before masking. */
+  readonly allowedMass?: number;
+  /** Most likely tokens before and after masking. */
+  readonly topBefore?: readonly Candidate[];
+  readonly topAfter?: readonly Candidate[];
+  /** The mask this token was sampled under (BRLE), when the request asked for masks. */
+  readonly mask?: Uint32Array;
+  readonly maskUs?: number;
+  readonly sampleUs?: number;
+  /** The forward pass that produced this token's logits (for forced tokens: the pass that fed them, shared). */
+  readonly forwardMs: number;
+}
+
+/** Timings of a generation. */
+export interface GenerationStats {
+  readonly promptTokens: number;
+  readonly prefillMs: number;
+  readonly forwardMs: number;
+  readonly forwardPasses: number;
+  readonly maskUsMean: number;
+  readonly sampleUsMean: number;
+  readonly totalMs: number;
+  readonly tokensPerSecond: number;
+}
+
+/** What a generation produced. */
+export interface GenerationOutput {
+  readonly text: string;
+  readonly tokens: readonly number[];
+  /** How many of `tokens` fast-forward appended. */
+  readonly forcedTokens: number;
+  readonly stopReason: StopReason;
+  /** Prompt text given back by token healing (the output starts with it, `text` does not). */
+  readonly healed: string;
+  readonly stats: GenerationStats;
+}
+
+/** Options of one decode loop. */
+export interface DecodeOptions {
+  readonly promptTokens: readonly number[];
+  readonly sampling: SamplingOptions;
+  readonly maxTokens: number;
+  readonly stop: readonly string[];
+  readonly fastForward: boolean;
+  readonly tokenHealing: boolean;
+  readonly includeMask: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly onToken: ((event: TokenEvent) => void) | undefined;
+}
+
+/** Raised when no token can continue: the constraint allows nothing (and no EOS). */
+export class DeadEndError extends Error {
+  override readonly name = 'DeadEndError';
+  readonly code = 'dead_end';
+}
+
+/** What the loop needs besides the model sequence and constraint. */
+export interface DecodeContext {
+  readonly kernel: Kernel;
+  readonly vocabIndex: VocabIndex;
+  readonly eosTokenIds: readonly number[];
+}
+
+export async function decode(sequence: ModelSequence, constraint: ActiveConstraint, context: DecodeContext, options: DecodeOptions): Promise<GenerationOutput> {
+  checkSampling(options.sampling);
+  if (!(Number.isInteger(options.maxTokens) && options.maxTokens >= 1)) throw new RangeError(`maxTokens must be a positive integer, not ${options.maxTokens}`);
+  if (options.promptTokens.length === 0) throw new RangeError('the prompt has no tokens (give a prompt, messages, or a tokenizer that adds BOS)');
+  const { vocabIndex, kernel } = context;
+  const started = performance.now();
+  const rng = new Rng(options.sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const eos = new Set(context.eosTokenIds);
+  const bias = mergeBias(constraint.bias, options.sampling.logitBias);
+  const tokens: number[] = [];
+  let forcedCount = 0;
+  let maskUs = 0;
+  let sampleUs = 0;
+  let sampledSteps = 0;
+  let forwardMs = 0;
+  let forwardPasses = 0;
+  const output = new OutputText(vocabIndex);
+  const tokenText = (id: number): string => new TextDecoder().decode(vocabIndex.tokenBytes(id));
+
+  // Token healing: give the last prompt token back, so the first output token may extend it.
+  let prompt = options.promptTokens;
+  let heal = options.tokenHealing ? healableBytes(prompt, vocabIndex, constraint) : null;
+  if (heal !== null) prompt = prompt.slice(0, -1);
+  output.skip(heal?.length ?? 0);
+  const healed = new TextDecoder().decode(heal ?? new Uint8Array(0));
+
+  // Tokens the model has not seen yet: the prompt, then each committed token. They are fed
+  // in one forward pass when logits are next needed, so forced tokens ride along.
+  let pending: readonly number[] = prompt;
+  let prefillMs = 0;
+
+  const finish = (reason: StopReason): GenerationOutput => {
+    const totalMs = performance.now() - started;
+    return {
+      text: output.text(options.stop),
+      tokens,
+      forcedTokens: forcedCount,
+      stopReason: reason,
+      healed,
+      stats: {
+        promptTokens: prompt.length,
+        prefillMs,
+        forwardMs,
+        forwardPasses,
+        maskUsMean: sampledSteps === 0 ? 0 : maskUs / sampledSteps,
+        sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
+        totalMs,
+        tokensPerSecond: tokens.length / (totalMs / 1000),
+      },
+    };
+  };
+
+  for (;;) {
+    if (options.signal?.aborted) return finish('abort');
+    if (output.hasStop(options.stop)) return finish('stop');
+    if (tokens.length >= options.maxTokens) return finish('length');
+
+    // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
+    if (options.fastForward && heal === null) {
+      const forced = constraint.forced().slice(0, options.maxTokens - tokens.length);
+      if (forced.length > 0) {
+        for (const token of forced) {
+          if (!constraint.commit(token)) throw new Error(`internal: forced token ${token} was rejected`);
+          tokens.push(token);
+          output.push(token);
+          forcedCount++;
+          options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 });
+        }
+        pending = [...pending, ...forced];
+        continue;
+      }
+    }
+
+    // 1. The constraint's mask (during healing: tokens that extend the healed bytes).
+    let t = performance.now();
+    const mask = heal === null ? constraint.mask() : healingMask(heal, vocabIndex, constraint);
+    const stepMaskUs = (performance.now() - t) * 1000;
+    maskUs += stepMaskUs;
+    // The output is complete and nothing may follow: only EOS is allowed.
+    if (heal === null && mask.length > 0 && onlyEos(mask, eos)) return finish('grammar');
+
+    // 2. Forward pass over the tokens the model has not seen (the prompt first: prefill).
+    t = performance.now();
+    const logits = await sequence.forward(pending);
+    const lastForwardMs = performance.now() - t;
+    if (forwardPasses === 0) prefillMs = lastForwardMs;
+    else forwardMs += lastForwardMs;
+    forwardPasses++;
+    if (options.signal?.aborted) return finish('abort');
+
+    // 3. Mask the logits in the kernel, then add the logit bias.
+    t = performance.now();
+    const masked = logits.slice();
+    if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
+    else kernel.applyBrle(masked, mask);
+    applyLogitBias(masked, bias);
+
+    // 4. Sample.
+    const token = sampleToken(masked, options.sampling, rng);
+    const stepSampleUs = (performance.now() - t) * 1000;
+    sampleUs += stepSampleUs;
+    sampledSteps++;
+    if (token < 0) throw new DeadEndError(`no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`);
+
+    // 5. Commit.
+    if (eos.has(token) && heal === null) return finish('eos');
+    if (heal !== null) {
+      const bytes = vocabIndex.tokenBytes(token);
+      if (bytes.length <= heal.length) {
+        heal = bytes.length === heal.length ? null : heal.subarray(bytes.length);
+      } else {
+        if (!constraint.commitBytes(bytes.subarray(heal.length))) throw new Error(`internal: healing token ${token} was rejected`);
+        heal = null;
+      }
+    } else if (!constraint.commit(token)) {
+      throw new Error(`internal: sampled token ${token} is not allowed by the constraint that masked it`);
+    }
+    tokens.push(token);
+    output.push(token);
+    pending = [token];
+    if (options.onToken !== undefined) {
+      const candidates = (source: Float32Array): Candidate[] => topCandidates(source, 5).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
+      options.onToken({
+        index: tokens.length - 1,
+        token,
+        text: tokenText(token),
+        forced: false,
+        allowed: brleCount(mask, vocabIndex.tokenCount),
+        allowedMass: allowedMass(logits, masked),
+        topBefore: candidates(logits),
+        topAfter: candidates(masked),
+        ...(options.includeMask ? { mask: mask.slice() } : {}),
+        maskUs: stepMaskUs,
+        sampleUs: stepSampleUs,
+        forwardMs: lastForwardMs,
+      });
+    }
+  }
+}
+
+function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {
+  let allowed = 0;
+  for (const id of eos) if (brleAllows(mask, id)) allowed++;
+  return allowed > 0 && brleCount(mask) === allowed;
+}
+
+function mergeBias(a: Readonly<Record<number, number>> | undefined, b: Readonly<Record<number, number>> | undefined): Readonly<Record<number, number>> | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const sum: Record<number, number> = { ...a };
+  for (const [id, value] of Object.entries(b)) sum[Number(id)] = (sum[Number(id)] ?? 0) + value;
+  return sum;
+}
+
+/**
+ * The last prompt token's bytes if healing it can matter: it is a text token, some longer
+ * token starts with its bytes, and the constraint can judge bytes (a custom constraint or a
+ * token ban cannot). Null otherwise.
+ */
+function healableBytes(prompt: readonly number[], vocab: VocabIndex, constraint: ActiveConstraint): Uint8Array | null {
+  if (prompt.length < 2) return null;
+  const last = prompt[prompt.length - 1]!;
+  if (!vocab.isTextToken(last) || constraint.acceptsBytes(new Uint8Array(0)) !== true) return null;
+  const bytes = vocab.tokenBytes(last);
+  for (let id = 0; id < vocab.tokenCount; id++) {
+    if (id !== last && vocab.isTextToken(id) && vocab.tokenBytes(id).length > bytes.length && startsWith(vocab.tokenBytes(id), bytes)) return bytes.slice();
+  }
+  return null;
+}
+
+/** Tokens that may come next while `heal` (the given-back prompt bytes) is not yet written again. */
+function healingMask(heal: Uint8Array, vocab: VocabIndex, constraint: ActiveConstraint): Brle {
+  const bits = new Uint32Array(bitsetWords(vocab.tokenCount));
+  for (let id = 0; id < vocab.tokenCount; id++) {
+    if (!vocab.isTextToken(id)) continue;
+    const bytes = vocab.tokenBytes(id);
+    if (bytes.length === 0) continue;
+    if (bytes.length <= heal.length ? startsWith(heal, bytes) : startsWith(bytes, heal) && constraint.acceptsBytes(bytes.subarray(heal.length)) === true) bitsetAdd(bits, id);
+  }
+  return brleFromBitset(bits, vocab.tokenCount);
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** The output as bytes, decoded on demand; skips the healed prompt bytes at its start. */
+class OutputText {
+  readonly #vocab: VocabIndex;
+  #bytes = new Uint8Array(256);
+  #length = 0;
+  #skip = 0;
+
+  constructor(vocab: VocabIndex) {
+    this.#vocab = vocab;
+  }
+
+  skip(bytes: number): void {
+    this.#skip = bytes;
+  }
+
+  push(token: number): void {
+    const bytes = this.#vocab.tokenBytes(token);
+    if (this.#length + bytes.length > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes.length));
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
+    }
+    this.#bytes.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  /** The text, cut before the first stop string. */
+  text(stop: readonly string[]): string {
+    const text = new TextDecoder().decode(this.#bytes.subarray(Math.min(this.#skip, this.#length), this.#length));
+    let end = text.length;
+    for (const s of stop) {
+      const at = text.indexOf(s);
+      if (at >= 0 && at < end) end = at;
+    }
+    return text.slice(0, end);
+  }
+
+  hasStop(stop: readonly string[]): boolean {
+    if (stop.length === 0) return false;
+    const text = this.text([]);
+    return stop.some((s) => text.includes(s));
+  }
+}

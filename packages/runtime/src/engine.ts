@@ -1,0 +1,317 @@
+/**
+ * `SieveEngine`: the one interface apps use, implemented in-thread here and proxied to a Web
+ * Worker by `worker-client.ts` (same methods, same results).
+ */
+import { VocabIndex } from '@sieve/format';
+import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
+import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
+import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
+import { activate, Grammar, type ConstraintContext, type ConstraintInput, type GrammarSpec } from './constraints.ts';
+import { continuationEncoder } from './continuation.ts';
+import { decode, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
+import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
+import type { SamplingOptions } from './sampler.ts';
+
+/** A chat message, as chat templates take them. */
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
+  readonly content: string;
+}
+
+/** How to load an engine: the model, and where the kernel and vocab index come from. */
+export interface EngineLoadOptions extends LoadModelOptions {
+  /**
+   * The model tokenizer's vocab index (`sieve vocab build`), as bytes or a URL to fetch.
+   * Default: built from the tokenizer's tokenizer.json at load time (seconds on a 128k vocabulary).
+   */
+  readonly vocab?: Uint8Array | string;
+  /** Where `kernel.wasm` is (default: beside `@sieve/kernel`; in a browser, serve it and pass its URL). */
+  readonly kernel?: KernelSource;
+  /** Grammar limits for every constraint this engine compiles. */
+  readonly limits?: Partial<GrammarLimits>;
+}
+
+/** What `load` reports. */
+export interface ModelInfo {
+  readonly id: string;
+  readonly device: LoadedModel['device'];
+  readonly fallbackReason: string | null;
+  /** Logits per step, and tokens in the vocab index (masks are this long). */
+  readonly vocabSize: number;
+  readonly tokenCount: number;
+  readonly eosTokenIds: readonly number[];
+  readonly loadMs: number;
+}
+
+/** One generation request. */
+export interface GenerateRequest {
+  /** Raw prompt text (the tokenizer adds its special tokens, e.g. BOS). */
+  readonly prompt?: string;
+  /** Or chat messages, rendered with the tokenizer's chat template (with the assistant turn opened). */
+  readonly messages?: readonly ChatMessage[];
+  /** A Jinja chat template to use instead of the tokenizer's. */
+  readonly chatTemplate?: string;
+  readonly constraint?: ConstraintInput;
+  readonly sampling?: SamplingOptions;
+  /** Default 256. */
+  readonly maxTokens?: number;
+  /** Stop when the output contains one of these (the output is cut before it). */
+  readonly stop?: readonly string[];
+  /** Append forced continuations without sampling (default true). */
+  readonly fastForward?: boolean;
+  /** Let the first token extend the prompt's last token (default true; see README). */
+  readonly tokenHealing?: boolean;
+  /** Stream events carry the BRLE mask each token was sampled under (default false). */
+  readonly includeMask?: boolean;
+  readonly signal?: AbortSignal;
+  readonly onToken?: (event: TokenEvent) => void;
+}
+
+/** What `generate` returns. */
+export type GenerateResult = GenerationOutput;
+
+/** `generateJson`'s result: the parsed value and the generation. */
+export interface JsonResult<T> extends GenerateResult {
+  readonly value: T;
+}
+
+/** OpenAI-style `response_format`. */
+export type ResponseFormat =
+  | { readonly type: 'text' }
+  | { readonly type: 'json_object' }
+  | { readonly type: 'json_schema'; readonly json_schema: { readonly name?: string; readonly schema: unknown; readonly strict?: boolean } };
+
+/** OpenAI-style chat completion request (the fields Sieve reads). */
+export interface ChatCompletionRequest {
+  readonly messages: readonly ChatMessage[];
+  readonly response_format?: ResponseFormat;
+  readonly max_tokens?: number;
+  readonly max_completion_tokens?: number;
+  readonly temperature?: number;
+  readonly top_p?: number;
+  readonly seed?: number;
+  readonly stop?: string | readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/** OpenAI-style chat completion. */
+export interface ChatCompletion {
+  readonly id: string;
+  readonly object: 'chat.completion';
+  readonly created: number;
+  readonly model: string;
+  readonly choices: readonly {
+    readonly index: number;
+    readonly message: { readonly role: 'assistant'; readonly content: string };
+    readonly finish_reason: 'stop' | 'length';
+  }[];
+  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number };
+}
+
+/** The engine: load a model, then generate under constraints. */
+export interface SieveEngine {
+  load(options: EngineLoadOptions): Promise<ModelInfo>;
+  /** Compiles a grammar once for reuse: pass the returned spec as `constraint` (cheap to copy). */
+  compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }>;
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
+  generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
+  readonly chat: { readonly completions: { create(request: ChatCompletionRequest): Promise<ChatCompletion> } };
+  /** Frees the model, grammars and kernel. */
+  dispose(): Promise<void>;
+}
+
+/** The output ended before the JSON did (`maxTokens` or a stop string), so there is nothing to parse. */
+export class IncompleteOutputError extends Error {
+  override readonly name = 'IncompleteOutputError';
+  readonly code = 'incomplete_output';
+  constructor(
+    message: string,
+    readonly text: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Used before `load` finished. */
+export class NotLoadedError extends Error {
+  override readonly name = 'NotLoadedError';
+  readonly code = 'not_loaded';
+}
+
+interface Loaded {
+  readonly model: LoadedModel;
+  readonly kernel: Kernel;
+  readonly vocab: KernelVocab;
+  readonly vocabIndex: VocabIndex;
+  readonly context: ConstraintContext;
+  readonly info: ModelInfo;
+}
+
+const MAX_CACHED_GRAMMARS = 16;
+
+/** The engine, running in the calling thread. */
+export class InThreadEngine implements SieveEngine {
+  #loaded: Loaded | null = null;
+  #limits: Partial<GrammarLimits> = {};
+  readonly #handles = new Map<number, Grammar>();
+  // Grammars compiled from specs, most recently used last.
+  readonly #bySpec = new Map<string, Grammar>();
+  #nextHandle = 1;
+
+  readonly chat = { completions: { create: (request: ChatCompletionRequest) => this.#chatCompletion(request) } };
+
+  async load(options: EngineLoadOptions): Promise<ModelInfo> {
+    await this.dispose();
+    const started = performance.now();
+    const [model, kernel] = await Promise.all([loadModel(options), loadKernel(options.kernel)]);
+    const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: object; encode(text: string, options: object): number[] };
+    const file =
+      typeof options.vocab === 'string'
+        ? new Uint8Array(await (await fetch(options.vocab)).arrayBuffer())
+        : (options.vocab ?? buildVocabIndex(tokenizer._tokenizerJSON, { name: options.model, source: options.model, tokenizerConfig: tokenizer._tokenizerConfig, generationConfig: { eos_token_id: [...model.eosTokenIds] } }));
+    const vocabIndex = new VocabIndex(file);
+    if (vocabIndex.tokenCount > model.vocabSize) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
+    const vocab = kernel.loadVocab(vocabIndex.file);
+    const eosTokenIds = [...new Set([...model.eosTokenIds, ...vocabIndex.meta.eos_token_ids])];
+    this.#limits = options.limits ?? {};
+    const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
+    const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
+    const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, eosTokenIds, loadMs: performance.now() - started };
+    this.#loaded = { model, kernel, vocab, vocabIndex, context, info };
+    return info;
+  }
+
+  async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
+    const id = this.#nextHandle++;
+    this.#handles.set(id, new Grammar(spec, this.#limits));
+    return { type: 'grammar', id };
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const loaded = this.#require();
+    const promptTokens = this.#promptTokens(request);
+    const constraint = activate(request.constraint, loaded.context);
+    const sequence = loaded.model.startSequence();
+    try {
+      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds }, {
+        promptTokens,
+        sampling: request.sampling ?? {},
+        maxTokens: request.maxTokens ?? 256,
+        stop: request.stop ?? [],
+        fastForward: request.fastForward ?? true,
+        tokenHealing: request.tokenHealing ?? true,
+        includeMask: request.includeMask ?? false,
+        signal: request.signal,
+        onToken: request.onToken,
+      });
+    } finally {
+      constraint.dispose();
+      await sequence.dispose();
+    }
+  }
+
+  async generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+    const { schemaOptions, ...rest } = request;
+    const result = await this.generate({ ...rest, constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) } });
+    if (result.stopReason !== 'grammar' && result.stopReason !== 'eos') {
+      throw new IncompleteOutputError(`the JSON is incomplete: generation stopped (${result.stopReason}) after ${result.tokens.length} tokens; raise maxTokens`, result.text);
+    }
+    const parsed: unknown = JSON.parse(result.text);
+    const value = (isZodSchema(schema) && typeof (schema as { parse?: unknown }).parse === 'function' ? (schema as unknown as { parse(v: unknown): unknown }).parse(parsed) : parsed) as T;
+    return { ...result, value };
+  }
+
+  async dispose(): Promise<void> {
+    for (const grammar of [...this.#handles.values(), ...this.#bySpec.values()]) grammar.dispose();
+    this.#handles.clear();
+    this.#bySpec.clear();
+    const loaded = this.#loaded;
+    this.#loaded = null;
+    if (loaded === null) return;
+    loaded.vocab.dispose();
+    loaded.kernel.dispose();
+    await loaded.model.dispose();
+  }
+
+  /** What `load` reported, or null before it. */
+  get info(): ModelInfo | null {
+    return this.#loaded?.info ?? null;
+  }
+
+  #require(): Loaded {
+    if (this.#loaded === null) throw new NotLoadedError('load a model first (engine.load)');
+    return this.#loaded;
+  }
+
+  #grammar(spec: GrammarSpec | { readonly type: 'grammar'; readonly id: number }): Grammar {
+    if (spec.type === 'grammar') {
+      const grammar = this.#handles.get(spec.id);
+      if (grammar === undefined) throw new RangeError(`no compiled grammar ${spec.id} (compile it with this engine; load() clears them)`);
+      return grammar;
+    }
+    const key = JSON.stringify(spec);
+    let grammar = this.#bySpec.get(key);
+    if (grammar !== undefined) {
+      this.#bySpec.delete(key);
+    } else {
+      grammar = new Grammar(spec, this.#limits);
+      if (this.#bySpec.size >= MAX_CACHED_GRAMMARS) {
+        const [oldest, evicted] = this.#bySpec.entries().next().value as [string, Grammar];
+        this.#bySpec.delete(oldest);
+        evicted.dispose();
+      }
+    }
+    this.#bySpec.set(key, grammar);
+    return grammar;
+  }
+
+  #promptTokens(request: GenerateRequest): number[] {
+    const tokenizer = this.#require().model.tokenizer as unknown as {
+      encode(text: string, options?: object): number[];
+      apply_chat_template(messages: readonly ChatMessage[], options: object): number[] | { input_ids: unknown };
+    };
+    if ((request.prompt === undefined) === (request.messages === undefined)) throw new TypeError('give exactly one of prompt and messages');
+    if (request.prompt !== undefined) return tokenizer.encode(request.prompt);
+    const ids = tokenizer.apply_chat_template(request.messages!, {
+      tokenize: true,
+      add_generation_prompt: true,
+      return_tensor: false,
+      return_dict: false,
+      ...(request.chatTemplate === undefined ? {} : { chat_template: request.chatTemplate }),
+    });
+    return Array.isArray(ids) ? ids.map(Number) : [];
+  }
+
+  async #chatCompletion(request: ChatCompletionRequest): Promise<ChatCompletion> {
+    const format = request.response_format ?? { type: 'text' };
+    const constraint: ConstraintInput | undefined =
+      format.type === 'json_schema'
+        ? { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } }
+        : format.type === 'json_object'
+          ? { type: 'json' }
+          : undefined;
+    const result = await this.generate({
+      messages: request.messages,
+      ...(constraint === undefined ? {} : { constraint }),
+      maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
+      sampling: { temperature: request.temperature ?? 1, topP: request.top_p ?? 1, ...(request.seed === undefined ? {} : { seed: request.seed }) },
+      stop: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    const completion = result.tokens.length;
+    return {
+      id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: this.#require().info.id,
+      choices: [{ index: 0, message: { role: 'assistant', content: result.text }, finish_reason: result.stopReason === 'length' ? 'length' : 'stop' }],
+      usage: { prompt_tokens: result.stats.promptTokens, completion_tokens: completion, total_tokens: result.stats.promptTokens + completion },
+    };
+  }
+}
+
+/** A new in-thread engine (call `load` next). */
+export function createEngine(): SieveEngine {
+  return new InThreadEngine();
+}

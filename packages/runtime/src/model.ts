@@ -1,0 +1,195 @@
+/**
+ * Loading a causal language model and its tokenizer with transformers.js (onnxruntime-web in
+ * a browser, onnxruntime-node in Node), and running it one forward pass at a time with a KV
+ * cache: the decode loop is ours, not `model.generate()`.
+ */
+import { AutoModelForCausalLM, AutoTokenizer, DynamicCache, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import type { DataType } from '@huggingface/transformers';
+
+/** Where a model runs. `auto`: WebGPU when the browser has an adapter, else WASM (CPU in Node). */
+export type DeviceChoice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
+
+/** A step of loading, for a progress bar. */
+export interface LoadProgress {
+  /** `file` events are per file; `total` sums every file seen so far. */
+  readonly kind: 'file' | 'total' | 'ready';
+  readonly file?: string;
+  readonly loadedBytes: number;
+  readonly totalBytes: number;
+}
+
+/** How to load a model. */
+export interface LoadModelOptions {
+  /**
+   * A Hugging Face hub id (`onnx-community/Qwen2.5-0.5B-Instruct`), or a local folder in the
+   * transformers.js layout: a path starting with `/` or `.` (a file path in Node, a URL path
+   * on the page's origin in a browser).
+   */
+  readonly model: string;
+  /** Weights' data type (`fp32`, `fp16`, `q8`, `q4`, …); default: the model's own default. */
+  readonly dtype?: DataType;
+  /** Default `auto`. A WebGPU failure falls back to WASM; `LoadedModel.fallbackReason` says why. */
+  readonly device?: DeviceChoice;
+  /** Keep downloaded files in the Cache API so the next load works offline (browser; default true). */
+  readonly cache?: boolean;
+  /** Where onnxruntime-web's `.wasm`/`.mjs` files are served (default: transformers.js's CDN). */
+  readonly wasmPaths?: string;
+  /** Called as files load. */
+  readonly onProgress?: (progress: LoadProgress) => void;
+}
+
+/** A loaded model: tokenizer, vocabulary facts and sequences to decode. */
+export interface LoadedModel {
+  readonly id: string;
+  readonly device: Exclude<DeviceChoice, 'auto'>;
+  /** Why `device` is not the one asked for (`auto` counts as asking for WebGPU in a browser). */
+  readonly fallbackReason: string | null;
+  /** Logits per position (can exceed the tokenizer's vocabulary: padded embedding rows). */
+  readonly vocabSize: number;
+  readonly eosTokenIds: readonly number[];
+  readonly bosTokenId: number | null;
+  readonly tokenizer: PreTrainedTokenizer;
+  /** A fresh sequence with an empty KV cache. */
+  startSequence(): ModelSequence;
+  dispose(): Promise<void>;
+}
+
+/** One sequence being decoded: its tokens live in the KV cache. */
+export interface ModelSequence {
+  /** Tokens fed so far. */
+  readonly length: number;
+  /** Feeds `tokens` in one forward pass; the logits after the last one (a copy). */
+  forward(tokens: readonly number[]): Promise<Float32Array>;
+  dispose(): Promise<void>;
+}
+
+const IS_NODE = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+/** Loads tokenizer and model. Throws `ModelLoadError` with the cause when neither device works. */
+export async function loadModel(options: LoadModelOptions): Promise<LoadedModel> {
+  const local = /^[./]/.test(options.model);
+  const slash = options.model.replace(/\/+$/, '').lastIndexOf('/');
+  const id = local ? options.model.replace(/\/+$/, '').slice(slash + 1) : options.model;
+  env.allowLocalModels = local;
+  env.allowRemoteModels = !local;
+  if (local) env.localModelPath = options.model.slice(0, slash + 1);
+  env.useBrowserCache = !IS_NODE && (options.cache ?? true);
+  if (options.wasmPaths !== undefined && env.backends.onnx.wasm) env.backends.onnx.wasm.wasmPaths = options.wasmPaths;
+
+  const files = new Map<string, { loaded: number; total: number }>();
+  const progress_callback = (info: { status: string; file?: string; loaded?: number; total?: number }): void => {
+    if (options.onProgress === undefined || info.file === undefined) return;
+    if (info.status !== 'progress' && info.status !== 'done') return;
+    const known = files.get(info.file) ?? { loaded: 0, total: 0 };
+    const file = { loaded: info.loaded ?? known.total, total: info.total ?? known.total };
+    files.set(info.file, file);
+    options.onProgress({ kind: 'file', file: info.file, loadedBytes: file.loaded, totalBytes: file.total });
+    let loadedBytes = 0;
+    let totalBytes = 0;
+    for (const f of files.values()) {
+      loadedBytes += f.loaded;
+      totalBytes += f.total;
+    }
+    options.onProgress({ kind: 'total', loadedBytes, totalBytes });
+  };
+
+  const tokenizer = await AutoTokenizer.from_pretrained(id, { progress_callback });
+  const wanted = options.device ?? 'auto';
+  let device: Exclude<DeviceChoice, 'auto'> = wanted === 'auto' ? (IS_NODE ? 'cpu' : 'webgpu') : wanted;
+  let fallbackReason: string | null = null;
+  if (device === 'webgpu') {
+    const reason = await webGpuUnavailable();
+    if (reason !== null) {
+      device = 'wasm';
+      fallbackReason = reason;
+    }
+  }
+  const load = (on: Exclude<DeviceChoice, 'auto'>): Promise<PreTrainedModel> =>
+    AutoModelForCausalLM.from_pretrained(id, { device: on, progress_callback, ...(options.dtype === undefined ? {} : { dtype: options.dtype }) });
+  let model: PreTrainedModel;
+  try {
+    model = await load(device);
+  } catch (error) {
+    if (device !== 'webgpu') throw new ModelLoadError(`could not load ${options.model} on ${device}: ${message(error)}`, { cause: error });
+    fallbackReason = `WebGPU failed: ${message(error)}`;
+    device = 'wasm';
+    model = await load(device).catch((again: unknown) => {
+      throw new ModelLoadError(`could not load ${options.model} on WebGPU (${message(error)}) nor on WASM (${message(again)})`, { cause: again });
+    });
+  }
+  options.onProgress?.({ kind: 'ready', loadedBytes: 0, totalBytes: 0 });
+
+  const config = model.config as unknown as { vocab_size?: number; eos_token_id?: number | number[]; bos_token_id?: number };
+  const generation = (model as unknown as { generation_config?: { eos_token_id?: number | number[] } }).generation_config;
+  const eos = new Set<number>([config.eos_token_id ?? [], generation?.eos_token_id ?? []].flat());
+  return {
+    id: options.model,
+    device,
+    fallbackReason,
+    vocabSize: config.vocab_size ?? Object.keys(tokenizer.get_vocab()).length,
+    eosTokenIds: [...eos],
+    bosTokenId: config.bos_token_id ?? null,
+    tokenizer,
+    startSequence: () => new TransformersSequence(model),
+    dispose: async () => {
+      await model.dispose();
+    },
+  };
+}
+
+/** The model could not be loaded on any device. */
+export class ModelLoadError extends Error {
+  override readonly name = 'ModelLoadError';
+}
+
+class TransformersSequence implements ModelSequence {
+  readonly #model: PreTrainedModel;
+  readonly #cache = new DynamicCache();
+  #length = 0;
+
+  constructor(model: PreTrainedModel) {
+    this.#model = model;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  async forward(tokens: readonly number[]): Promise<Float32Array> {
+    if (tokens.length === 0) throw new RangeError('forward needs at least one token');
+    const total = this.#length + tokens.length;
+    const inputIds = new Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
+    const attentionMask = new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]);
+    const outputs = (await (this.#model as unknown as (inputs: object) => Promise<Record<string, Tensor>>)({
+      input_ids: inputIds,
+      attention_mask: attentionMask,
+      past_key_values: this.#cache,
+    })) as Record<string, Tensor>;
+    const present: Record<string, Tensor> = {};
+    for (const name in outputs) if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = outputs[name]!;
+    this.#cache.update(present);
+    this.#length = total;
+    const logits = outputs['logits']!;
+    const vocab = logits.dims[logits.dims.length - 1]!;
+    const data = logits.data as Float32Array;
+    return data.slice(data.length - vocab);
+  }
+
+  async dispose(): Promise<void> {
+    await this.#cache.dispose();
+  }
+}
+
+async function webGpuUnavailable(): Promise<string | null> {
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu;
+  if (gpu === undefined) return 'this environment has no WebGPU (navigator.gpu is missing)';
+  try {
+    return (await gpu.requestAdapter()) === null ? 'no WebGPU adapter (requestAdapter returned null)' : null;
+  } catch (error) {
+    return `requestAdapter failed: ${message(error)}`;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,98 @@
+/**
+ * `SieveEngine` in a Web Worker: the same interface as the in-thread engine, proxied with
+ * comlink. Abort signals become cancel calls, progress and token callbacks are proxied, errors
+ * keep their class. If the worker dies, pending calls reject with `WorkerCrashedError` and
+ * `restart()` starts a new one (loading the last model again).
+ */
+import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
+import type { GrammarSpec } from './constraints.ts';
+import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+import { installErrorTransfer } from './transfer-errors.ts';
+import type { EngineHost } from './worker-host.ts';
+
+/** The worker running the engine stopped (an uncaught error, or out of memory). */
+export class WorkerCrashedError extends Error {
+  override readonly name = 'WorkerCrashedError';
+  readonly code = 'worker_crashed';
+}
+
+/** An engine in a worker; `restart()` after a crash. */
+export interface WorkerEngine extends SieveEngine {
+  /** Terminates the worker and starts a new one, loading the last loaded model again. */
+  restart(): Promise<ModelInfo | null>;
+}
+
+/** Runs the engine in the worker `makeWorker` creates (called again on `restart`). */
+export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
+  installErrorTransfer();
+  let worker: Worker;
+  let remote: Remote<EngineHost>;
+  let crash: Promise<never>;
+  let lastLoad: EngineLoadOptions | null = null;
+  let nextId = 1;
+
+  const start = (): void => {
+    worker = makeWorker();
+    remote = wrap<EngineHost>(worker);
+    crash = new Promise<never>((_, reject) => {
+      worker.addEventListener('error', (event) => reject(new WorkerCrashedError(`the engine's worker crashed: ${event.message || 'unknown error'}; call restart()`)));
+    });
+    crash.catch(() => undefined);
+  };
+  start();
+
+  // Races a call against the worker's death.
+  const call = <T>(run: () => Promise<T>): Promise<T> => Promise.race([run(), crash]);
+
+  const cancellable = async <T>(signal: AbortSignal | undefined, run: (id: number) => Promise<T>): Promise<T> => {
+    const id = nextId++;
+    const cancel = (): void => void remote.cancel(id);
+    signal?.addEventListener('abort', cancel, { once: true });
+    if (signal?.aborted) cancel();
+    try {
+      return await call(() => run(id));
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  };
+
+  const strip = <R extends { signal?: AbortSignal; onToken?: unknown }>(request: R): Omit<R, 'signal'> => {
+    const rest: Partial<R> = { ...request };
+    delete rest.signal;
+    if (typeof rest.onToken === 'function') rest.onToken = proxy(rest.onToken);
+    return rest as Omit<R, 'signal'>;
+  };
+
+  const engine: WorkerEngine = {
+    async load(options: EngineLoadOptions): Promise<ModelInfo> {
+      lastLoad = options;
+      const { onProgress, ...rest } = options;
+      return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
+    },
+    compile: (spec: GrammarSpec) => call(() => remote.compile(spec)),
+    generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, strip(request))),
+    async generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+      const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), strip(request)));
+      // A zod schema cannot cross the boundary: its parse (and transforms) run here.
+      const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
+      return { ...result, value };
+    },
+    chat: {
+      completions: {
+        create: (request: ChatCompletionRequest): Promise<ChatCompletion> => cancellable(request.signal, (id) => remote.chatCompletion(id, strip(request))),
+      },
+    },
+    async dispose(): Promise<void> {
+      await call(() => remote.dispose()).catch(() => undefined);
+      remote[releaseProxy]();
+      worker.terminate();
+    },
+    async restart(): Promise<ModelInfo | null> {
+      worker.terminate();
+      start();
+      return lastLoad === null ? null : engine.load(lastLoad);
+    },
+  };
+  return engine;
+}
