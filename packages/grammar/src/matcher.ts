@@ -10,6 +10,7 @@
  */
 import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
 import type { CompiledGrammar } from './compile.ts';
+import { completionCandidate } from './completion.ts';
 import { initialSet, scanSet, type EarleySet } from './earley.ts';
 import { GrammarLimitError } from './errors.ts';
 import { DEAD } from './lexer.ts';
@@ -256,6 +257,25 @@ export class Matcher implements TokenMatcher {
   /** The forced continuation for fast-forward (see `forcedTokensOf`). */
   forcedTokens(encode: (bytes: Uint8Array) => readonly number[]): ForcedContinuation {
     return forcedTokensOf(this, encode);
+  }
+
+  /**
+   * Bytes that complete the output (output + bytes is a sentence), as short as the grammar
+   * analysis of `completion.ts` finds them, checked by feeding them here and rolling back;
+   * null when none is found. Empty when the output is complete.
+   */
+  shortestCompletion(): Uint8Array | null {
+    if (this.#finished || this.isAccepting()) return new Uint8Array(0);
+    const bytes = completionCandidate(this.grammar, this.#chart, this.#lex, this.#lexLen);
+    if (bytes === null) return null;
+    const saved = this.#save();
+    const historyLength = this.#history.length;
+    try {
+      return this.commitBytes(bytes) && this.isAccepting() ? bytes : null;
+    } finally {
+      this.#restore(saved);
+      this.#history.length = historyLength;
+    }
   }
 
   /** Nothing to free (the kernel matcher needs this). */

@@ -11,6 +11,7 @@ import {
   jsonSchemaGrammar,
   KernelGrammar,
   KernelMatcher,
+  Matcher,
   parseGrammar,
   type CompiledGrammar,
   type GrammarFormat,
@@ -138,6 +139,18 @@ export interface ActiveConstraint {
   acceptsBytes(bytes: Uint8Array): boolean | null;
   /** Feeds bytes that are part of the output but not a whole token (token healing). */
   commitBytes(bytes: Uint8Array): boolean;
+  /**
+   * Bytes that would complete the output, as short as known (empty: complete); null when the
+   * constraint cannot tell. The first call starts tracking what budget-aware ending needs.
+   */
+  completion(): Uint8Array | null;
+  /**
+   * Commits `token` only if the output can still be completed in at most `budget` bytes
+   * after it (as far as `completion` knows); `false`, changing nothing, otherwise.
+   */
+  commitWithin(token: number, budget: number): boolean;
+  /** Whether the output so far is complete (EOS allowed); null when the constraint cannot tell. */
+  accepting(): boolean | null;
   /** Logit bias to add before masking. */
   readonly bias: Readonly<Record<number, number>> | undefined;
   dispose(): void;
@@ -146,7 +159,7 @@ export interface ActiveConstraint {
 /** Instantiates `input` for one generation. */
 export function activate(input: ConstraintInput | undefined, context: ConstraintContext): ActiveConstraint {
   if (input === undefined) return new Unrestricted();
-  if (input instanceof Grammar) return new GrammarConstraint(input.matcher(context.kernel, context.vocab, context.eosTokenIds), context);
+  if (input instanceof Grammar) return new GrammarConstraint(input, context);
   if (isCustom(input)) return new CustomConstraint(input, context.vocabIndex.tokenCount);
   switch (input.type) {
     case 'ban-tokens':
@@ -158,7 +171,7 @@ export function activate(input: ConstraintInput | undefined, context: Constraint
     case 'think':
       return new ThinkConstraint(input.trigger, activate(input.then, context), context);
     default:
-      return new GrammarConstraint(context.grammar(input).matcher(context.kernel, context.vocab, context.eosTokenIds), context);
+      return new GrammarConstraint(context.grammar(input), context);
   }
 }
 
@@ -191,6 +204,15 @@ class Unrestricted implements ActiveConstraint {
   commitBytes(): boolean {
     return true;
   }
+  completion(): Uint8Array | null {
+    return null;
+  }
+  commitWithin(token: number): boolean {
+    return this.commit(token);
+  }
+  accepting(): boolean | null {
+    return null;
+  }
   dispose(): void {}
 }
 
@@ -213,17 +235,27 @@ class StaticMask extends Unrestricted {
 
 class GrammarConstraint implements ActiveConstraint {
   readonly bias = undefined;
+  readonly #grammar: Grammar;
   readonly #matcher: KernelMatcher;
   readonly #context: ConstraintContext;
-  constructor(matcher: KernelMatcher, context: ConstraintContext) {
-    this.#matcher = matcher;
+  // The TypeScript twin of the matcher, kept in step once budget-aware ending asks for
+  // completions (the grammar analysis reads its Earley chart).
+  #shadow: Matcher | null = null;
+  // What was committed before the twin existed: token ids, and bytes from token healing.
+  #committed: (number | Uint8Array)[] = [];
+
+  constructor(grammar: Grammar, context: ConstraintContext) {
+    this.#grammar = grammar;
+    this.#matcher = grammar.matcher(context.kernel, context.vocab, context.eosTokenIds);
     this.#context = context;
   }
   mask(): Brle {
     return this.#matcher.computeMask();
   }
   commit(token: number): boolean {
-    return this.#matcher.commitToken(token);
+    if (!this.#matcher.commitToken(token)) return false;
+    this.#record(token);
+    return true;
   }
   forced(): number[] {
     return this.#matcher.forcedTokens((bytes) => this.#context.encodeContinuation(bytes)).tokens;
@@ -237,10 +269,42 @@ class GrammarConstraint implements ActiveConstraint {
     }
   }
   commitBytes(bytes: Uint8Array): boolean {
-    return this.#matcher.commitBytes(bytes);
+    if (!this.#matcher.commitBytes(bytes)) return false;
+    this.#record(bytes);
+    return true;
+  }
+  completion(): Uint8Array | null {
+    if (this.#shadow === null) {
+      this.#shadow = new Matcher(this.#grammar.compiled, this.#context.vocabIndex, { eosTokenIds: this.#context.eosTokenIds });
+      for (const entry of this.#committed) this.#feedShadow(entry);
+      this.#committed = [];
+    }
+    return this.#shadow.shortestCompletion();
+  }
+  commitWithin(token: number, budget: number): boolean {
+    if (this.#shadow === null) this.completion();
+    const shadow = this.#shadow!;
+    if (!shadow.commitToken(token)) return false;
+    const rest = shadow.shortestCompletion();
+    if ((rest !== null && rest.length > budget) || !this.#matcher.commitToken(token)) {
+      shadow.rollback(1);
+      return false;
+    }
+    return true;
+  }
+  accepting(): boolean {
+    return this.#matcher.isAccepting();
   }
   dispose(): void {
     this.#matcher.dispose();
+  }
+  #record(entry: number | Uint8Array): void {
+    if (this.#shadow !== null) this.#feedShadow(entry);
+    else this.#committed.push(entry);
+  }
+  #feedShadow(entry: number | Uint8Array): void {
+    const ok = typeof entry === 'number' ? this.#shadow!.commitToken(entry) : this.#shadow!.commitBytes(entry);
+    if (!ok) throw new Error('internal: the TypeScript matcher disagrees with the kernel');
   }
 }
 
@@ -297,9 +361,9 @@ class AllOfConstraint implements ActiveConstraint {
   // Forced tokens of one part are safe only if every other part allows them without
   // needing to see them first; that holds for parts whose mask never changes.
   forced(): number[] {
-    const dynamic = this.#parts.filter((p) => !(p instanceof StaticMask));
-    if (dynamic.length !== 1) return [];
-    const tokens = dynamic[0]!.forced();
+    const dynamic = this.#dynamic();
+    if (dynamic === null) return [];
+    const tokens = dynamic.forced();
     const statics = brleAnd(this.#parts.filter((p) => p instanceof StaticMask).map((p) => p.mask()));
     const allowed = statics.length === 0 ? null : this.#context.kernel.brleToBitset(statics, this.#context.vocabIndex.tokenCount);
     const out: number[] = [];
@@ -322,6 +386,25 @@ class AllOfConstraint implements ActiveConstraint {
     let ok = true;
     for (const part of this.#parts) ok = part.commitBytes(bytes) && ok;
     return ok;
+  }
+  // A completion is known when one part restricts and the rest only ban tokens (the masks
+  // already keep banned tokens out; the completion's bytes can be written one byte a token).
+  completion(): Uint8Array | null {
+    return this.#dynamic()?.completion() ?? null;
+  }
+  commitWithin(token: number, budget: number): boolean {
+    const dynamic = this.#dynamic();
+    if (dynamic === null) return this.commit(token);
+    if (!dynamic.commitWithin(token, budget)) return false;
+    for (const part of this.#parts) if (part !== dynamic) part.commit(token);
+    return true;
+  }
+  accepting(): boolean | null {
+    return this.#dynamic()?.accepting() ?? null;
+  }
+  #dynamic(): ActiveConstraint | null {
+    const dynamic = this.#parts.filter((p) => !(p instanceof StaticMask));
+    return dynamic.length === 1 ? dynamic[0]! : null;
   }
   dispose(): void {
     for (const part of this.#parts) part.dispose();
@@ -384,6 +467,18 @@ class ThinkConstraint implements ActiveConstraint {
 
   forced(): number[] {
     return this.#thinking ? [] : this.#inner.forced();
+  }
+
+  completion(): Uint8Array | null {
+    return this.#thinking ? null : this.#inner.completion();
+  }
+
+  commitWithin(token: number, budget: number): boolean {
+    return this.#thinking ? this.commit(token) : this.#inner.commitWithin(token, budget);
+  }
+
+  accepting(): boolean | null {
+    return this.#thinking ? false : this.#inner.accepting();
   }
 
   acceptsBytes(bytes: Uint8Array): boolean | null {

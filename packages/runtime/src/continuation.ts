@@ -11,8 +11,7 @@ import type { VocabIndex } from '@sieve/format';
  * Bytes that end inside a UTF-8 character are encoded up to the last whole character.
  */
 export function continuationEncoder(vocab: VocabIndex, encode: (text: string) => number[]): (bytes: Uint8Array) => number[] {
-  const byBytes = new Map<string, number>();
-  for (let id = vocab.tokenCount - 1; id >= 0; id--) if (vocab.isTextToken(id)) byBytes.set(key(vocab.tokenBytes(id)), id);
+  const tokenOf = tokenLookup(vocab);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   return (bytes) => {
     const text = wholeCharacters(decoder, bytes);
@@ -21,13 +20,20 @@ export function continuationEncoder(vocab: VocabIndex, encode: (text: string) =>
     const first = ids.length > 0 ? vocab.tokenBytes(ids[0]!) : null;
     if (first !== null && first[0] === 0x20 && !text.startsWith(' ')) {
       const rest = first.subarray(1);
-      const whole = byBytes.get(key(rest));
-      const split = rest.length === 0 ? [] : whole !== undefined ? [whole] : Array.from(rest, (b) => byBytes.get(key(Uint8Array.of(b))));
+      const whole = tokenOf(rest);
+      const split = rest.length === 0 ? [] : whole !== undefined ? [whole] : Array.from(rest, (b) => tokenOf(Uint8Array.of(b)));
       if (split.some((id) => id === undefined)) return [];
       ids.splice(0, 1, ...(split as number[]));
     }
     return ids;
   };
+}
+
+/** The text token spelled exactly `bytes` (the lowest id among duplicates), if any. */
+export function tokenLookup(vocab: VocabIndex): (bytes: Uint8Array) => number | undefined {
+  const byBytes = new Map<string, number>();
+  for (let id = vocab.tokenCount - 1; id >= 0; id--) if (vocab.isTextToken(id)) byBytes.set(key(vocab.tokenBytes(id)), id);
+  return (bytes) => byBytes.get(key(bytes));
 }
 
 function wholeCharacters(decoder: TextDecoder, bytes: Uint8Array): string {

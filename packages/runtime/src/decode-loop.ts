@@ -57,6 +57,8 @@ export interface GenerationStats {
   readonly forwardPasses: number;
   readonly maskUsMean: number;
   readonly sampleUsMean: number;
+  /** Draws refused by budget-aware ending (each followed by another draw). */
+  readonly budgetRejections: number;
   readonly totalMs: number;
   readonly tokensPerSecond: number;
 }
@@ -68,6 +70,8 @@ export interface GenerationOutput {
   /** How many of `tokens` fast-forward appended. */
   readonly forcedTokens: number;
   readonly stopReason: StopReason;
+  /** The constraint accepts the output as a whole (null: it cannot tell, e.g. no constraint). */
+  readonly complete: boolean | null;
   /** Prompt text given back by token healing (the output starts with it, `text` does not). */
   readonly healed: string;
   readonly stats: GenerationStats;
@@ -97,7 +101,12 @@ export interface DecodeContext {
   readonly kernel: Kernel;
   readonly vocabIndex: VocabIndex;
   readonly eosTokenIds: readonly number[];
+  /** The text token spelled exactly these bytes, if any. */
+  readonly tokenOf: (bytes: Uint8Array) => number | undefined;
 }
+
+// Draws the budget may refuse before the choice narrows to tokens that start its completion.
+const MAX_BUDGET_REJECTIONS = 64;
 
 export async function decode(sequence: ModelSequence, constraint: ActiveConstraint, context: DecodeContext, options: DecodeOptions): Promise<GenerationOutput> {
   checkSampling(options.sampling);
@@ -115,6 +124,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let sampledSteps = 0;
   let forwardMs = 0;
   let forwardPasses = 0;
+  // Budget-aware ending: on once the constraint knows a completion that fits in the tokens
+  // left (each byte can be written with a token of its own); off when it cannot tell.
+  let budget: 'unknown' | 'on' | 'off' = 'unknown';
+  let budgetRejections = 0;
   const output = new OutputText(vocabIndex);
   const tokenText = (id: number): string => new TextDecoder().decode(vocabIndex.tokenBytes(id));
 
@@ -137,6 +150,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       tokens,
       forcedTokens: forcedCount,
       stopReason: reason,
+      complete: heal === null && reason !== 'stop' ? constraint.accepting() : false,
       healed,
       stats: {
         promptTokens: prompt.length,
@@ -145,6 +159,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         forwardPasses,
         maskUsMean: sampledSteps === 0 ? 0 : maskUs / sampledSteps,
         sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
+        budgetRejections,
         totalMs,
         tokensPerSecond: tokens.length / (totalMs / 1000),
       },
@@ -196,8 +211,25 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     else kernel.applyBrle(masked, mask);
     applyLogitBias(masked, bias);
 
-    // 4. Sample.
-    const token = sampleToken(masked, options.sampling, rng);
+    // 4. Sample. With the budget on, a token after which the output cannot be completed in
+    // the tokens left is refused and the draw repeated (sampling from the renormalised
+    // feasible set); after many refusals only tokens that start a known completion remain.
+    if (budget === 'unknown' && heal === null) {
+      const completion = constraint.completion();
+      budget = completion !== null && completion.length <= options.maxTokens - tokens.length ? 'on' : 'off';
+    }
+    let token = sampleToken(masked, options.sampling, rng);
+    let committed = false;
+    if (budget === 'on' && heal === null) {
+      const left = options.maxTokens - tokens.length - 1;
+      for (let refused = 0; token >= 0 && !eos.has(token) && !constraint.commitWithin(token, left); refused++) {
+        budgetRejections++;
+        masked[token] = -Infinity;
+        if (refused === MAX_BUDGET_REJECTIONS) keepCompletionStarts(masked, constraint.completion(), context.tokenOf, vocabIndex.maxTokenBytes);
+        token = sampleToken(masked, options.sampling, rng);
+      }
+      committed = token >= 0 && !eos.has(token);
+    }
     const stepSampleUs = (performance.now() - t) * 1000;
     sampleUs += stepSampleUs;
     sampledSteps++;
@@ -213,7 +245,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         if (!constraint.commitBytes(bytes.subarray(heal.length))) throw new Error(`internal: healing token ${token} was rejected`);
         heal = null;
       }
-    } else if (!constraint.commit(token)) {
+    } else if (!committed && !constraint.commit(token)) {
       throw new Error(`internal: sampled token ${token} is not allowed by the constraint that masked it`);
     }
     tokens.push(token);
@@ -237,6 +269,18 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       });
     }
   }
+}
+
+// Leaves finite only the tokens that spell a prefix of `completion` (each leaves the rest of
+// it as a completion, so the budget holds).
+function keepCompletionStarts(logits: Float32Array, completion: Uint8Array | null, tokenOf: (bytes: Uint8Array) => number | undefined, maxTokenBytes: number): void {
+  if (completion === null) return;
+  const keep = new Set<number>();
+  for (let n = 1; n <= Math.min(completion.length, maxTokenBytes); n++) {
+    const id = tokenOf(completion.subarray(0, n));
+    if (id !== undefined) keep.add(id);
+  }
+  for (let id = 0; id < logits.length; id++) if (!keep.has(id)) logits[id] = -Infinity;
 }
 
 function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {

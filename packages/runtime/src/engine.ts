@@ -7,7 +7,7 @@ import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions }
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
 import { activate, Grammar, type ConstraintContext, type ConstraintInput, type GrammarSpec } from './constraints.ts';
-import { continuationEncoder } from './continuation.ts';
+import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { decode, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
 import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
 import type { SamplingOptions } from './sampler.ts';
@@ -145,6 +145,7 @@ interface Loaded {
   readonly vocab: KernelVocab;
   readonly vocabIndex: VocabIndex;
   readonly context: ConstraintContext;
+  readonly tokenOf: (bytes: Uint8Array) => number | undefined;
   readonly info: ModelInfo;
 }
 
@@ -178,7 +179,7 @@ export class InThreadEngine implements SieveEngine {
     const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
     const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
     const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, eosTokenIds, loadMs: performance.now() - started };
-    this.#loaded = { model, kernel, vocab, vocabIndex, context, info };
+    this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
     return info;
   }
 
@@ -194,7 +195,7 @@ export class InThreadEngine implements SieveEngine {
     const constraint = activate(request.constraint, loaded.context);
     const sequence = loaded.model.startSequence();
     try {
-      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds }, {
+      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf }, {
         promptTokens,
         sampling: request.sampling ?? {},
         maxTokens: request.maxTokens ?? 256,
@@ -214,7 +215,7 @@ export class InThreadEngine implements SieveEngine {
   async generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
     const { schemaOptions, ...rest } = request;
     const result = await this.generate({ ...rest, constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) } });
-    if (result.stopReason !== 'grammar' && result.stopReason !== 'eos') {
+    if (result.complete !== true) {
       throw new IncompleteOutputError(`the JSON is incomplete: generation stopped (${result.stopReason}) after ${result.tokens.length} tokens; raise maxTokens`, result.text);
     }
     const parsed: unknown = JSON.parse(result.text);
