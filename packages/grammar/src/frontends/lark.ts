@@ -215,15 +215,18 @@ class LarkReader {
     const c = cursor.peek();
     if (c === '"') {
       const text = this.string();
+      // The flag sticks to the closing quote, as in Lark: `"x" i` is a literal and a rule i.
+      const ignoreCase = cursor.eat('i');
+      const afterLiteral = cursor.pos;
       cursor.skipSpace(false);
-      if (cursor.eat('..')) {
+      if (!ignoreCase && cursor.eat('..')) {
         cursor.skipSpace(false);
         const to = this.string();
         const [a, b] = [text.codePointAt(0), to.codePointAt(0)];
         if (a === undefined || b === undefined || [...text].length !== 1 || [...to].length !== 1 || b < a) throw cursor.error('invalid_range', 'a range needs two single characters in order', start, cursor.pos);
         return { kind: 'range', from: a, to: b, span: { start, end: cursor.pos } };
       }
-      const ignoreCase = cursor.eat('i');
+      cursor.pos = afterLiteral;
       return { kind: 'literal', text, ignoreCase, span: { start, end: cursor.pos } };
     }
     if (c === '/' && !cursor.startsWith('//')) {

@@ -1,0 +1,119 @@
+// Generation with the real stories260K model (onnxruntime-node): every output is valid for its
+// constraint (ajv for JSON Schema, the byte-level recognizer for text grammars), greedy and
+// sampled, with budget-aware ending keeping outputs whole when maxTokens cuts in.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Matcher, recognize } from '@sieve/grammar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
+import { Gbnf, Grammar, JsonSchema, Lark, Regex, type GrammarSpec } from '../src/constraints.ts';
+import type { InThreadEngine } from '../src/engine.ts';
+import { storiesEngine } from './support/engine.ts';
+
+const MASKBENCH = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpora', 'maskbench-dev');
+const SAMPLE = 16;
+const SEEDS = [1, 2];
+const PROMPT = 'Once upon a time, there was a little girl named Lily.';
+
+let engine: InThreadEngine;
+beforeAll(async () => {
+  engine = await storiesEngine();
+});
+afterAll(() => engine.dispose());
+
+// Shortest output the grammar allows, in bytes (null: not known).
+function shortestOutput(spec: GrammarSpec): number | null {
+  const grammar = new Grammar(spec);
+  return new Matcher(grammar.compiled).shortestCompletion()?.length ?? null;
+}
+
+interface SchemaSubject {
+  readonly name: string;
+  readonly schema: unknown;
+}
+
+const handWritten: SchemaSubject[] = [
+  { name: 'person', schema: { type: 'object', properties: { name: { type: 'string', minLength: 2, maxLength: 16 }, age: { type: 'integer', minimum: 0, maximum: 120 }, pets: { type: 'array', items: { enum: ['cat', 'dog', 'fish'] }, maxItems: 3 } }, required: ['name', 'age'], additionalProperties: false } },
+  { name: 'numbers', schema: { type: 'array', items: { type: 'number', exclusiveMinimum: 0, maximum: 10 }, minItems: 2, maxItems: 5 } },
+  { name: 'one of', schema: { oneOf: [{ type: 'string', pattern: '^[a-z]+$' }, { type: 'boolean' }, { type: 'null' }] } },
+  { name: 'tree', schema: { $defs: { node: { type: 'object', properties: { label: { type: 'string', maxLength: 8 }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['label', 'children'], additionalProperties: false } }, $ref: '#/$defs/node' } },
+];
+
+// MaskBench-dev files spread evenly over the sorted list; those the compiler supports and
+// whose shortest instance leaves room to generate.
+const files = readdirSync(MASKBENCH).filter((f) => f.endsWith('.json')).sort();
+const maskBench: SchemaSubject[] = Array.from({ length: SAMPLE }, (_, i) => files[Math.floor((i * files.length) / SAMPLE)]!)
+  .map((file) => ({ name: file, schema: (JSON.parse(readFileSync(join(MASKBENCH, file), 'utf8')) as { schema: unknown }).schema }))
+  .filter(({ schema }) => {
+    try {
+      const shortest = shortestOutput({ type: 'json-schema', schema });
+      return shortest !== null && shortest <= 160;
+    } catch {
+      return false;
+    }
+  });
+
+describe('JSON Schema generation', () => {
+  it('has enough MaskBench-dev schemas to test', () => {
+    expect(maskBench.length).toBeGreaterThanOrEqual(8);
+  });
+
+  for (const subject of [...handWritten, ...maskBench]) {
+    it(`${subject.name}: greedy and sampled outputs are complete and valid`, async () => {
+      const validate = ajvValidator(subject.schema);
+      const shortest = shortestOutput({ type: 'json-schema', schema: subject.schema })!;
+      // Room for the shortest instance and then some: the budget decides when to wrap up.
+      const maxTokens = shortest + 48;
+      for (const sampling of [{ temperature: 0 }, ...SEEDS.map((seed) => ({ seed, temperature: 1 }))]) {
+        const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(subject.schema), sampling, maxTokens });
+        expect(result.complete, `${JSON.stringify(sampling)}: ${result.text}`).toBe(true);
+        expect(result.tokens.length).toBeLessThanOrEqual(maxTokens);
+        const value: unknown = JSON.parse(result.text);
+        expect(validate(value), `${JSON.stringify(sampling)}: ${result.text}\n${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    });
+  }
+
+  it('a recursive schema with a small budget still ends valid (budget-aware ending)', async () => {
+    const tree = handWritten.find((s) => s.name === 'tree')!.schema;
+    const validate = ajvValidator(tree);
+    const shortest = shortestOutput({ type: 'json-schema', schema: tree })!;
+    for (const maxTokens of [shortest, shortest + 3, shortest + 10]) {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        // A hot temperature opens many arrays and objects: without the budget most would be cut.
+        const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(tree), sampling: { seed, temperature: 2 }, maxTokens });
+        expect(result.complete, result.text).toBe(true);
+        expect(result.tokens.length).toBeLessThanOrEqual(maxTokens);
+        expect(validate(JSON.parse(result.text))).toBe(true);
+      }
+    }
+  });
+
+  it('without enough budget for the shortest instance, nothing is promised', async () => {
+    const person = handWritten[0]!.schema;
+    const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(person), sampling: { temperature: 0 }, maxTokens: 3 });
+    expect(result.stopReason).toBe('length');
+    expect(result.complete).toBe(false);
+  });
+});
+
+describe('text grammar generation', () => {
+  const grammars: { name: string; spec: GrammarSpec }[] = [
+    { name: 'regex date', spec: Regex('[0-9]{4}-(0[1-9]|1[0-2])-[0-3][0-9]') as GrammarSpec },
+    { name: 'regex words', spec: Regex('[A-Z][a-z]+( [a-z]+){2,5}\\.') as GrammarSpec },
+    { name: 'gbnf arithmetic', spec: Gbnf('root ::= expr\nexpr ::= term (("+" | "-") term)*\nterm ::= [0-9]+ | "(" expr ")"') as GrammarSpec },
+    { name: 'lark list', spec: Lark('start: "[" item ("," " " item)* "]"\nitem: WORD\nWORD: /[a-z]{1,6}/') as GrammarSpec },
+  ];
+  for (const { name, spec } of grammars) {
+    it(`${name}: every output is a sentence of the grammar`, async () => {
+      const grammar = new Grammar(spec);
+      const maxTokens = new Matcher(grammar.compiled).shortestCompletion()!.length + 24;
+      for (const sampling of [{ temperature: 0 }, ...[1, 2, 3].map((seed) => ({ seed }))]) {
+        const result = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling, maxTokens });
+        const recognized = recognize(grammar.compiled, new TextEncoder().encode(result.text));
+        expect(recognized, `${JSON.stringify(sampling)}: ${JSON.stringify(result.text)}`).toEqual({ accepted: true, complete: true, rejectedAt: -1 });
+      }
+      grammar.dispose();
+    });
+  }
+});
