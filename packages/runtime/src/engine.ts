@@ -92,6 +92,8 @@ export interface ChatCompletionRequest {
   readonly seed?: number;
   readonly stop?: string | readonly string[];
   readonly signal?: AbortSignal;
+  /** Not OpenAI's: a Jinja chat template for tokenizers without one. */
+  readonly chatTemplate?: string;
 }
 
 /** OpenAI-style chat completion. */
@@ -294,6 +296,7 @@ export class InThreadEngine implements SieveEngine {
           : undefined;
     const result = await this.generate({
       messages: request.messages,
+      ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),
       ...(constraint === undefined ? {} : { constraint }),
       maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
       sampling: { temperature: request.temperature ?? 1, topP: request.top_p ?? 1, ...(request.seed === undefined ? {} : { seed: request.seed }) },

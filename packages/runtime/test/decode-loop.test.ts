@@ -1,0 +1,337 @@
+// The decode loop's behaviours on the real stories260K model: fast-forward, cancellation,
+// composition, custom constraints, think-then-constrain, stops, token healing, the
+// distribution masked sampling draws from, and the engine's APIs and errors.
+import { brleAllowedIds, brleFromBitset, bitsetAdd, bitsetWords, VocabIndex } from '@sieve/format';
+import { InvalidSchemaError, KernelMatcher } from '@sieve/grammar';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
+import { AllOf, BanTokens, Grammar, JsonSchema, LogitBias, Regex, ThinkThen, activate, type Constraint, type ConstraintContext } from '../src/constraints.ts';
+import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
+import { DeadEndError, decode, type DecodeOptions } from '../src/decode-loop.ts';
+import { InThreadEngine, NotLoadedError } from '../src/engine.ts';
+import { loadModel, type LoadedModel, type LoadProgress, type ModelSequence } from '../src/model.ts';
+import { Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
+import { chiSquare, chiSquareCritical } from './support/chi-square.ts';
+import { STORIES_260K, STORIES_VOCAB, storiesEngine } from './support/engine.ts';
+import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
+
+const PROMPT = 'Once upon a time, there was a little girl named Lily.';
+const PERSON = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, friends: { type: 'array', items: { type: 'string', maxLength: 8 }, maxItems: 3 } }, required: ['name', 'friends'], additionalProperties: false };
+
+let engine: InThreadEngine;
+let vocabIndex: VocabIndex;
+beforeAll(async () => {
+  engine = await storiesEngine();
+  vocabIndex = new VocabIndex(new Uint8Array(readFileSync(STORIES_VOCAB)));
+});
+afterAll(() => engine.dispose());
+
+describe('fast-forward', () => {
+  // The decode loop run directly, to compare feeding forced tokens in one forward pass with
+  // feeding them one pass each.
+  let model: LoadedModel;
+  let kernel: Kernel;
+  let vocab: KernelVocab;
+  let context: ConstraintContext;
+  beforeAll(async () => {
+    model = await loadModel({ model: STORIES_260K, device: 'cpu' });
+    kernel = await loadKernel();
+    vocab = kernel.loadVocab(vocabIndex.file);
+    const encode = continuationEncoder(vocabIndex, (text) => model.tokenizer.encode(text, { add_special_tokens: false }));
+    context = { kernel, vocab, vocabIndex, eosTokenIds: vocabIndex.meta.eos_token_ids, encodeContinuation: encode, grammar: (spec) => new Grammar(spec as never) };
+  });
+  afterAll(async () => {
+    vocab.dispose();
+    kernel.dispose();
+    await model.dispose();
+  });
+
+  const options = (overrides: Partial<DecodeOptions>): DecodeOptions => ({
+    promptTokens: model.tokenizer.encode(PROMPT),
+    sampling: { temperature: 0 },
+    maxTokens: 80,
+    stop: [],
+    fastForward: true,
+    tokenHealing: false,
+    includeMask: false,
+    signal: undefined,
+    onToken: undefined,
+    ...overrides,
+  });
+  const run = async (sequence: ModelSequence, overrides: Partial<DecodeOptions>): Promise<{ tokens: readonly number[]; forced: number; passes: number }> => {
+    const constraint = activate(JsonSchema(PERSON), context);
+    try {
+      const out = await decode(sequence, constraint, { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex) }, options(overrides));
+      return { tokens: out.tokens, forced: out.forcedTokens, passes: out.stats.forwardPasses };
+    } finally {
+      constraint.dispose();
+      await sequence.dispose();
+    }
+  };
+  // A sequence that feeds every token in a forward pass of its own.
+  const oneByOne = (inner: ModelSequence): ModelSequence => ({
+    get length() {
+      return inner.length;
+    },
+    async forward(tokens) {
+      let logits = new Float32Array(0);
+      for (const t of tokens) logits = await inner.forward([t]);
+      return logits;
+    },
+    dispose: () => inner.dispose(),
+  });
+
+  it('feeds forced tokens in one pass with the same greedy output as one pass each', async () => {
+    const batched = await run(model.startSequence(), {});
+    const stepwise = await run(oneByOne(model.startSequence()), {});
+    expect(batched.forced).toBeGreaterThan(5);
+    expect(batched.tokens).toEqual(stepwise.tokens);
+    // Forced tokens ride along with the next pass: fewer passes than tokens.
+    expect(batched.passes).toBeLessThan(batched.tokens.length);
+  });
+
+  it('appends only tokens the grammar forces, in the tokenizer’s canonical split', async () => {
+    const forcedTexts: string[] = [];
+    await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { temperature: 0 }, maxTokens: 80, onToken: (e) => e.forced && forcedTexts.push(e.text) });
+    // Once a key is chosen its rest is forced (`ame": ` after `"n`): canonical tokens, not bytes.
+    expect(forcedTexts.join('')).toContain('": ');
+    expect(forcedTexts.length).toBeLessThan(forcedTexts.join('').length);
+  });
+
+  it('can be turned off: every token is then sampled', async () => {
+    const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { temperature: 0 }, maxTokens: 80, fastForward: false });
+    expect(result.forcedTokens).toBe(0);
+    expect(ajvValidator(PERSON)(JSON.parse(result.text))).toBe(true);
+  });
+});
+
+describe('streaming, stopping and cancelling', () => {
+  it('streams every token with its step stats', async () => {
+    const events: Parameters<NonNullable<Parameters<InThreadEngine['generate']>[0]['onToken']>>[0][] = [];
+    const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { seed: 3 }, maxTokens: 60, includeMask: true, onToken: (e) => events.push(e) });
+    expect(events.map((e) => e.token)).toEqual(result.tokens);
+    expect(events.map((e) => e.index)).toEqual(result.tokens.map((_, i) => i));
+    for (const e of events.filter((e) => !e.forced)) {
+      expect(e.allowed).toBeGreaterThan(0);
+      expect(e.allowedMass).toBeGreaterThan(0);
+      expect(e.allowedMass).toBeLessThanOrEqual(1 + 1e-9);
+      expect(e.topAfter!.length).toBeGreaterThan(0);
+      // The sampled token was allowed by the mask it came with.
+      const allowed = new Set(brleAllowedIds(e.mask!));
+      expect(allowed.has(e.token)).toBe(true);
+      expect(e.topAfter!.every((c) => allowed.has(c.id))).toBe(true);
+    }
+  });
+
+  it('stops within one step of an abort', async () => {
+    const controller = new AbortController();
+    const result = await engine.generate({
+      prompt: PROMPT,
+      maxTokens: 100,
+      sampling: { seed: 1 },
+      signal: controller.signal,
+      onToken: (e) => e.index === 2 && controller.abort(),
+    });
+    expect(result.stopReason).toBe('abort');
+    expect(result.tokens.length).toBe(3);
+  });
+
+  it('stops at a stop string and cuts the text before it', async () => {
+    const result = await engine.generate({ prompt: PROMPT, sampling: { temperature: 0 }, maxTokens: 100, stop: ['.'] });
+    expect(result.stopReason).toBe('stop');
+    expect(result.text).not.toContain('.');
+    expect(result.text.length).toBeGreaterThan(0);
+  });
+
+  it('ends on the grammar: only EOS allowed means done, without another forward pass', async () => {
+    const result = await engine.generate({ prompt: PROMPT, constraint: Regex('(yes|no)'), sampling: { temperature: 0 } });
+    expect(result.stopReason).toBe('grammar');
+    expect(['yes', 'no']).toContain(result.text);
+    expect(result.complete).toBe(true);
+  });
+});
+
+describe('composition and custom constraints', () => {
+  it('AllOf with BanTokens: banned tokens never appear, the schema still holds', async () => {
+    // Ban every token spelling a vowel-only piece of a name's likely start.
+    const banned: number[] = [];
+    for (let id = 0; id < vocabIndex.tokenCount; id++) if (/^ ?[A-Z]/.test(new TextDecoder().decode(vocabIndex.tokenBytes(id)))) banned.push(id);
+    expect(banned.length).toBeGreaterThan(10);
+    for (const seed of [1, 2, 3]) {
+      const result = await engine.generate({ prompt: PROMPT, constraint: AllOf(JsonSchema(PERSON), BanTokens(banned)), sampling: { seed }, maxTokens: 80 });
+      expect(result.tokens.filter((t) => banned.includes(t))).toEqual([]);
+      expect(result.complete).toBe(true);
+      expect(ajvValidator(PERSON)(JSON.parse(result.text))).toBe(true);
+    }
+  });
+
+  it('a custom step() constraint sees the accepted tokens and restricts the next one', async () => {
+    const seen: number[][] = [];
+    const even: Constraint = {
+      step(accepted) {
+        seen.push([...accepted]);
+        const bits = new Uint32Array(bitsetWords(vocabIndex.tokenCount));
+        for (let id = 4; id < vocabIndex.tokenCount; id += 2) bitsetAdd(bits, id);
+        return brleFromBitset(bits, vocabIndex.tokenCount);
+      },
+    };
+    const result = await engine.generate({ prompt: PROMPT, constraint: even, sampling: { seed: 5 }, maxTokens: 12 });
+    expect(result.tokens.length).toBe(12);
+    expect(result.tokens.every((t) => t % 2 === 0)).toBe(true);
+    expect(seen[0]).toEqual([]);
+    expect(seen.slice(1).flat()).toEqual(result.tokens.slice(0, -1));
+  });
+
+  it('a custom constraint returning a mask of the wrong length is an error', async () => {
+    const bad: Constraint = { step: () => Uint32Array.of(0, 3) };
+    await expect(engine.generate({ prompt: PROMPT, constraint: bad, maxTokens: 3 })).rejects.toThrow(/BRLE over 3 tokens/);
+  });
+
+  it('a constraint that allows nothing is a dead end, reported', async () => {
+    const none: Constraint = { step: () => Uint32Array.of(vocabIndex.tokenCount) };
+    await expect(engine.generate({ prompt: PROMPT, constraint: none, maxTokens: 3 })).rejects.toBeInstanceOf(DeadEndError);
+  });
+
+  it('LogitBias pushes a token up; -Infinity bans it', async () => {
+    const the = tokenLookup(vocabIndex)(new TextEncoder().encode(' the'))!;
+    const pushed = await engine.generate({ prompt: PROMPT, constraint: LogitBias({ [the]: 50 }), sampling: { temperature: 0 }, maxTokens: 4 });
+    expect(pushed.tokens).toEqual([the, the, the, the]);
+    const free = await engine.generate({ prompt: PROMPT, sampling: { temperature: 0 }, maxTokens: 30 });
+    const banned = await engine.generate({ prompt: PROMPT, sampling: { temperature: 0, logitBias: { [free.tokens[0]!]: -Infinity } }, maxTokens: 30 });
+    expect(banned.tokens).not.toContain(free.tokens[0]);
+  });
+
+  it('ThinkThen: free text until the trigger, then the grammar from the next byte', async () => {
+    for (const seed of [1, 2, 3]) {
+      const result = await engine.generate({ prompt: PROMPT, constraint: ThinkThen('.', Regex(' [0-9]{2}!')), sampling: { seed }, maxTokens: 80 });
+      const at = result.text.indexOf('.');
+      expect(at, result.text).toBeGreaterThanOrEqual(0);
+      expect(result.text.slice(at + 1), result.text).toMatch(/^ [0-9]{2}!$/);
+      expect(result.stopReason).toBe('grammar');
+    }
+  });
+
+  it('a precompiled grammar is reused across generations', async () => {
+    const grammar = await engine.compile({ type: 'regex', grammar: '[a-z]{3,6}' });
+    const a = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling: { seed: 1 } });
+    const b = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling: { seed: 2 } });
+    for (const r of [a, b]) expect(r.text).toMatch(/^[a-z]{3,6}$/);
+    await expect(engine.generate({ prompt: PROMPT, constraint: { type: 'grammar', id: 999 } })).rejects.toThrow(/no compiled grammar 999/);
+  });
+});
+
+describe('token healing', () => {
+  it('gives the last prompt token back and lets the first token extend it', async () => {
+    const prompt = 'Once upon a ti';
+    const healed = await engine.generate({ prompt, sampling: { temperature: 0 }, maxTokens: 6 });
+    const plain = await engine.generate({ prompt, sampling: { temperature: 0 }, maxTokens: 6, tokenHealing: false });
+    expect(healed.healed.length).toBeGreaterThan(0);
+    expect(plain.healed).toBe('');
+    // The first token starts with the given-back text, and the output text does not repeat it.
+    const first = new TextDecoder().decode(vocabIndex.tokenBytes(healed.tokens[0]!));
+    expect(first.startsWith(healed.healed) || healed.healed.startsWith(first)).toBe(true);
+    expect((prompt + healed.text).startsWith(prompt)).toBe(true);
+  });
+
+  it('under a grammar, the healed token carries grammar bytes that the grammar checks', async () => {
+    for (const seed of [1, 2, 3]) {
+      const result = await engine.generate({ prompt: 'The answer is', constraint: Regex(' (yes|no)'), sampling: { seed } });
+      expect([' yes', ' no']).toContain(result.text);
+    }
+  });
+});
+
+describe('masked sampling keeps the model’s distribution', () => {
+  it('draws allowed tokens with the renormalised model probabilities (chi-square, fixed seed)', async () => {
+    const model = await loadModel({ model: STORIES_260K, device: 'cpu' });
+    const kernel = await loadKernel();
+    const vocab = kernel.loadVocab(vocabIndex.file);
+    const grammar = new Grammar({ type: 'regex', grammar: '(the|a|an|one|two|some|every|his|her) [a-z]+' });
+    const matcher: KernelMatcher = grammar.matcher(kernel, vocab, vocabIndex.meta.eos_token_ids);
+    const sequence = model.startSequence();
+    try {
+      const logits = await sequence.forward(model.tokenizer.encode('Once upon a time,'));
+      const masked = logits.slice();
+      kernel.applyBrle(masked, matcher.computeMask());
+      // The target: the model's softmax over the allowed tokens, renormalised.
+      const allowed = Array.from(brleAllowedIds(matcher.computeMask()));
+      expect(allowed.length).toBeGreaterThan(5);
+      const top = Math.max(...allowed.map((id) => logits[id]!));
+      const weights = allowed.map((id) => Math.exp(logits[id]! - top));
+      const total = weights.reduce((a, b) => a + b, 0);
+      const expected = weights.map((w) => w / total);
+      expect(samplingDistribution(masked, {}).ids.length).toBe(allowed.length);
+      const rng = new Rng(2024);
+      const counts = new Map<number, number>();
+      const n = 40_000;
+      for (let i = 0; i < n; i++) {
+        const t = sampleToken(masked, {}, rng);
+        counts.set(t, (counts.get(t) ?? 0) + 1);
+      }
+      expect([...counts.keys()].every((t) => allowed.includes(t))).toBe(true);
+      const { statistic, df } = chiSquare(allowed.map((id) => counts.get(id) ?? 0), expected);
+      expect(df).toBeGreaterThan(3);
+      expect(statistic).toBeLessThan(chiSquareCritical(df, 0.001));
+      // And the test has power: the unmasked distribution does not fit.
+      const skewed = chiSquare(allowed.map((id) => counts.get(id) ?? 0), allowed.map(() => 1 / allowed.length));
+      expect(skewed.statistic).toBeGreaterThan(chiSquareCritical(skewed.df, 0.001));
+    } finally {
+      matcher.dispose();
+      grammar.dispose();
+      vocab.dispose();
+      kernel.dispose();
+      await sequence.dispose();
+      await model.dispose();
+    }
+  });
+});
+
+describe('engine API', () => {
+  it('generateJson returns the parsed value, typed by a zod schema', async () => {
+    const schema = z.strictObject({ name: z.string().max(10), age: z.number().int().min(1).max(9) });
+    const { value, text } = await engine.generateJson(schema, { prompt: PROMPT, sampling: { seed: 4 }, maxTokens: 60 });
+    expect(value).toEqual(JSON.parse(text));
+    expect(value.age).toBeGreaterThanOrEqual(1);
+    expect(typeof value.name).toBe('string');
+  });
+
+  it('chat.completions.create follows response_format json_schema', async () => {
+    const chatTemplate = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+    const completion = await engine.chat.completions.create({
+      messages: [{ role: 'user', content: 'Tell me about Lily.' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON, strict: true } },
+      max_tokens: 60,
+      seed: 1,
+      chatTemplate,
+    });
+    const content = completion.choices[0]!.message.content;
+    expect(ajvValidator(PERSON)(JSON.parse(content))).toBe(true);
+    expect(completion.usage.completion_tokens).toBeGreaterThan(0);
+    expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+  });
+
+  it('reports bad input as typed errors', async () => {
+    const fresh = new InThreadEngine();
+    await expect(fresh.generate({ prompt: 'x' })).rejects.toBeInstanceOf(NotLoadedError);
+    await expect(engine.generate({ prompt: PROMPT, constraint: JsonSchema({ type: 5 }) })).rejects.toBeInstanceOf(InvalidSchemaError);
+    await expect(engine.generate({ prompt: PROMPT, sampling: { temperature: -1 } })).rejects.toThrow(/temperature/);
+    await expect(engine.generate({ prompt: PROMPT, maxTokens: 0 })).rejects.toThrow(/maxTokens/);
+    await expect(engine.generate({})).rejects.toThrow(/exactly one of prompt and messages/);
+  });
+
+  it('loads with progress events, building the vocab index when none is given', async () => {
+    const events: LoadProgress[] = [];
+    const fresh = new InThreadEngine();
+    const info = await fresh.load({ model: STORIES_260K, device: 'cpu', onProgress: (p) => events.push(p) });
+    try {
+      expect(info.tokenCount).toBe(vocabIndex.tokenCount);
+      expect(info.device).toBe('cpu');
+      expect(events.some((e) => e.kind === 'file' && e.file === 'onnx/model.onnx' && e.loadedBytes === e.totalBytes && e.totalBytes > 1_000_000)).toBe(true);
+      expect(events.at(-1)!.kind).toBe('ready');
+    } finally {
+      await fresh.dispose();
+    }
+  });
+});
