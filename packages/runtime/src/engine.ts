@@ -70,6 +70,9 @@ export interface GenerateRequest {
 /** What `generate` returns. */
 export type GenerateResult = GenerationOutput;
 
+/** The type a schema describes: a zod 4 schema's output type, `unknown` for JSON Schema. */
+export type JsonOf<S> = S extends { readonly _zod: { readonly output: infer O } } ? O : unknown;
+
 /** `generateJson`'s result: the parsed value and the generation. */
 export interface JsonResult<T> extends GenerateResult {
   readonly value: T;
@@ -117,7 +120,7 @@ export interface SieveEngine {
   compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
-  generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
+  generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
   readonly chat: { readonly completions: { create(request: ChatCompletionRequest): Promise<ChatCompletion> } };
   /** Frees the model, grammars and kernel. */
   dispose(): Promise<void>;
@@ -214,7 +217,7 @@ export class InThreadEngine implements SieveEngine {
     }
   }
 
-  async generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+  async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
     const { schemaOptions, ...rest } = request;
     const result = await this.generate({ ...rest, constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) } });
     if (result.complete !== true) {

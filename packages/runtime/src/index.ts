@@ -4,7 +4,7 @@ export { continuationEncoder } from './continuation.ts';
 export { DeadEndError } from './decode-loop.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
 export { createEngine, IncompleteOutputError, InThreadEngine, NotLoadedError } from './engine.ts';
-export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
+export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
 export { loadModel, ModelLoadError } from './model.ts';
 export type { DeviceChoice, LoadedModel, LoadModelOptions, LoadProgress, ModelSequence } from './model.ts';
 export { argmax, Rng, sampleToken, samplingDistribution } from './sampler.ts';

@@ -7,7 +7,7 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
 import type { GrammarSpec } from './constraints.ts';
-import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 import type { EngineHost } from './worker-host.ts';
 
@@ -72,7 +72,7 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
     },
     compile: (spec: GrammarSpec) => call(() => remote.compile(spec)),
     generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, strip(request))),
-    async generateJson<T = unknown>(schema: unknown, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+    async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
       const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), strip(request)));
       // A zod schema cannot cross the boundary: its parse (and transforms) run here.
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);

@@ -2,7 +2,8 @@
 // composition, custom constraints, think-then-constrain, stops, token healing, the
 // distribution masked sampling draws from, and the engine's APIs and errors.
 import { brleAllowedIds, brleFromBitset, bitsetAdd, bitsetWords, VocabIndex } from '@sieve/format';
-import { InvalidSchemaError, KernelMatcher } from '@sieve/grammar';
+import type { KernelMatcher } from '@sieve/grammar';
+import { InvalidSchemaError } from '@sieve/grammar';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -76,7 +77,7 @@ describe('fast-forward', () => {
       return inner.length;
     },
     async forward(tokens) {
-      let logits = new Float32Array(0);
+      let logits: Float32Array = new Float32Array(0);
       for (const t of tokens) logits = await inner.forward([t]);
       return logits;
     },
