@@ -11,6 +11,8 @@ const chromiumFlags = [
   '--disable-sync',
 ];
 
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
 export default defineConfig({
   testDir: '.',
   testMatch: '*.e2e.ts',
@@ -21,10 +23,15 @@ export default defineConfig({
   use: {
     baseURL: 'http://127.0.0.1:4317',
     browserName: 'chromium',
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumFlags },
+    launchOptions: { executablePath, args: chromiumFlags },
     screenshot: 'on',
     trace: 'retain-on-failure',
   },
+  projects: [
+    { name: 'chromium', testIgnore: '*.webgpu.e2e.ts' },
+    // A WebGPU adapter from SwiftShader: the WebGPU path is tested, never timed.
+    { name: 'webgpu', testMatch: '*.webgpu.e2e.ts', use: { launchOptions: { executablePath, args: [...chromiumFlags, '--enable-unsafe-webgpu'] } } },
+  ],
   webServer: {
     // The production build, served the way a static host would.
     command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview',

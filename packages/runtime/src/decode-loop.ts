@@ -12,6 +12,7 @@
 import { bitsetAdd, bitsetWords, brleAllows, brleCount, brleFromBitset, type Brle, type VocabIndex } from '@sieve/format';
 import type { Kernel } from '@sieve/kernel';
 import type { ActiveConstraint } from './constraints.ts';
+import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
 import { allowedMass, applyLogitBias, checkSampling, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
 
@@ -88,12 +89,6 @@ export interface DecodeOptions {
   readonly includeMask: boolean;
   readonly signal: AbortSignal | undefined;
   readonly onToken: ((event: TokenEvent) => void) | undefined;
-}
-
-/** Raised when no token can continue: the constraint allows nothing (and no EOS). */
-export class DeadEndError extends Error {
-  override readonly name = 'DeadEndError';
-  readonly code = 'dead_end';
 }
 
 /** What the loop needs besides the model sequence and constraint. */

@@ -6,7 +6,9 @@ import { VocabIndex } from '@sieve/format';
 import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
-import { activate, Grammar, type ConstraintContext, type ConstraintInput, type GrammarSpec } from './constraints.ts';
+import type { ConstraintInput, GrammarSpec } from './constraint-specs.ts';
+import { activate, Grammar, type ConstraintContext } from './constraints.ts';
+import { IncompleteOutputError, NotLoadedError } from './errors.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { decode, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
 import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
@@ -124,24 +126,6 @@ export interface SieveEngine {
   readonly chat: { readonly completions: { create(request: ChatCompletionRequest): Promise<ChatCompletion> } };
   /** Frees the model, grammars and kernel. */
   dispose(): Promise<void>;
-}
-
-/** The output ended before the JSON did (`maxTokens` or a stop string), so there is nothing to parse. */
-export class IncompleteOutputError extends Error {
-  override readonly name = 'IncompleteOutputError';
-  readonly code = 'incomplete_output';
-  constructor(
-    message: string,
-    readonly text: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Used before `load` finished. */
-export class NotLoadedError extends Error {
-  override readonly name = 'NotLoadedError';
-  readonly code = 'not_loaded';
 }
 
 interface Loaded {

@@ -1,14 +1,10 @@
-export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, Grammar, JsonSchema, Lark, LogitBias, Regex, ThinkThen } from './constraints.ts';
-export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec } from './constraints.ts';
-export { continuationEncoder } from './continuation.ts';
-export { DeadEndError } from './decode-loop.ts';
-export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
-export { createEngine, IncompleteOutputError, InThreadEngine, NotLoadedError } from './engine.ts';
-export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
-export { loadModel, ModelLoadError } from './model.ts';
-export type { DeviceChoice, LoadedModel, LoadModelOptions, LoadProgress, ModelSequence } from './model.ts';
+// Everything: the in-thread engine (loads transformers.js), the worker client, constraints.
+// Pages that run the engine in a worker import `@sieve/runtime/client` instead.
+export * from './client.ts';
+export { Grammar } from './constraints.ts';
+export { continuationEncoder, tokenLookup } from './continuation.ts';
+export { createEngine, InThreadEngine } from './engine.ts';
+export { loadModel } from './model.ts';
+export type { LoadedModel, ModelSequence } from './model.ts';
 export { argmax, Rng, sampleToken, samplingDistribution } from './sampler.ts';
-export type { SamplingOptions } from './sampler.ts';
-export { createWorkerEngine, WorkerCrashedError } from './worker-client.ts';
-export type { WorkerEngine } from './worker-client.ts';
 export { EngineHost, exposeEngine } from './worker-host.ts';

@@ -5,6 +5,7 @@
  */
 import { AutoModelForCausalLM, AutoTokenizer, DynamicCache, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import type { DataType } from '@huggingface/transformers';
+import { ModelLoadError } from './errors.ts';
 
 /** Where a model runs. `auto`: WebGPU when the browser has an adapter, else WASM (CPU in Node). */
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
@@ -32,7 +33,10 @@ export interface LoadModelOptions {
   readonly device?: DeviceChoice;
   /** Keep downloaded files in the Cache API so the next load works offline (browser; default true). */
   readonly cache?: boolean;
-  /** Where onnxruntime-web's `.wasm`/`.mjs` files are served (default: transformers.js's CDN). */
+  /**
+   * The folder (URL) serving onnxruntime-web's `ort-wasm-simd-threaded.asyncify.{mjs,wasm}`
+   * (`scripts/copy-ort-wasm.js` copies them; default: transformers.js's CDN).
+   */
   readonly wasmPaths?: string;
   /** Called as files load. */
   readonly onProgress?: (progress: LoadProgress) => void;
@@ -63,6 +67,9 @@ export interface ModelSequence {
   dispose(): Promise<void>;
 }
 
+// The onnxruntime-web build transformers.js uses in browsers (WASM and WebGPU in one binary).
+const ORT_WASM = 'ort-wasm-simd-threaded.asyncify';
+
 const IS_NODE = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
 /** Loads tokenizer and model. Throws `ModelLoadError` with the cause when neither device works. */
@@ -74,7 +81,10 @@ export async function loadModel(options: LoadModelOptions): Promise<LoadedModel>
   env.allowRemoteModels = !local;
   if (local) env.localModelPath = options.model.slice(0, slash + 1);
   env.useBrowserCache = !IS_NODE && (options.cache ?? true);
-  if (options.wasmPaths !== undefined && env.backends.onnx.wasm) env.backends.onnx.wasm.wasmPaths = options.wasmPaths;
+  if (options.wasmPaths !== undefined && env.backends.onnx.wasm) {
+    const folder = options.wasmPaths.endsWith('/') ? options.wasmPaths : `${options.wasmPaths}/`;
+    env.backends.onnx.wasm.wasmPaths = { mjs: `${folder}${ORT_WASM}.mjs`, wasm: `${folder}${ORT_WASM}.wasm` };
+  }
 
   const files = new Map<string, { loaded: number; total: number }>();
   const progress_callback = (info: { status: string; file?: string; loaded?: number; total?: number }): void => {
@@ -135,11 +145,6 @@ export async function loadModel(options: LoadModelOptions): Promise<LoadedModel>
       await model.dispose();
     },
   };
-}
-
-/** The model could not be loaded on any device. */
-export class ModelLoadError extends Error {
-  override readonly name = 'ModelLoadError';
 }
 
 class TransformersSequence implements ModelSequence {

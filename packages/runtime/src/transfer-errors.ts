@@ -5,9 +5,7 @@
 import { transferHandlers } from 'comlink';
 import { GrammarError, GrammarLimitError, InvalidSchemaError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
 import { KernelError } from '@sieve/kernel';
-import { DeadEndError } from './decode-loop.ts';
-import { IncompleteOutputError, NotLoadedError } from './engine.ts';
-import { ModelLoadError } from './model.ts';
+import { DeadEndError, IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
 
 const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   GrammarError,

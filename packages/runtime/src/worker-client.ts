@@ -6,16 +6,12 @@
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
-import type { GrammarSpec } from './constraints.ts';
+import type { GrammarSpec } from './constraint-specs.ts';
+import type { TokenEvent } from './decode-loop.ts';
 import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+import { WorkerCrashedError } from './errors.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 import type { EngineHost } from './worker-host.ts';
-
-/** The worker running the engine stopped (an uncaught error, or out of memory). */
-export class WorkerCrashedError extends Error {
-  override readonly name = 'WorkerCrashedError';
-  readonly code = 'worker_crashed';
-}
 
 /** An engine in a worker; `restart()` after a crash. */
 export interface WorkerEngine extends SieveEngine {
@@ -57,11 +53,18 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
     }
   };
 
-  const strip = <R extends { signal?: AbortSignal; onToken?: unknown }>(request: R): Omit<R, 'signal'> => {
+  // Signals and callbacks cannot be cloned: the signal becomes cancel calls, the callback a proxy argument.
+  const split = <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => void }>(request: R): [Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => void) | undefined] => {
     const rest: Partial<R> = { ...request };
     delete rest.signal;
-    if (typeof rest.onToken === 'function') rest.onToken = proxy(rest.onToken);
-    return rest as Omit<R, 'signal'>;
+    delete rest.onToken;
+    return [rest as Omit<R, 'signal' | 'onToken'>, request.onToken === undefined ? undefined : proxy(request.onToken)];
+  };
+
+  const withoutSignal = (request: ChatCompletionRequest): Omit<ChatCompletionRequest, 'signal'> => {
+    const { signal, ...rest } = request;
+    void signal;
+    return rest;
   };
 
   const engine: WorkerEngine = {
@@ -71,16 +74,16 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
       return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
     },
     compile: (spec: GrammarSpec) => call(() => remote.compile(spec)),
-    generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, strip(request))),
+    generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, ...split(request))),
     async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
-      const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), strip(request)));
+      const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), ...split(request)));
       // A zod schema cannot cross the boundary: its parse (and transforms) run here.
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
       return { ...result, value };
     },
     chat: {
       completions: {
-        create: (request: ChatCompletionRequest): Promise<ChatCompletion> => cancellable(request.signal, (id) => remote.chatCompletion(id, strip(request))),
+        create: (request: ChatCompletionRequest): Promise<ChatCompletion> => cancellable(request.signal, (id) => remote.chatCompletion(id, withoutSignal(request))),
       },
     },
     async dispose(): Promise<void> {

@@ -3,14 +3,14 @@
  * across the boundary (abort signals become cancel calls, callbacks arrive as comlink proxies).
  */
 import { expose, transfer } from 'comlink';
-import type { GrammarSpec } from './constraints.ts';
+import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
 import { InThreadEngine, type ChatCompletion, type ChatCompletionRequest, type EngineLoadOptions, type GenerateRequest, type GenerateResult, type JsonResult, type ModelInfo } from './engine.ts';
 import type { LoadProgress } from './model.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 
-/** A request as it crosses into the worker: no signal, the callback a proxy. */
-export type RemoteRequest<R> = Omit<R, 'signal' | 'onToken'> & { readonly onToken?: (event: TokenEvent) => void };
+/** A request as it crosses into the worker: no signal, no callback (that comes as its own argument, a proxy). */
+export type RemoteRequest<R> = Omit<R, 'signal' | 'onToken'>;
 
 /** What the worker exposes (see `createWorkerEngine` for the user-facing side). */
 export class EngineHost {
@@ -25,12 +25,12 @@ export class EngineHost {
     return this.#engine.compile(spec);
   }
 
-  generate(id: number, request: RemoteRequest<GenerateRequest>): Promise<GenerateResult> {
-    return this.#cancellable(id, (signal) => this.#engine.generate({ ...request, signal, ...this.#stream(request) }));
+  generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<GenerateResult> {
+    return this.#cancellable(id, (signal) => this.#engine.generate({ ...request, signal, ...this.#stream(onToken) }));
   }
 
-  generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>): Promise<JsonResult<unknown>> {
-    return this.#cancellable(id, (signal) => this.#engine.generateJson(schema, { ...request, signal, ...this.#stream(request) }));
+  generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<JsonResult<unknown>> {
+    return this.#cancellable(id, (signal) => this.#engine.generateJson(schema, { ...request, signal, ...this.#stream(onToken) }));
   }
 
   chatCompletion(id: number, request: Omit<ChatCompletionRequest, 'signal'>): Promise<ChatCompletion> {
@@ -56,8 +56,7 @@ export class EngineHost {
   }
 
   // Masks travel to the page transferred, not copied.
-  #stream(request: RemoteRequest<GenerateRequest>): { onToken?: (event: TokenEvent) => void } {
-    const onToken = request.onToken;
+  #stream(onToken: ((event: TokenEvent) => void) | undefined): { onToken?: (event: TokenEvent) => void } {
     if (onToken === undefined) return {};
     return { onToken: (event) => void onToken(event.mask === undefined ? event : transfer(event, [event.mask.buffer])) };
   }

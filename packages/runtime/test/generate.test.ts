@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Matcher, recognize } from '@sieve/grammar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
-import { Gbnf, Grammar, JsonSchema, Lark, Regex, type GrammarSpec } from '../src/constraints.ts';
+import { Gbnf, JsonSchema, Lark, Regex, type GrammarSpec } from '../src/constraint-specs.ts';
+import { Grammar } from '../src/constraints.ts';
 import type { InThreadEngine } from '../src/engine.ts';
 import { storiesEngine } from './support/engine.ts';
 

@@ -1,0 +1,58 @@
+/**
+ * What users write to constrain generation, as plain data: `JsonSchema(schema)`, `Regex('…')`,
+ * `AllOf(…)` build specs that cross a worker boundary as they are; `Constraint` is the
+ * interface for custom masks. Nothing here loads the compiler.
+ */
+import type { GrammarFormat, JsonSchemaOptions, JsonWhitespace } from '@sieve/grammar';
+import type { Grammar } from './constraints.ts';
+
+/** The extension point: the mask for the next position, given the tokens accepted since the last call. */
+export interface Constraint {
+  /** `accepted` is empty on the first call. Returns a BRLE over the vocabulary; empty = no restriction. */
+  step(accepted: readonly number[]): Uint32Array;
+}
+
+/** A grammar to compile: JSON Schema, any JSON, or a text grammar. */
+export type GrammarSpec =
+  | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
+  | { readonly type: 'json'; readonly whitespace?: JsonWhitespace }
+  | { readonly type: GrammarFormat; readonly grammar: string };
+
+/** Built-in constraints, as plain data (structured-cloneable). */
+export type ConstraintSpec =
+  | GrammarSpec
+  | { readonly type: 'ban-tokens'; readonly tokens: readonly number[] }
+  | { readonly type: 'logit-bias'; readonly bias: Readonly<Record<number, number>> }
+  | { readonly type: 'all-of'; readonly constraints: readonly ConstraintInput[] }
+  | { readonly type: 'think'; readonly trigger: string; readonly then: ConstraintInput }
+  | { readonly type: 'grammar'; readonly id: number };
+
+/** Anything `generate` takes as a constraint. */
+export type ConstraintInput = ConstraintSpec | Constraint | Grammar;
+
+/**
+ * Whitespace JSON constraints use unless told otherwise: Python's `json.dumps` separators
+ * (`", "` and `": "`), nothing else. Small models wander into whitespace when allowed any.
+ */
+export const GENERATION_JSON_WHITESPACE: JsonWhitespace = { separators: { item: ', ', key: ': ' } };
+
+/** Output must be JSON valid against `schema` (draft 2020-12; a Zod schema works too in-thread). */
+export const JsonSchema = (schema: unknown, options?: JsonSchemaOptions): ConstraintSpec => ({ type: 'json-schema', schema, ...(options === undefined ? {} : { options }) });
+/** Output must be one JSON value. */
+export const AnyJson = (whitespace?: JsonWhitespace): ConstraintSpec => ({ type: 'json', ...(whitespace === undefined ? {} : { whitespace }) });
+/** Output must match the ECMAScript regex (whole output, no flags). */
+export const Regex = (pattern: string): ConstraintSpec => ({ type: 'regex', grammar: pattern });
+/** Output must match the GBNF grammar (llama.cpp dialect; start rule `root`). */
+export const Gbnf = (grammar: string): ConstraintSpec => ({ type: 'gbnf', grammar });
+/** Output must match the Lark grammar (start rule `start`). */
+export const Lark = (grammar: string): ConstraintSpec => ({ type: 'lark', grammar });
+/** Output must match the W3C-style EBNF grammar. */
+export const Ebnf = (grammar: string): ConstraintSpec => ({ type: 'ebnf', grammar });
+/** These token ids are never sampled. */
+export const BanTokens = (tokens: readonly number[]): ConstraintSpec => ({ type: 'ban-tokens', tokens });
+/** Adds a bias to these tokens' logits (restricts nothing; -Infinity bans). */
+export const LogitBias = (bias: Readonly<Record<number, number>>): ConstraintSpec => ({ type: 'logit-bias', bias });
+/** Every constraint applies: the mask is the AND of theirs. */
+export const AllOf = (...constraints: ConstraintInput[]): ConstraintSpec => ({ type: 'all-of', constraints });
+/** Free text until the output contains `trigger`; from the byte after it, `then` applies. */
+export const ThinkThen = (trigger: string, then: ConstraintInput): ConstraintSpec => ({ type: 'think', trigger, then });

@@ -1,0 +1,37 @@
+/** The runtime's errors: each has a `code`, and keeps its class across the worker boundary. */
+
+/** Raised when no token can continue: the constraint allows nothing (and no EOS). */
+export class DeadEndError extends Error {
+  override readonly name = 'DeadEndError';
+  readonly code = 'dead_end';
+}
+
+/** The output ended before the JSON did (`maxTokens` or a stop string), so there is nothing to parse. */
+export class IncompleteOutputError extends Error {
+  override readonly name = 'IncompleteOutputError';
+  readonly code = 'incomplete_output';
+  constructor(
+    message: string,
+    readonly text: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Used before `load` finished. */
+export class NotLoadedError extends Error {
+  override readonly name = 'NotLoadedError';
+  readonly code = 'not_loaded';
+}
+
+/** The model could not be loaded on any device. */
+export class ModelLoadError extends Error {
+  override readonly name = 'ModelLoadError';
+  readonly code = 'model_load_failed';
+}
+
+/** The worker running the engine stopped (an uncaught error, or out of memory). */
+export class WorkerCrashedError extends Error {
+  override readonly name = 'WorkerCrashedError';
+  readonly code = 'worker_crashed';
+}
