@@ -17,8 +17,11 @@ export class EngineHost {
   readonly #engine = new InThreadEngine();
   readonly #running = new Map<number, AbortController>();
 
-  load(options: Omit<EngineLoadOptions, 'onProgress'>, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
-    return this.#engine.load({ ...options, ...(onProgress === undefined ? {} : { onProgress }) });
+  async load(options: Omit<EngineLoadOptions, 'onProgress'>, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+    const delivered = new Delivery();
+    const info = await this.#engine.load({ ...options, ...(onProgress === undefined ? {} : { onProgress: (p: LoadProgress) => delivered.track(onProgress(p)) }) });
+    await delivered.all();
+    return info;
   }
 
   compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
@@ -26,11 +29,11 @@ export class EngineHost {
   }
 
   generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<GenerateResult> {
-    return this.#cancellable(id, (signal) => this.#engine.generate({ ...request, signal, ...this.#stream(onToken) }));
+    return this.#cancellable(id, (signal, delivered) => this.#engine.generate({ ...request, signal, ...stream(onToken, delivered) }));
   }
 
   generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<JsonResult<unknown>> {
-    return this.#cancellable(id, (signal) => this.#engine.generateJson(schema, { ...request, signal, ...this.#stream(onToken) }));
+    return this.#cancellable(id, (signal, delivered) => this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered) }));
   }
 
   chatCompletion(id: number, request: Omit<ChatCompletionRequest, 'signal'>): Promise<ChatCompletion> {
@@ -45,21 +48,36 @@ export class EngineHost {
     return this.#engine.dispose();
   }
 
-  async #cancellable<T>(id: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async #cancellable<T>(id: number, run: (signal: AbortSignal, delivered: Delivery) => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    const delivered = new Delivery();
     this.#running.set(id, controller);
     try {
-      return await run(controller.signal);
+      const result = await run(controller.signal, delivered);
+      await delivered.all();
+      return result;
     } finally {
       this.#running.delete(id);
     }
   }
+}
 
-  // Masks travel to the page transferred, not copied.
-  #stream(onToken: ((event: TokenEvent) => void) | undefined): { onToken?: (event: TokenEvent) => void } {
-    if (onToken === undefined) return {};
-    return { onToken: (event) => void onToken(event.mask === undefined ? event : transfer(event, [event.mask.buffer])) };
+// Calls to proxied callbacks travel on channels of their own: a result is sent only after
+// every callback made before it has arrived, so the page sees events before the result.
+class Delivery {
+  readonly #pending: Promise<unknown>[] = [];
+  track(call: unknown): void {
+    if (call instanceof Promise) this.#pending.push(call.catch(() => undefined));
   }
+  all(): Promise<unknown> {
+    return Promise.all(this.#pending);
+  }
+}
+
+// Masks travel to the page transferred, not copied.
+function stream(onToken: ((event: TokenEvent) => void) | undefined, delivered: Delivery): { onToken?: (event: TokenEvent) => void } {
+  if (onToken === undefined) return {};
+  return { onToken: (event) => delivered.track(onToken(event.mask === undefined ? event : transfer(event, [event.mask.buffer]))) };
 }
 
 /** Exposes an engine on this worker's message port (the whole worker file is this call). */
