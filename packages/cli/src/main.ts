@@ -11,7 +11,6 @@ import { checkCommand, compileCommand, GrammarCliError } from './grammar-command
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseDocuments, renderBenchmarks } from './bench-report.ts';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
-import { generateCommand } from './generate-command.ts';
 
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
@@ -68,6 +67,8 @@ export async function main(
     }
     const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer, strict: values.strict, lenient: values.lenient };
     if (group === 'generate' && command === undefined) {
+      // Loaded on demand: it brings transformers.js and onnxruntime-node.
+      const { generateCommand } = await import('./generate-command.ts');
       return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
     }
     if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);

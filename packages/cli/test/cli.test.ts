@@ -267,3 +267,45 @@ describe('sieve bench report', () => {
     expect((await run('bench', 'report', '--json')).code).toBe(2);
   });
 });
+
+describe('sieve generate', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-generate-'));
+  const model = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'models', 'stories260K');
+  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['name', 'age'], additionalProperties: false };
+
+  it('writes output the schema accepts, with the documented fields', async () => {
+    const file = join(dir, 'person.json');
+    writeFileSync(file, JSON.stringify(schema));
+    const out = await run('generate', '--model', model, '--format', 'json-schema', '--grammar', file, '--prompt', 'Once upon a time', '--seed', '1', '--max-tokens', '60', '--json');
+    expect(out.code, out.stdout + out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout);
+    expect(Object.keys(result).sort()).toEqual(['forced_tokens', 'mask_us_mean', 'ms_per_token', 'stop_reason', 'text', 'tokens']);
+    const value = JSON.parse(result.text);
+    expect(Object.keys(value).sort()).toEqual(['age', 'name']);
+    expect(Number.isInteger(value.age) && value.age >= 1 && value.age <= 9).toBe(true);
+    expect(result.forced_tokens).toBeGreaterThan(0);
+    expect(result.tokens).toBeLessThanOrEqual(60);
+  });
+
+  it('generates under a regex, and without a grammar', async () => {
+    const file = join(dir, 'date.regex');
+    writeFileSync(file, '[0-9]{4}-[0-9]{2}-[0-9]{2}\n');
+    const constrained = JSON.parse((await run('generate', '--model', model, '--format', 'regex', '--grammar', file, '--prompt', 'Today is', '--temperature', '0', '--json')).stdout);
+    expect(constrained.text).toMatch(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
+    expect(constrained.stop_reason).toBe('grammar');
+    const free = JSON.parse((await run('generate', '--model', model, '--prompt', 'Once upon a time', '--temperature', '0', '--max-tokens', '8', '--json')).stdout);
+    expect(free.tokens).toBe(8);
+    expect(free.stop_reason).toBe('length');
+  });
+
+  it('exits 2 on a bad grammar or bad flags, before loading the model', async () => {
+    const file = join(dir, 'bad.gbnf');
+    writeFileSync(file, 'root ::= "a" missing\n');
+    const bad = await run('generate', '--model', model, '--format', 'gbnf', '--grammar', file, '--prompt', 'x', '--json');
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'unknown_rule', span: { line: 1 } });
+    const flags = await run('generate', '--model', model, '--prompt', 'x', '--temperature', 'hot', '--json');
+    expect(flags.code).toBe(2);
+    expect(JSON.parse(flags.stdout).error.message).toMatch(/--temperature must be a number/);
+  });
+});
