@@ -38,6 +38,8 @@ export default defineConfig({
   worker: { format: 'es' },
   build: {
     target: 'es2022',
-    rollupOptions: { input: { main: join(import.meta.dirname, 'index.html'), engine: join(import.meta.dirname, 'engine.html') } },
+    rollupOptions: {
+      input: { main: join(import.meta.dirname, 'index.html'), engine: join(import.meta.dirname, 'engine.html'), bench: join(import.meta.dirname, 'bench.html') },
+    },
   },
 });

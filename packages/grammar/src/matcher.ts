@@ -10,7 +10,7 @@
  */
 import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
 import type { CompiledGrammar } from './compile.ts';
-import { completionCandidate } from './completion.ts';
+import { completionCandidates } from './completion.ts';
 import { initialSet, scanSet, type EarleySet } from './earley.ts';
 import { GrammarLimitError } from './errors.ts';
 import { DEAD } from './lexer.ts';
@@ -73,6 +73,9 @@ export interface Recognition {
   /** Offset of the first rejected byte, or -1. */
   readonly rejectedAt: number;
 }
+
+// Completions `shortestCompletion` tries, shortest first, before it gives up.
+const MAX_COMPLETION_CANDIDATES = 8;
 
 // Start states of the lexer per Earley set (expected terminals ∪ ignored lexemes).
 const lexerStarts = new WeakMap<EarleySet, number>();
@@ -261,21 +264,23 @@ export class Matcher implements TokenMatcher {
 
   /**
    * Bytes that complete the output (output + bytes is a sentence), as short as the grammar
-   * analysis of `completion.ts` finds them, checked by feeding them here and rolling back;
-   * null when none is found. Empty when the output is complete.
+   * analysis of `completion.ts` finds them: its candidates, shortest first, are fed here and
+   * rolled back until one ends complete; null when none does. Empty when the output is
+   * complete.
    */
   shortestCompletion(): Uint8Array | null {
     if (this.#finished || this.isAccepting()) return new Uint8Array(0);
-    const bytes = completionCandidate(this.grammar, this.#chart, this.#lex, this.#lexLen);
-    if (bytes === null) return null;
     const saved = this.#save();
     const historyLength = this.#history.length;
-    try {
-      return this.commitBytes(bytes) && this.isAccepting() ? bytes : null;
-    } finally {
-      this.#restore(saved);
-      this.#history.length = historyLength;
+    for (const bytes of completionCandidates(this.grammar, this.#chart, this.#lex, this.#lexLen, MAX_COMPLETION_CANDIDATES)) {
+      try {
+        if (this.commitBytes(bytes) && this.isAccepting()) return bytes;
+      } finally {
+        this.#restore(saved);
+        this.#history.length = historyLength;
+      }
     }
+    return null;
   }
 
   /** Nothing to free (the kernel matcher needs this). */

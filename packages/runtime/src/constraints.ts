@@ -90,10 +90,10 @@ export interface ActiveConstraint {
    */
   completion(): Uint8Array | null;
   /**
-   * Commits `token` only if the output can still be completed in at most `budget` bytes
-   * after it (as far as `completion` knows); `false`, changing nothing, otherwise.
+   * Commits `token` only if `fits` accepts the completion known after it (or none is known);
+   * `false`, changing nothing, otherwise.
    */
-  commitWithin(token: number, budget: number): boolean;
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean;
   /** Whether the output so far is complete (EOS allowed); null when the constraint cannot tell. */
   accepting(): boolean | null;
   /** Logit bias to add before masking. */
@@ -226,12 +226,12 @@ class GrammarConstraint implements ActiveConstraint {
     }
     return this.#shadow.shortestCompletion();
   }
-  commitWithin(token: number, budget: number): boolean {
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
     if (this.#shadow === null) this.completion();
     const shadow = this.#shadow!;
     if (!shadow.commitToken(token)) return false;
     const rest = shadow.shortestCompletion();
-    if ((rest !== null && rest.length > budget) || !this.#matcher.commitToken(token)) {
+    if ((rest !== null && !fits(rest)) || !this.#matcher.commitToken(token)) {
       shadow.rollback(1);
       return false;
     }
@@ -337,10 +337,10 @@ class AllOfConstraint implements ActiveConstraint {
   completion(): Uint8Array | null {
     return this.#dynamic()?.completion() ?? null;
   }
-  commitWithin(token: number, budget: number): boolean {
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
     const dynamic = this.#dynamic();
     if (dynamic === null) return this.commit(token);
-    if (!dynamic.commitWithin(token, budget)) return false;
+    if (!dynamic.commitWithin(token, fits)) return false;
     for (const part of this.#parts) if (part !== dynamic) part.commit(token);
     return true;
   }
@@ -418,8 +418,8 @@ class ThinkConstraint implements ActiveConstraint {
     return this.#thinking ? null : this.#inner.completion();
   }
 
-  commitWithin(token: number, budget: number): boolean {
-    return this.#thinking ? this.commit(token) : this.#inner.commitWithin(token, budget);
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
+    return this.#thinking ? this.commit(token) : this.#inner.commitWithin(token, fits);
   }
 
   accepting(): boolean | null {

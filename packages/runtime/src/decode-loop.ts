@@ -98,9 +98,11 @@ export interface DecodeContext {
   readonly eosTokenIds: readonly number[];
   /** The text token spelled exactly these bytes, if any. */
   readonly tokenOf: (bytes: Uint8Array) => number | undefined;
+  /** The tokenizer's canonical tokens for bytes continuing the output. */
+  readonly encodeContinuation: (bytes: Uint8Array) => number[];
 }
 
-// Draws the budget may refuse before the choice narrows to tokens that start its completion.
+// Draws the budget may refuse before the proof's first token is taken.
 const MAX_BUDGET_REJECTIONS = 64;
 
 export async function decode(sequence: ModelSequence, constraint: ActiveConstraint, context: DecodeContext, options: DecodeOptions): Promise<GenerationOutput> {
@@ -119,10 +121,28 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let sampledSteps = 0;
   let forwardMs = 0;
   let forwardPasses = 0;
-  // Budget-aware ending: on once the constraint knows a completion that fits in the tokens
-  // left (each byte can be written with a token of its own); off when it cannot tell.
-  let budget: 'unknown' | 'on' | 'off' = 'unknown';
+  // Budget-aware ending: `proof` spells a completion of the output that fits in the tokens
+  // left, kept true after every commit; null when the budget is off (no completion known, or
+  // none fits at the start). Checked once token healing is over.
+  let budgetChecked = false;
+  let proof: number[] | null = null;
   let budgetRejections = 0;
+  // Commits a token; with the budget on, only if a completion still fits after it. The
+  // proof's own first token always does (the rest of the proof fits after it).
+  const commitToken = (token: number): boolean => {
+    if (proof === null) return constraint.commit(token);
+    if (token === proof[0]) {
+      if (!constraint.commit(token)) return false;
+      proof = proof.slice(1);
+      return true;
+    }
+    const left = options.maxTokens - tokens.length - 1;
+    let spelled: number[] | null = null;
+    const fits = (completion: Uint8Array): boolean => (spelled = spell(completion, context)) !== null && spelled.length <= left;
+    if (!constraint.commitWithin(token, fits)) return false;
+    proof = spelled; // null when the analysis knew no completion: the budget is off from here
+    return true;
+  };
   const output = new OutputText(vocabIndex);
   const tokenText = (id: number): string => new TextDecoder().decode(vocabIndex.tokenBytes(id));
 
@@ -166,12 +186,22 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (output.hasStop(options.stop)) return finish('stop');
     if (tokens.length >= options.maxTokens) return finish('length');
 
+    if (!budgetChecked && heal === null) {
+      budgetChecked = true;
+      const completion = constraint.completion();
+      const spelled = completion === null ? null : spell(completion, context);
+      if (spelled !== null && spelled.length <= options.maxTokens - tokens.length) proof = spelled;
+    }
+
     // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
+    // (With the budget on, forced tokens are checked like sampled ones: the rest are sampled.)
     if (options.fastForward && heal === null) {
       const forced = constraint.forced().slice(0, options.maxTokens - tokens.length);
+      let committed = 0;
+      while (committed < forced.length && commitToken(forced[committed]!)) committed++;
+      forced.length = committed;
       if (forced.length > 0) {
         for (const token of forced) {
-          if (!constraint.commit(token)) throw new Error(`internal: forced token ${token} was rejected`);
           tokens.push(token);
           output.push(token);
           forcedCount++;
@@ -208,22 +238,19 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
-    // feasible set); after many refusals only tokens that start a known completion remain.
-    if (budget === 'unknown' && heal === null) {
-      const completion = constraint.completion();
-      budget = completion !== null && completion.length <= options.maxTokens - tokens.length ? 'on' : 'off';
-    }
+    // feasible set); after many refusals the proof's first token is taken. (5. commits it.)
     let token = sampleToken(masked, options.sampling, rng);
     let committed = false;
-    if (budget === 'on' && heal === null) {
-      const left = options.maxTokens - tokens.length - 1;
-      for (let refused = 0; token >= 0 && !eos.has(token) && !constraint.commitWithin(token, left); refused++) {
+    if (heal === null) {
+      for (let refused = 1; token >= 0 && !eos.has(token); refused++) {
+        if (commitToken(token)) {
+          committed = true;
+          break;
+        }
         budgetRejections++;
         masked[token] = -Infinity;
-        if (refused === MAX_BUDGET_REJECTIONS) keepCompletionStarts(masked, constraint.completion(), context.tokenOf, vocabIndex.maxTokenBytes);
-        token = sampleToken(masked, options.sampling, rng);
+        token = refused >= MAX_BUDGET_REJECTIONS && proof !== null ? proof[0]! : sampleToken(masked, options.sampling, rng);
       }
-      committed = token >= 0 && !eos.has(token);
     }
     const stepSampleUs = (performance.now() - t) * 1000;
     sampleUs += stepSampleUs;
@@ -240,7 +267,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         if (!constraint.commitBytes(bytes.subarray(heal.length))) throw new Error(`internal: healing token ${token} was rejected`);
         heal = null;
       }
-    } else if (!committed && !constraint.commit(token)) {
+    } else if (!committed) {
       throw new Error(`internal: sampled token ${token} is not allowed by the constraint that masked it`);
     }
     tokens.push(token);
@@ -266,16 +293,21 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   }
 }
 
-// Leaves finite only the tokens that spell a prefix of `completion` (each leaves the rest of
-// it as a completion, so the budget holds).
-function keepCompletionStarts(logits: Float32Array, completion: Uint8Array | null, tokenOf: (bytes: Uint8Array) => number | undefined, maxTokenBytes: number): void {
-  if (completion === null) return;
-  const keep = new Set<number>();
-  for (let n = 1; n <= Math.min(completion.length, maxTokenBytes); n++) {
-    const id = tokenOf(completion.subarray(0, n));
-    if (id !== undefined) keep.add(id);
+/**
+ * Tokens that write `bytes` exactly: the tokenizer's canonical split when it spells them, else
+ * one token per byte; null when neither exists. Its length is what finishing costs in tokens.
+ */
+function spell(bytes: Uint8Array, context: DecodeContext): number[] | null {
+  const canonical = context.encodeContinuation(bytes);
+  let at = 0;
+  for (const id of canonical) {
+    const piece = context.vocabIndex.tokenBytes(id);
+    for (let i = 0; i < piece.length; i++) if (bytes[at + i] !== piece[i]) at = -Infinity;
+    at += piece.length;
   }
-  for (let id = 0; id < logits.length; id++) if (!keep.has(id)) logits[id] = -Infinity;
+  if (at === bytes.length) return canonical;
+  const perByte = Array.from(bytes, (b) => context.tokenOf(Uint8Array.of(b)));
+  return perByte.every((id) => id !== undefined) ? (perByte as number[]) : null;
 }
 
 function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {

@@ -184,7 +184,7 @@ export class InThreadEngine implements SieveEngine {
     const constraint = activate(request.constraint, loaded.context);
     const sequence = loaded.model.startSequence();
     try {
-      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf }, {
+      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation }, {
         promptTokens,
         sampling: request.sampling ?? {},
         maxTokens: request.maxTokens ?? 256,

@@ -66,7 +66,7 @@ describe('fast-forward', () => {
   const run = async (sequence: ModelSequence, overrides: Partial<DecodeOptions>): Promise<{ tokens: readonly number[]; forced: number; passes: number }> => {
     const constraint = activate(JsonSchema(PERSON), context);
     try {
-      const out = await decode(sequence, constraint, { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex) }, options(overrides));
+      const out = await decode(sequence, constraint, { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex), encodeContinuation: context.encodeContinuation }, options(overrides));
       return { tokens: out.tokens, forced: out.forcedTokens, passes: out.stats.forwardPasses };
     } finally {
       constraint.dispose();

@@ -1,0 +1,115 @@
+// Generation benchmark: stories260K in the engine's Web Worker (WASM execution provider),
+// tokens per second with a JSON Schema constraint against the same number of tokens without
+// one, and the time of a step split into forward pass, mask and sampling. `pnpm bench` opens
+// this page in headless Chromium (e2e/bench/generation.bench.ts) and reads <body data-report>.
+import { createWorkerEngine, JsonSchema, LogitBias, type GenerateResult } from '@sieve/runtime/client';
+
+/** Schema-heavy JSON: long keys, enums and nesting, where much of the text is forced. */
+const SCHEMAS: Record<string, unknown> = {
+  'order (nested, enums)': {
+    type: 'object',
+    properties: {
+      order_identifier: { type: 'string', maxLength: 12 },
+      customer_information: {
+        type: 'object',
+        properties: { full_name: { type: 'string', maxLength: 20 }, preferred_contact_method: { enum: ['electronic_mail', 'telephone_call', 'postal_letter'] } },
+        required: ['full_name', 'preferred_contact_method'],
+        additionalProperties: false,
+      },
+      shipping_priority: { enum: ['standard_delivery', 'express_delivery', 'overnight_delivery'] },
+      gift_wrapping_requested: { type: 'boolean' },
+    },
+    required: ['order_identifier', 'customer_information', 'shipping_priority', 'gift_wrapping_requested'],
+    additionalProperties: false,
+  },
+  'function call (BFCL-like)': {
+    type: 'object',
+    properties: {
+      function_name: { const: 'calculate_compound_interest' },
+      arguments: {
+        type: 'object',
+        properties: { principal_amount: { type: 'integer', minimum: 1, maximum: 100000 }, annual_interest_rate: { type: 'number', minimum: 0, maximum: 1 }, compounding_frequency: { enum: ['monthly', 'quarterly', 'annually'] }, number_of_years: { type: 'integer', minimum: 1, maximum: 50 } },
+        required: ['principal_amount', 'annual_interest_rate', 'compounding_frequency', 'number_of_years'],
+        additionalProperties: false,
+      },
+    },
+    required: ['function_name', 'arguments'],
+    additionalProperties: false,
+  },
+  'list of records': {
+    type: 'array',
+    minItems: 2,
+    maxItems: 3,
+    items: { type: 'object', properties: { character_name: { type: 'string', maxLength: 10 }, favourite_activity: { enum: ['playing_outside', 'reading_books', 'baking_cookies'] } }, required: ['character_name', 'favourite_activity'], additionalProperties: false },
+  },
+};
+
+const PROMPT = 'Once upon a time, there was a little girl named Lily.';
+const RUNS = 5;
+const MAX_TOKENS = 160;
+
+interface Side {
+  readonly tokens: number;
+  readonly tokens_per_s: number;
+  readonly forward_ms_per_pass: number;
+  readonly forward_passes: number;
+  readonly mask_us_per_step: number;
+  readonly sample_us_per_step: number;
+  readonly forced_fraction: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
+
+function summarize(results: readonly GenerateResult[]): Side {
+  return {
+    tokens: median(results.map((r) => r.tokens.length)),
+    tokens_per_s: round(median(results.map((r) => r.stats.tokensPerSecond)), 1),
+    forward_ms_per_pass: round(median(results.map((r) => (r.stats.prefillMs + r.stats.forwardMs) / r.stats.forwardPasses)), 3),
+    forward_passes: median(results.map((r) => r.stats.forwardPasses)),
+    mask_us_per_step: round(median(results.map((r) => r.stats.maskUsMean)), 1),
+    sample_us_per_step: round(median(results.map((r) => r.stats.sampleUsMean)), 1),
+    forced_fraction: round(median(results.map((r) => r.forcedTokens / Math.max(1, r.tokens.length))), 3),
+  };
+}
+
+async function run(): Promise<object> {
+  const here = (path: string): string => new URL(path, location.href).href;
+  const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
+  const info = await engine.load({ model: '/models/stories260K', device: 'wasm', dtype: 'fp32', kernel: here('/kernel.wasm'), vocab: here('/vocab/stories260k.vocab'), wasmPaths: here('/ort/') });
+  // Unconstrained runs may not end early: EOS is banned, and they write as many tokens as the constrained run did.
+  const noEos = LogitBias(Object.fromEntries(info.eosTokenIds.map((id) => [id, -Infinity])));
+  await engine.generate({ prompt: PROMPT, maxTokens: 8 }); // warm-up
+  const schemas = [];
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    const constrained: GenerateResult[] = [];
+    const unconstrained: GenerateResult[] = [];
+    await engine.generate({ prompt: PROMPT, constraint: JsonSchema(schema), maxTokens: MAX_TOKENS, sampling: { seed: 0 } }); // compile
+    for (let seed = 1; seed <= RUNS; seed++) {
+      const c = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(schema), maxTokens: MAX_TOKENS, sampling: { seed, temperature: 0.8 } });
+      constrained.push(c);
+      unconstrained.push(await engine.generate({ prompt: PROMPT, constraint: noEos, maxTokens: c.tokens.length, sampling: { seed, temperature: 0.8 } }));
+    }
+    const a = summarize(constrained);
+    const b = summarize(unconstrained);
+    schemas.push({ schema: name, constrained: a, unconstrained: b, speed_ratio: round(a.tokens_per_s / b.tokens_per_s, 2), complete: constrained.filter((r) => r.complete === true).length, runs: RUNS });
+    document.querySelector('#status')!.textContent = `${name}: ${a.tokens_per_s} vs ${b.tokens_per_s} tokens/s`;
+  }
+  await engine.dispose();
+  return { bench: 'generation', model: 'stories260K', device: info.device, runs: RUNS, user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency, cross_origin_isolated: self.crossOriginIsolated, schemas };
+}
+
+run().then(
+  (report) => {
+    document.body.dataset.report = JSON.stringify(report);
+    document.querySelector<HTMLElement>('#status')!.dataset.state = 'ready';
+  },
+  (error: unknown) => {
+    const status = document.querySelector<HTMLElement>('#status')!;
+    status.textContent = `Failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+    status.dataset.state = 'error';
+  },
+);
