@@ -23,6 +23,24 @@ interface BrleReport {
   readonly results: Readonly<Record<string, { readonly kernel: BrleStats; readonly typescript: BrleStats; readonly speedup_median: number }>>;
 }
 
+interface GenerationSide {
+  readonly tokens: number;
+  readonly tokens_per_s: number;
+  readonly forward_ms_per_pass: number;
+  readonly forward_passes: number;
+  readonly mask_us_per_step: number;
+  readonly sample_us_per_step: number;
+  readonly forced_fraction: number;
+}
+interface GenerationReport {
+  readonly bench: 'generation';
+  readonly model: string;
+  readonly device: string;
+  readonly runs: number;
+  readonly user_agent: string;
+  readonly schemas: readonly { readonly schema: string; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
+}
+
 /** Splits concatenated JSON documents (pretty-printed or not) and parses each. */
 export function parseDocuments(text: string): unknown[] {
   const docs: unknown[] = [];
@@ -47,6 +65,7 @@ export function parseDocuments(text: string): unknown[] {
 
 const isMaskBench = (d: unknown): d is MaskBench => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
 const isBrle = (d: unknown): d is BrleReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'brle';
+const isGeneration = (d: unknown): d is GenerationReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'generation';
 const isVocab = (d: unknown): d is VocabReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'vocab';
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const pct = (n: number, of: number): string => (of === 0 ? '–' : `${((100 * n) / of).toFixed(2)}%`);
@@ -82,6 +101,22 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
       lines.push(`| ${s.cases} | ${ratio(s.mask_us.mean, x.mask_us.mean)} | ${ratio(s.mask_us.p99, x.mask_us.p99)} | ${ratio(s.mask_us.max, x.mask_us.max)} | ${ratio(s.compile_ms.p50, x.compile_ms.p50)} | ${ratio(s.compile_ms.p99, x.compile_ms.p99)} |`);
     }
     lines.push('', 'The engines compile different sets of schemas (XGrammar relaxes what it does not support, and some schemas crash it), so each engine times the instances of the schemas it compiled.');
+  }
+  const generation = docs.find(isGeneration);
+  if (generation !== undefined) {
+    lines.push(
+      '',
+      `## Generation: ${generation.model} in a Chromium Web Worker (${generation.device})`,
+      '',
+      `Tokens per second with a JSON Schema constraint against the same number of tokens without one (EOS banned), medians of ${generation.runs} seeds at temperature 0.8; the constrained side's tokens include those fast-forward appended. Target: ≥ 1.0×. A step's time splits into the forward pass (per pass; fast-forward feeds several tokens in one), the mask, and sampling with the commit (budget-aware ending's checks included). ${generation.user_agent}.`,
+      '',
+      '| schema | tokens | constrained tok/s | unconstrained tok/s | ratio | forced | passes (c / u) | forward ms per pass (c / u) | mask µs per step | sampling µs per step (c / u) | complete |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const r of generation.schemas) {
+      const [c, u] = [r.constrained, r.unconstrained];
+      lines.push(`| ${r.schema} | ${c.tokens} | ${c.tokens_per_s} | ${u.tokens_per_s} | ${r.speed_ratio}× | ${(100 * c.forced_fraction).toFixed(0)}% | ${c.forward_passes} / ${u.forward_passes} | ${c.forward_ms_per_pass} / ${u.forward_ms_per_pass} | ${c.mask_us_per_step} | ${c.sample_us_per_step} / ${u.sample_us_per_step} | ${r.complete} of ${r.runs} |`);
+    }
   }
   const vocab = docs.find(isVocab);
   if (vocab !== undefined) {
