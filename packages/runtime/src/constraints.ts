@@ -96,6 +96,8 @@ export interface ActiveConstraint {
   commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean;
   /** Whether the output so far is complete (EOS allowed); null when the constraint cannot tell. */
   accepting(): boolean | null;
+  /** An independent copy (beam search); throws `TypeError` for a custom `step()` constraint. */
+  fork(): ActiveConstraint;
   /** Logit bias to add before masking. */
   readonly bias: Readonly<Record<number, number>> | undefined;
   dispose(): void;
@@ -158,6 +160,9 @@ class Unrestricted implements ActiveConstraint {
   accepting(): boolean | null {
     return null;
   }
+  fork(): ActiveConstraint {
+    return this; // no state
+  }
   dispose(): void {}
 }
 
@@ -189,10 +194,16 @@ class GrammarConstraint implements ActiveConstraint {
   // What was committed before the twin existed: token ids, and bytes from token healing.
   #committed: (number | Uint8Array)[] = [];
 
-  constructor(grammar: Grammar, context: ConstraintContext) {
+  constructor(grammar: Grammar, context: ConstraintContext, matcher = grammar.matcher(context.kernel, context.vocab, context.eosTokenIds)) {
     this.#grammar = grammar;
-    this.#matcher = grammar.matcher(context.kernel, context.vocab, context.eosTokenIds);
+    this.#matcher = matcher;
     this.#context = context;
+  }
+  fork(): ActiveConstraint {
+    const copy = new GrammarConstraint(this.#grammar, this.#context, this.#matcher.fork());
+    copy.#shadow = this.#shadow?.fork() ?? null;
+    copy.#committed = [...this.#committed];
+    return copy;
   }
   mask(): Brle {
     return this.#matcher.computeMask();
@@ -279,6 +290,9 @@ class CustomConstraint extends Unrestricted {
   override acceptsBytes(): null {
     return null;
   }
+  override fork(): ActiveConstraint {
+    throw new TypeError('beam search copies the constraint at every step; a custom step() constraint cannot be copied');
+  }
 }
 
 class AllOfConstraint implements ActiveConstraint {
@@ -347,6 +361,9 @@ class AllOfConstraint implements ActiveConstraint {
   accepting(): boolean | null {
     return this.#dynamic()?.accepting() ?? null;
   }
+  fork(): ActiveConstraint {
+    return new AllOfConstraint(this.#parts.map((p) => p.fork()), this.#context);
+  }
   #dynamic(): ActiveConstraint | null {
     const dynamic = this.#parts.filter((p) => !(p instanceof StaticMask));
     return dynamic.length === 1 ? dynamic[0]! : null;
@@ -371,13 +388,14 @@ class ThinkConstraint implements ActiveConstraint {
   #tail = new Uint8Array(0);
   #thinking = true;
 
-  constructor(trigger: string, inner: ActiveConstraint, context: ConstraintContext) {
+  constructor(trigger: string, inner: ActiveConstraint, context: ConstraintContext, candidates?: number[]) {
     if (trigger.length === 0) throw new RangeError('ThinkThen needs a non-empty trigger');
     this.#trigger = new TextEncoder().encode(trigger);
     this.#inner = inner;
     this.#context = context;
     const last = this.#trigger[this.#trigger.length - 1]!;
-    for (let id = 0; id < context.vocabIndex.tokenCount; id++) if (context.vocabIndex.tokenBytes(id).includes(last)) this.#candidates.push(id);
+    if (candidates !== undefined) this.#candidates = candidates;
+    else for (let id = 0; id < context.vocabIndex.tokenCount; id++) if (context.vocabIndex.tokenBytes(id).includes(last)) this.#candidates.push(id);
   }
 
   get bias(): Readonly<Record<number, number>> | undefined {
@@ -424,6 +442,13 @@ class ThinkConstraint implements ActiveConstraint {
 
   accepting(): boolean | null {
     return this.#thinking ? false : this.#inner.accepting();
+  }
+
+  fork(): ActiveConstraint {
+    const copy = new ThinkConstraint(new TextDecoder().decode(this.#trigger), this.#inner.fork(), this.#context, this.#candidates);
+    copy.#tail = this.#tail;
+    copy.#thinking = this.#thinking;
+    return copy;
   }
 
   acceptsBytes(bytes: Uint8Array): boolean | null {

@@ -310,13 +310,13 @@ function spell(bytes: Uint8Array, context: DecodeContext): number[] | null {
   return perByte.every((id) => id !== undefined) ? (perByte as number[]) : null;
 }
 
-function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {
+export function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {
   let allowed = 0;
   for (const id of eos) if (brleAllows(mask, id)) allowed++;
   return allowed > 0 && brleCount(mask) === allowed;
 }
 
-function mergeBias(a: Readonly<Record<number, number>> | undefined, b: Readonly<Record<number, number>> | undefined): Readonly<Record<number, number>> | undefined {
+export function mergeBias(a: Readonly<Record<number, number>> | undefined, b: Readonly<Record<number, number>> | undefined): Readonly<Record<number, number>> | undefined {
   if (a === undefined || b === undefined) return a ?? b;
   const sum: Record<number, number> = { ...a };
   for (const [id, value] of Object.entries(b)) sum[Number(id)] = (sum[Number(id)] ?? 0) + value;
@@ -358,7 +358,7 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
 }
 
 /** The output as bytes, decoded on demand; skips the healed prompt bytes at its start. */
-class OutputText {
+export class OutputText {
   readonly #vocab: VocabIndex;
   #bytes = new Uint8Array(256);
   #length = 0;

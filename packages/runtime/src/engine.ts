@@ -10,7 +10,8 @@ import type { ConstraintInput, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, NotLoadedError } from './errors.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
-import { decode, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
+import { beamSearch } from './beam-search.ts';
+import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
 import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
 import type { SamplingOptions } from './sampler.ts';
 
@@ -63,6 +64,12 @@ export interface GenerateRequest {
   readonly fastForward?: boolean;
   /** Let the first token extend the prompt's last token (default true; see README). */
   readonly tokenHealing?: boolean;
+  /**
+   * Beam search with this many beams (default 1: sampling). Deterministic: of the sampling
+   * options only the logit bias applies; no fast-forward, token healing or budget-aware ending;
+   * tokens are streamed once the best beam is chosen.
+   */
+  readonly beams?: number;
   /** Stream events carry the BRLE mask each token was sampled under (default false). */
   readonly includeMask?: boolean;
   readonly signal?: AbortSignal;
@@ -183,18 +190,21 @@ export class InThreadEngine implements SieveEngine {
     const promptTokens = this.#promptTokens(request);
     const constraint = activate(request.constraint, loaded.context);
     const sequence = loaded.model.startSequence();
+    const decodeContext: DecodeContext = { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation };
+    const decodeOptions: DecodeOptions = {
+      promptTokens,
+      sampling: request.sampling ?? {},
+      maxTokens: request.maxTokens ?? 256,
+      stop: request.stop ?? [],
+      fastForward: request.fastForward ?? true,
+      tokenHealing: request.tokenHealing ?? true,
+      includeMask: request.includeMask ?? false,
+      signal: request.signal,
+      onToken: request.onToken,
+    };
     try {
-      return await decode(sequence, constraint, { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation }, {
-        promptTokens,
-        sampling: request.sampling ?? {},
-        maxTokens: request.maxTokens ?? 256,
-        stop: request.stop ?? [],
-        fastForward: request.fastForward ?? true,
-        tokenHealing: request.tokenHealing ?? true,
-        includeMask: request.includeMask ?? false,
-        signal: request.signal,
-        onToken: request.onToken,
-      });
+      const beams = request.beams ?? 1;
+      return beams === 1 ? await decode(sequence, constraint, decodeContext, decodeOptions) : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
     } finally {
       constraint.dispose();
       await sequence.dispose();

@@ -64,6 +64,8 @@ export interface ModelSequence {
   readonly length: number;
   /** Feeds `tokens` in one forward pass; the logits after the last one (a copy). */
   forward(tokens: readonly number[]): Promise<Float32Array>;
+  /** An independent copy (beam search): shares the KV cache on the CPU, replays it otherwise. */
+  fork(): Promise<ModelSequence>;
   dispose(): Promise<void>;
 }
 
@@ -149,20 +151,21 @@ export async function loadModel(options: LoadModelOptions): Promise<LoadedModel>
 
 class TransformersSequence implements ModelSequence {
   readonly #model: PreTrainedModel;
-  readonly #cache = new DynamicCache();
-  #length = 0;
+  readonly #cache: DynamicCache;
+  #tokens: number[] = [];
 
-  constructor(model: PreTrainedModel) {
+  constructor(model: PreTrainedModel, cache = new DynamicCache()) {
     this.#model = model;
+    this.#cache = cache;
   }
 
   get length(): number {
-    return this.#length;
+    return this.#tokens.length;
   }
 
   async forward(tokens: readonly number[]): Promise<Float32Array> {
     if (tokens.length === 0) throw new RangeError('forward needs at least one token');
-    const total = this.#length + tokens.length;
+    const total = this.#tokens.length + tokens.length;
     const inputIds = new Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
     const attentionMask = new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]);
     const outputs = (await (this.#model as unknown as (inputs: object) => Promise<Record<string, Tensor>>)({
@@ -173,11 +176,25 @@ class TransformersSequence implements ModelSequence {
     const present: Record<string, Tensor> = {};
     for (const name in outputs) if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = outputs[name]!;
     this.#cache.update(present);
-    this.#length = total;
+    this.#tokens.push(...tokens);
     const logits = outputs['logits']!;
     const vocab = logits.dims[logits.dims.length - 1]!;
     const data = logits.data as Float32Array;
     return data.slice(data.length - vocab);
+  }
+
+  async fork(): Promise<ModelSequence> {
+    const entries = Object.entries(this.#cache) as [string, Tensor][];
+    // CPU tensors are never changed in place (an update replaces them), so copies can share
+    // them; GPU buffers are disposed when replaced, so a copy on the GPU replays the tokens.
+    if (entries.every(([, tensor]) => tensor.location === 'cpu')) {
+      const copy = new TransformersSequence(this.#model, new DynamicCache(Object.fromEntries(entries)));
+      copy.#tokens = [...this.#tokens];
+      return copy;
+    }
+    const copy = new TransformersSequence(this.#model);
+    if (this.#tokens.length > 0) await copy.forward(this.#tokens);
+    return copy;
   }
 
   async dispose(): Promise<void> {

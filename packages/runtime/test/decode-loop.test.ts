@@ -11,6 +11,7 @@ import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { AllOf, BanTokens, JsonSchema, LogitBias, Regex, ThinkThen, type Constraint } from '../src/constraint-specs.ts';
 import { activate, Grammar, type ConstraintContext } from '../src/constraints.ts';
 import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
+import { beamSearch } from '../src/beam-search.ts';
 import { decode, type DecodeOptions } from '../src/decode-loop.ts';
 import { InThreadEngine } from '../src/engine.ts';
 import { DeadEndError, NotLoadedError } from '../src/errors.ts';
@@ -83,6 +84,7 @@ describe('fast-forward', () => {
       for (const t of tokens) logits = await inner.forward([t]);
       return logits;
     },
+    fork: () => inner.fork(),
     dispose: () => inner.dispose(),
   });
 
@@ -93,6 +95,34 @@ describe('fast-forward', () => {
     expect(batched.tokens).toEqual(stepwise.tokens);
     // Forced tokens ride along with the next pass: fewer passes than tokens.
     expect(batched.passes).toBeLessThan(batched.tokens.length);
+  });
+
+  it('beam search with one beam is greedy decoding', async () => {
+    const context2 = { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex), encodeContinuation: context.encodeContinuation };
+    const greedy = activate(JsonSchema(PERSON), context);
+    const beam = activate(JsonSchema(PERSON), context);
+    const [a, b] = [model.startSequence(), model.startSequence()];
+    try {
+      const plain = await decode(a, greedy, context2, options({ fastForward: false }));
+      const beamed = await beamSearch(b, beam, context2, { ...options({}), beams: 1 });
+      expect(beamed.tokens).toEqual(plain.tokens);
+    } finally {
+      greedy.dispose();
+      beam.dispose();
+      await a.dispose();
+      await b.dispose();
+    }
+  });
+
+  it('a forked sequence continues exactly like the original', async () => {
+    const original = model.startSequence();
+    await original.forward(model.tokenizer.encode(PROMPT));
+    const copy = await original.fork();
+    const next = model.tokenizer.encode(' She', { add_special_tokens: false });
+    expect(Array.from(await copy.forward(next))).toEqual(Array.from(await original.forward(next)));
+    expect(copy.length).toBe(original.length);
+    await copy.dispose();
+    await original.dispose();
   });
 
   it('appends only tokens the grammar forces, in the tokenizer’s canonical split', async () => {
@@ -222,6 +252,26 @@ describe('composition and custom constraints', () => {
     const b = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling: { seed: 2 } });
     for (const r of [a, b]) expect(r.text).toMatch(/^[a-z]{3,6}$/);
     await expect(engine.generate({ prompt: PROMPT, constraint: { type: 'grammar', id: 999 } })).rejects.toThrow(/no compiled grammar 999/);
+  });
+});
+
+describe('beam search', () => {
+  it('keeps several beams and returns a complete, valid, deterministic output', async () => {
+    const run = () => engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), beams: 4, maxTokens: 60 });
+    const [first, second] = [await run(), await run()];
+    expect(first.complete).toBe(true);
+    expect(ajvValidator(PERSON)(JSON.parse(first.text))).toBe(true);
+    expect(second.tokens).toEqual(first.tokens);
+    // Every beam is a forward pass per step: more passes than tokens.
+    expect(first.stats.forwardPasses).toBeGreaterThan(first.tokens.length);
+    const words = await engine.generate({ prompt: PROMPT, constraint: Regex('(She|He|They) (was|is) [a-z]+\\.'), beams: 3, maxTokens: 20 });
+    expect(words.text).toMatch(/^(She|He|They) (was|is) [a-z]+\.$/);
+  });
+
+  it('refuses what it cannot do, with clear errors', async () => {
+    const custom: Constraint = { step: () => new Uint32Array(0) };
+    await expect(engine.generate({ prompt: PROMPT, constraint: custom, beams: 2, maxTokens: 4 })).rejects.toThrow(/custom step\(\) constraint cannot be copied/);
+    await expect(engine.generate({ prompt: PROMPT, beams: 99 })).rejects.toThrow(/beams must be an integer from 1 to 16/);
   });
 });
 
