@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
-import { defineConfig, type Connect, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Connect, type Plugin } from 'vite';
 
 // Cross-origin isolation lets onnxruntime-web use threads (SharedArrayBuffer).
 const isolation = {
@@ -35,6 +35,9 @@ export default defineConfig({
   plugins: [serveModels()],
   server: { host: '127.0.0.1', port: 5173, headers: isolation },
   preview: { host: '127.0.0.1', port: 4317, strictPort: true, headers: isolation },
+  // onnxruntime-web's build that loads its WASM from `wasmPaths` (public/ort/) instead of
+  // bundling 26 MB of it as an asset.
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   worker: { format: 'es' },
   build: {
     target: 'es2022',

@@ -7,7 +7,7 @@
  */
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
-import { mergeBias, onlyEos, OutputText, type DecodeContext, type DecodeOptions, type GenerationOutput, type StopReason } from './decode-loop.ts';
+import { mergeBias, onlyEos, OutputText, settle, type DecodeContext, type DecodeOptions, type GenerationOutput, type StopReason } from './decode-loop.ts';
 import type { ModelSequence } from './model.ts';
 import { applyLogitBias, topCandidates } from './sampler.ts';
 
@@ -114,10 +114,10 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
   const best = [...pool].sort((a, b) => Number(b.complete === true) - Number(a.complete === true) || normalized(b) - normalized(a))[0];
   const tokens = best?.tokens ?? [];
   const output = new OutputText(vocabIndex);
-  tokens.forEach((token, index) => {
+  for (const [index, token] of tokens.entries()) {
     output.push(token);
-    options.onToken?.({ index, token, text: new TextDecoder().decode(vocabIndex.tokenBytes(token)), forced: false, forwardMs: 0 });
-  });
+    await settle(options.onToken?.({ index, token, text: new TextDecoder().decode(vocabIndex.tokenBytes(token)), forced: false, forwardMs: 0 }));
+  }
   const totalMs = performance.now() - started;
   return {
     text: output.text(options.stop),

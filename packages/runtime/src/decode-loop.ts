@@ -88,7 +88,8 @@ export interface DecodeOptions {
   readonly tokenHealing: boolean;
   readonly includeMask: boolean;
   readonly signal: AbortSignal | undefined;
-  readonly onToken: ((event: TokenEvent) => void) | undefined;
+  /** Called per committed token; a promise it returns is awaited before the next step. */
+  readonly onToken: ((event: TokenEvent) => unknown) | undefined;
 }
 
 /** What the loop needs besides the model sequence and constraint. */
@@ -205,7 +206,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           tokens.push(token);
           output.push(token);
           forcedCount++;
-          options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 });
+          await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
         }
         pending = [...pending, ...forced];
         continue;
@@ -275,7 +276,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     pending = [token];
     if (options.onToken !== undefined) {
       const candidates = (source: Float32Array): Candidate[] => topCandidates(source, 5).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
-      options.onToken({
+      await settle(options.onToken({
         index: tokens.length - 1,
         token,
         text: tokenText(token),
@@ -288,7 +289,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         maskUs: stepMaskUs,
         sampleUs: stepSampleUs,
         forwardMs: lastForwardMs,
-      });
+      }));
     }
   }
 }
@@ -308,6 +309,11 @@ function spell(bytes: Uint8Array, context: DecodeContext): number[] | null {
   if (at === bytes.length) return canonical;
   const perByte = Array.from(bytes, (b) => context.tokenOf(Uint8Array.of(b)));
   return perByte.every((id) => id !== undefined) ? (perByte as number[]) : null;
+}
+
+/** Awaits `value` if it is a promise (what `onToken` returned), else nothing. */
+export async function settle(value: unknown): Promise<void> {
+  if (value instanceof Promise) await value;
 }
 
 export function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {

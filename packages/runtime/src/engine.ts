@@ -73,7 +73,14 @@ export interface GenerateRequest {
   /** Stream events carry the BRLE mask each token was sampled under (default false). */
   readonly includeMask?: boolean;
   readonly signal?: AbortSignal;
-  readonly onToken?: (event: TokenEvent) => void;
+  /** Called per committed token; a promise it returns is awaited before the next step (pause, step-through). */
+  readonly onToken?: (event: TokenEvent) => unknown;
+  /**
+   * Across a worker: wait for each `onToken` call to finish on the page before the next step
+   * (a round trip per token), so a promise it returns can pause generation. Default false: the
+   * worker streams without waiting (events still arrive before the result).
+   */
+  readonly backpressure?: boolean;
 }
 
 /** What `generate` returns. */

@@ -54,11 +54,12 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
   };
 
   // Signals and callbacks cannot be cloned: the signal becomes cancel calls, the callback a proxy argument.
-  const split = <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => void }>(request: R): [Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => void) | undefined] => {
+  const split = <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => unknown }>(request: R): [Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => Promise<void>) | undefined] => {
     const rest: Partial<R> = { ...request };
     delete rest.signal;
     delete rest.onToken;
-    return [rest as Omit<R, 'signal' | 'onToken'>, request.onToken === undefined ? undefined : proxy(request.onToken)];
+    const onToken = request.onToken;
+    return [rest as Omit<R, 'signal' | 'onToken'>, onToken === undefined ? undefined : proxy(async (event: TokenEvent) => void (await onToken(event)))];
   };
 
   const withoutSignal = (request: ChatCompletionRequest): Omit<ChatCompletionRequest, 'signal'> => {

@@ -28,12 +28,12 @@ export class EngineHost {
     return this.#engine.compile(spec);
   }
 
-  generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<GenerateResult> {
-    return this.#cancellable(id, (signal, delivered) => this.#engine.generate({ ...request, signal, ...stream(onToken, delivered) }));
+  generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => Promise<void>): Promise<GenerateResult> {
+    return this.#cancellable(id, (signal, delivered) => this.#engine.generate({ ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }));
   }
 
-  generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => void): Promise<JsonResult<unknown>> {
-    return this.#cancellable(id, (signal, delivered) => this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered) }));
+  generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => Promise<void>): Promise<JsonResult<unknown>> {
+    return this.#cancellable(id, (signal, delivered) => this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }));
   }
 
   chatCompletion(id: number, request: Omit<ChatCompletionRequest, 'signal'>): Promise<ChatCompletion> {
@@ -74,10 +74,18 @@ class Delivery {
   }
 }
 
-// Masks travel to the page transferred, not copied.
-function stream(onToken: ((event: TokenEvent) => void) | undefined, delivered: Delivery): { onToken?: (event: TokenEvent) => void } {
+// Masks travel to the page transferred, not copied. With backpressure the loop waits for the
+// page's handler (the proxied call resolves when it has returned, or its promise settled).
+function stream(onToken: ((event: TokenEvent) => Promise<void>) | undefined, delivered: Delivery, backpressure: boolean): { onToken?: (event: TokenEvent) => unknown } {
   if (onToken === undefined) return {};
-  return { onToken: (event) => delivered.track(onToken(event.mask === undefined ? event : transfer(event, [event.mask.buffer]))) };
+  return {
+    onToken: (event) => {
+      const call = onToken(event.mask === undefined ? event : transfer(event, [event.mask.buffer]));
+      if (backpressure) return call;
+      delivered.track(call);
+      return undefined;
+    },
+  };
 }
 
 /** Exposes an engine on this worker's message port (the whole worker file is this call). */

@@ -72,6 +72,29 @@ describe('createWorkerEngine', () => {
     expect(masks.every((m) => m instanceof Uint32Array && m.length > 0)).toBe(true);
   });
 
+  it('with backpressure, a promise returned by onToken pauses generation (step-through)', async () => {
+    engine = newEngine();
+    await load(engine);
+    const seen: number[] = [];
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => (resume = resolve));
+    const running = engine.generate({
+      prompt: 'Lily',
+      maxTokens: 6,
+      sampling: { seed: 4 },
+      backpressure: true,
+      onToken: (e) => {
+        seen.push(e.index);
+        return e.index === 1 ? paused : undefined;
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(seen).toEqual([0, 1]);
+    resume();
+    const result = await running;
+    expect(seen).toEqual(result.tokens.map((_, i) => i));
+  });
+
   it('turns an abort signal into a cancel call', async () => {
     engine = newEngine();
     await load(engine);

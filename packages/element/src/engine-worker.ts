@@ -1,0 +1,2 @@
+// The engine's Web Worker for <sieve-output>.
+import '@sieve/runtime/worker';

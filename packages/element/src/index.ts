@@ -1,0 +1,2 @@
+export { SieveOutput } from './sieve-output.ts';
+export type { SieveOutputKind } from './sieve-output.ts';
