@@ -1,41 +1,258 @@
-import { wrap } from 'comlink';
-import type { Probe, ProbeReport } from './probe-worker.ts';
+// The demo page: pick a model and a constraint, generate, and watch the mask the sampler gets
+// at every step. The engine runs in a Web Worker (@sieve/runtime); this file is the page.
+import { createWorkerEngine, type GrammarSpec, type ModelInfo, type TokenEvent } from '@sieve/runtime/client';
+import { EXAMPLES, type ExampleKind } from './examples.ts';
+import { GrammarEditor } from './grammar-editor.ts';
+import { spanOfPointer, type TextSpan } from './json-locate.ts';
+import { MaskView, StepPlot } from './mask-view.ts';
 
-const status = document.querySelector<HTMLElement>('#status')!;
-const facts = document.querySelector<HTMLElement>('#facts')!;
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+const here = (path: string): string => new URL(path, location.href).href;
 
-const worker = new Worker(new URL('./probe-worker.ts', import.meta.url), { type: 'module' });
-const probe = wrap<Probe>(worker);
+const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
+const maskView = new MaskView($<HTMLCanvasElement>('mask'));
+const plot = new StepPlot($<HTMLCanvasElement>('timing'));
+const kindSelect = $<HTMLSelectElement>('kind');
+const exampleSelect = $<HTMLSelectElement>('example');
+const compileStatus = $('compile-status');
+const editor = new GrammarEditor($('editor'), () => scheduleCheck());
+let model: ModelInfo | null = null;
+let running: AbortController | null = null;
+let release: (() => void) | null = null;
 
-function show(report: ProbeReport): void {
-  const rows: [string, string][] = [
-    ['runs in a Web Worker', String(report.inWorker)],
-    ['cross-origin isolated', String(report.crossOriginIsolated)],
-    ['WebGPU available', String(report.webgpu)],
-    ['vocabulary (stories260k)', `${report.vocabTokens} tokens`],
-    [`tokens allowed by the literal ${JSON.stringify(report.literal)}`, String(report.allowedTokens)],
-    ['kernel linear memory', `${(report.kernelMemoryBytes / 1024).toFixed(0)} KiB`],
-  ];
-  facts.replaceChildren(
-    ...rows.flatMap(([term, value]) => {
-      const dt = document.createElement('dt');
-      dt.textContent = term;
-      const dd = document.createElement('dd');
-      dd.textContent = value;
-      return [dt, dd];
+// ---------------------------------------------------------------------------------------
+// Constraint: examples, and compiling as you type (in the worker) with errors at their span.
+
+function showExamples(kind: ExampleKind): void {
+  exampleSelect.replaceChildren(...EXAMPLES.filter((e) => e.kind === kind).map((e) => new Option(e.name, e.id)));
+  pickExample(exampleSelect.value);
+}
+
+function pickExample(id: string): void {
+  const example = EXAMPLES.find((e) => e.id === id)!;
+  editor.value = example.source;
+  $<HTMLTextAreaElement>('prompt').value = example.prompt;
+  $<HTMLInputElement>('max-tokens').value = String(example.maxTokens);
+  scheduleCheck();
+}
+
+kindSelect.addEventListener('change', () => showExamples(kindSelect.value as ExampleKind));
+exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
+
+/** The constraint spec for the editor's text; throws a SyntaxError with a span for bad JSON. */
+function constraintSpec(): GrammarSpec {
+  const kind = kindSelect.value as ExampleKind;
+  if (kind !== 'json-schema') return { type: kind, grammar: editor.value };
+  try {
+    return { type: 'json-schema', schema: JSON.parse(editor.value) as unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    const at = position ? Number(position[1]) : editor.value.length;
+    throw Object.assign(new SyntaxError(`not valid JSON: ${message}`), { span: { start: at, end: at + 1 } });
+  }
+}
+
+let checkTimer = 0;
+let checkSerial = 0;
+function scheduleCheck(): void {
+  clearTimeout(checkTimer);
+  compileStatus.textContent = 'compiling…';
+  compileStatus.dataset.state = 'busy';
+  checkTimer = window.setTimeout(() => void check(), 200);
+}
+
+async function check(): Promise<void> {
+  const serial = ++checkSerial;
+  const started = performance.now();
+  try {
+    const handle = await engine.compile(constraintSpec());
+    void engine.release(handle);
+    if (serial !== checkSerial) return;
+    editor.clearError();
+    compileStatus.textContent = `compiled in ${(performance.now() - started).toFixed(0)} ms`;
+    compileStatus.dataset.state = 'ok';
+  } catch (error) {
+    if (serial !== checkSerial) return;
+    const { message, span } = describeError(error);
+    editor.showError(message, span);
+    compileStatus.textContent = 'does not compile';
+    compileStatus.dataset.state = 'error';
+  }
+}
+
+// A compile error's message with line:col, and where in the text it is.
+function describeError(error: unknown): { message: string; span: TextSpan | null } {
+  const e = error as { message?: string; span?: TextSpan; pointer?: string; keyword?: string };
+  const text = editor.value;
+  let span: TextSpan | null = e.span ?? null;
+  if (span === null && typeof e.pointer === 'string') span = spanOfPointer(text, `${e.pointer}/${e.keyword ?? ''}`) ?? spanOfPointer(text, e.pointer);
+  let where = '';
+  if (span !== null) {
+    const before = text.slice(0, span.start).split('\n');
+    where = `line ${before.length}, column ${before.at(-1)!.length + 1}: `;
+  }
+  return { message: `${where}${e.message ?? String(error)}`, span };
+}
+
+// ---------------------------------------------------------------------------------------
+// Model: load with a progress bar, show the device and why.
+
+const modelSelect = $<HTMLSelectElement>('model');
+modelSelect.addEventListener('change', () => ($('hub-field').hidden = modelSelect.value !== 'hub'));
+
+$('load').addEventListener('click', () => void loadModel());
+
+async function loadModel(): Promise<void> {
+  const local = modelSelect.value !== 'hub';
+  const progress = $<HTMLProgressElement>('progress');
+  const info = $('device-info');
+  $<HTMLButtonElement>('load').disabled = true;
+  $<HTMLButtonElement>('generate').disabled = true;
+  progress.hidden = false;
+  progress.value = 0;
+  info.textContent = 'Loading…';
+  info.dataset.state = 'loading';
+  try {
+    model = await engine.load({
+      model: local ? modelSelect.value : $<HTMLInputElement>('hub-id').value.trim(),
+      device: $<HTMLSelectElement>('device').value as 'auto',
+      kernel: here('/kernel.wasm'),
+      wasmPaths: here('/ort/'),
+      ...(local ? { vocab: here('/vocab/stories260k.vocab'), dtype: 'fp32' as const } : {}),
+      onProgress: (p) => {
+        if (p.kind === 'total' && p.totalBytes > 0) {
+          progress.value = p.loadedBytes / p.totalBytes;
+          info.textContent = `Loading… ${(p.loadedBytes / 2 ** 20).toFixed(1)} of ${(p.totalBytes / 2 ** 20).toFixed(1)} MiB`;
+        }
+      },
+    });
+    info.textContent = await deviceDescription(model);
+    info.dataset.state = model.device;
+    $<HTMLButtonElement>('generate').disabled = false;
+    document.body.dataset.vocab = String(model.tokenCount);
+    maskView.reset(model.tokenCount);
+  } catch (error) {
+    info.textContent = `Could not load the model: ${error instanceof Error ? error.message : String(error)}`;
+    info.dataset.state = 'error';
+  } finally {
+    progress.hidden = true;
+    $<HTMLButtonElement>('load').disabled = false;
+  }
+}
+
+async function deviceDescription(info: ModelInfo): Promise<string> {
+  const size = `${info.tokenCount.toLocaleString('en-US')}-token vocabulary, loaded in ${(info.loadMs / 1000).toFixed(1)} s`;
+  if (info.device !== 'webgpu') return `${info.id} runs on WASM${info.fallbackReason === null ? '' : ` — ${info.fallbackReason}`}. ${size}.`;
+  const gpu = (navigator as { gpu?: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string; description?: string } } | null> } }).gpu;
+  const adapter = await gpu?.requestAdapter();
+  const name = [adapter?.info?.vendor, adapter?.info?.architecture, adapter?.info?.description].filter(Boolean).join(' ');
+  return `${info.id} runs on WebGPU${name ? ` (${name})` : ''}. ${size}.`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Generation: stream the output, draw the mask and the step stats; step through on request.
+
+const output = $('output');
+const stepMode = $<HTMLInputElement>('step-mode');
+const next = $<HTMLButtonElement>('next');
+
+$('generate').addEventListener('click', () => void generate());
+$('stop').addEventListener('click', () => {
+  running?.abort();
+  release?.();
+});
+next.addEventListener('click', () => release?.());
+stepMode.addEventListener('change', () => {
+  if (!stepMode.checked) release?.();
+});
+
+async function generate(): Promise<void> {
+  if (model === null) return;
+  let constraint: GrammarSpec;
+  try {
+    constraint = constraintSpec();
+  } catch (error) {
+    const { message, span } = describeError(error);
+    editor.showError(message, span);
+    return;
+  }
+  const abort = (running = new AbortController());
+  const result = $('result');
+  output.replaceChildren();
+  maskView.reset(model.tokenCount);
+  plot.reset();
+  result.textContent = 'Generating…';
+  result.dataset.state = 'running';
+  $<HTMLButtonElement>('generate').disabled = true;
+  $<HTMLButtonElement>('stop').disabled = false;
+  try {
+    const done = await engine.generate({
+      prompt: $<HTMLTextAreaElement>('prompt').value,
+      constraint,
+      maxTokens: Number($<HTMLInputElement>('max-tokens').value),
+      sampling: { temperature: Number($<HTMLInputElement>('temperature').value), seed: Number($<HTMLInputElement>('seed').value) },
+      includeMask: true,
+      backpressure: true,
+      signal: abort.signal,
+      onToken: (event) => showToken(event),
+    });
+    const healed = done.healed === '' ? '' : `; token healing gave back ${JSON.stringify(done.healed)}`;
+    result.textContent = `Stopped: ${done.stopReason}${done.complete === true ? ', complete' : done.complete === false ? ', incomplete' : ''}. ${done.tokens.length} tokens, ${done.forcedTokens} fast-forwarded; ${done.stats.tokensPerSecond.toFixed(0)} tokens/s; mask ${done.stats.maskUsMean.toFixed(0)} µs per step on average${healed}.`;
+    result.dataset.state = 'done';
+    document.body.dataset.output = done.text;
+  } catch (error) {
+    result.textContent = `Failed: ${error instanceof Error ? error.message : String(error)}`;
+    result.dataset.state = 'error';
+  } finally {
+    running = null;
+    next.disabled = true;
+    $<HTMLButtonElement>('generate').disabled = false;
+    $<HTMLButtonElement>('stop').disabled = true;
+  }
+}
+
+// One token: append it (forced ones underlined); for sampled ones, the mask and the stats.
+// In step mode the returned promise holds the worker until "Next token".
+function showToken(event: TokenEvent): Promise<void> | undefined {
+  const piece = document.createElement('span');
+  piece.textContent = event.text;
+  if (event.forced) piece.className = 'forced';
+  output.append(piece);
+  if (event.forced || event.mask === undefined) return undefined;
+  maskView.draw(event.mask, event.token);
+  plot.add(event.maskUs ?? 0, event.forwardMs);
+  $('allowed').textContent = `${event.allowed!.toLocaleString('en-US')} of ${model!.tokenCount.toLocaleString('en-US')}`;
+  $<HTMLMeterElement>('mass-meter').value = event.allowedMass!;
+  $('mass').textContent = `${(100 * event.allowedMass!).toFixed(1)}%`;
+  $('step').textContent = `token ${event.index + 1}: mask ${(event.maskUs ?? 0).toFixed(0)} µs, forward ${event.forwardMs.toFixed(1)} ms`;
+  fillCandidates('top-before', event.topBefore ?? []);
+  fillCandidates('top-after', event.topAfter ?? []);
+  document.body.dataset.step = String(event.index);
+  if (!stepMode.checked) return undefined;
+  next.disabled = false;
+  return new Promise<void>((resolve) => {
+    release = () => {
+      release = null;
+      next.disabled = true;
+      resolve();
+    };
+  });
+}
+
+function fillCandidates(id: string, candidates: readonly { text: string; p: number }[]): void {
+  $(id).replaceChildren(
+    ...candidates.map(({ text, p }) => {
+      const row = document.createElement('tr');
+      const token = document.createElement('td');
+      token.textContent = JSON.stringify(text);
+      const probability = document.createElement('td');
+      probability.textContent = `${(100 * p).toFixed(1)}%`;
+      row.append(token, probability);
+      return row;
     }),
   );
 }
 
-probe
-  .run('Once upon a time')
-  .then((report) => {
-    show(report);
-    status.textContent = 'Kernel ready.';
-    status.dataset.state = 'ready';
-    document.body.dataset.probe = JSON.stringify(report);
-  })
-  .catch((error: unknown) => {
-    status.textContent = `Failed: ${error instanceof Error ? error.message : String(error)}`;
-    status.dataset.state = 'error';
-  });
+showExamples(kindSelect.value as ExampleKind);
+document.body.dataset.ready = 'true';

@@ -34,16 +34,19 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
   if (!(Number.isInteger(width) && width >= 1 && width <= MAX_BEAMS)) throw new RangeError(`beams must be an integer from 1 to ${MAX_BEAMS}, not ${width}`);
   if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new RangeError(`maxTokens must be a positive integer, not ${maxTokens}`);
   if (options.promptTokens.length === 0) throw new RangeError('the prompt has no tokens (give a prompt, messages, or a tokenizer that adds BOS)');
+  // Beams copy the constraint: one that cannot be copied fails here, before any work.
+  const probe = constraint.fork();
+  if (probe !== constraint) probe.dispose();
   const started = performance.now();
   const { kernel, vocabIndex } = context;
   const eos = new Set(context.eosTokenIds);
-  const bias = mergeBias(constraint.bias, options.sampling.logitBias);
   let forwardMs = 0;
   let prefillMs = 0;
   let forwardPasses = 0;
   let maskUs = 0;
   let maskSteps = 0;
   let active: Beam[] = [{ sequence, constraint, tokens: [], score: 0, pending: options.promptTokens }];
+  let next: Beam[] = [];
   const finished: Finished[] = [];
   let stopped: StopReason | null = null;
   const finish = (beam: Beam, reason: StopReason): void => void finished.push({ tokens: beam.tokens, score: beam.score, reason, complete: beam.constraint.accepting() });
@@ -52,6 +55,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
     for (let step = 0; active.length > 0 && finished.length < width; step++) {
       if (options.signal?.aborted) {
         stopped = 'abort';
+        for (const beam of active) finish(beam, 'abort');
         break;
       }
       if (step === maxTokens) {
@@ -75,7 +79,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
         else forwardMs += performance.now() - t;
         if (mask.length === 0) logits.fill(-Infinity, vocabIndex.tokenCount);
         else kernel.applyBrle(logits, mask);
-        applyLogitBias(logits, bias);
+        applyLogitBias(logits, mergeBias(beam.constraint.bias, options.sampling.logitBias));
         // 4. The beam's `width` best continuations, by log probability.
         for (const { id, p } of topCandidates(logits, width)) candidates.push({ beam, token: id, score: beam.score + Math.log(p) });
       }
@@ -87,44 +91,43 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
         if (eos.has(token)) finished.push({ tokens: beam.tokens, score, reason: 'eos', complete: beam.constraint.accepting() });
         else children.set(beam, [...(children.get(beam) ?? []), token]);
       }
-      const next: Beam[] = [];
+      next = [];
       for (const { beam, token, score } of chosen) {
         if (eos.has(token)) continue;
         const tokens = children.get(beam)!;
         // The last child takes the parent itself; the others get copies made before it commits.
-        const child: Beam = tokens.length === 1 ? beam : { sequence: await beam.sequence.fork(), constraint: beam.constraint.fork(), tokens: [...beam.tokens], score: beam.score, pending: [] };
+        const child = tokens.length === 1 ? beam : await copy(beam);
         tokens.splice(tokens.indexOf(token), 1);
+        next.push(child);
         if (!child.constraint.commit(token)) throw new Error(`internal: beam token ${token} is not allowed by the constraint that masked it`);
         child.tokens = [...child.tokens, token];
         child.score = score;
         child.pending = [token];
-        next.push(child);
       }
-      for (const beam of active) if (!children.has(beam) && !next.includes(beam)) await release(beam, sequence);
+      for (const beam of active) if (!next.includes(beam)) await release(beam, sequence);
       active = next;
+      next = [];
     }
-    if (finished.length === 0 && stopped !== 'abort') throw new DeadEndError('no beam can continue: the constraint admits no continuation');
+    if (finished.length === 0) throw new DeadEndError('no beam can continue: the constraint admits no continuation');
   } finally {
-    for (const beam of active) await release(beam, sequence);
+    for (const beam of new Set([...active, ...next])) await release(beam, sequence);
   }
 
   // Complete outputs first; then the best log probability per token.
-  const pool = finished.length > 0 ? finished : [];
   const normalized = (f: Finished): number => f.score / Math.max(1, f.tokens.length);
-  const best = [...pool].sort((a, b) => Number(b.complete === true) - Number(a.complete === true) || normalized(b) - normalized(a))[0];
-  const tokens = best?.tokens ?? [];
+  const best = [...finished].sort((a, b) => Number(b.complete === true) - Number(a.complete === true) || normalized(b) - normalized(a))[0]!;
   const output = new OutputText(vocabIndex);
-  for (const [index, token] of tokens.entries()) {
+  for (const [index, token] of best.tokens.entries()) {
     output.push(token);
     await settle(options.onToken?.({ index, token, text: new TextDecoder().decode(vocabIndex.tokenBytes(token)), forced: false, forwardMs: 0 }));
   }
   const totalMs = performance.now() - started;
   return {
     text: output.text(options.stop),
-    tokens,
+    tokens: best.tokens,
     forcedTokens: 0,
-    stopReason: stopped ?? best?.reason ?? 'length',
-    complete: best?.complete ?? false,
+    stopReason: stopped ?? best.reason,
+    complete: best.complete,
     healed: '',
     stats: {
       promptTokens: options.promptTokens.length,
@@ -135,9 +138,20 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
       sampleUsMean: 0,
       budgetRejections: 0,
       totalMs,
-      tokensPerSecond: tokens.length / (totalMs / 1000),
+      tokensPerSecond: best.tokens.length / (totalMs / 1000),
     },
   };
+}
+
+// A copy of a beam: the constraint first (it may refuse), then the model sequence.
+async function copy(beam: Beam): Promise<Beam> {
+  const constraint = beam.constraint.fork();
+  try {
+    return { sequence: await beam.sequence.fork(), constraint, tokens: [...beam.tokens], score: beam.score, pending: [] };
+  } catch (error) {
+    constraint.dispose();
+    throw error;
+  }
 }
 
 // Frees a beam's copies (the caller's own sequence and constraint are freed by the caller).

@@ -2,7 +2,7 @@
  * Constraints at work: a compiled `Grammar`, and the `ActiveConstraint` the engine makes of a
  * spec, a grammar or a custom `Constraint` for one generation (see `constraint-specs.ts`).
  */
-import { bitsetAdd, bitsetHas, bitsetWords, brleAnd, brleFromBitset, brleLength, type Brle, type VocabIndex } from '@sieve/format';
+import { bitsetAdd, bitsetHas, bitsetWords, brleAllows, brleAnd, brleFromBitset, brleLength, type Brle, type VocabIndex } from '@sieve/format';
 import {
   compileGrammar,
   jsonGrammar,
@@ -25,6 +25,9 @@ export class Grammar {
   /** Unsupported JSON Schema keywords downgraded under `lenient` (empty otherwise). */
   readonly warnings: readonly SchemaWarning[];
   readonly #loaded = new Map<Kernel, KernelGrammar>();
+  // Generations using the grammar; `dispose` waits for them to end.
+  #users = 0;
+  #disposed = false;
 
   constructor(spec: GrammarSpec, limits: Partial<GrammarLimits> = {}) {
     let ir: GrammarIR;
@@ -46,6 +49,17 @@ export class Grammar {
     this.warnings = warnings;
   }
 
+  /** @internal A generation starts using the grammar (`unretain` when it ends). */
+  retain(): void {
+    if (this.#disposed) throw new RangeError('this grammar was disposed');
+    this.#users++;
+  }
+
+  /** @internal */
+  unretain(): void {
+    if (--this.#users === 0 && this.#disposed) this.#free();
+  }
+
   /** A matcher at the start of the grammar (dispose it). */
   matcher(kernel: Kernel, vocab: KernelVocab, eosTokenIds: readonly number[]): KernelMatcher {
     let loaded = this.#loaded.get(kernel);
@@ -53,8 +67,13 @@ export class Grammar {
     return new KernelMatcher(loaded, vocab, { eosTokenIds });
   }
 
-  /** Frees the grammar's kernel memory (and every matcher on it). */
+  /** Frees the grammar's kernel memory (and every matcher on it) once no generation uses it. */
   dispose(): void {
+    this.#disposed = true;
+    if (this.#users === 0) this.#free();
+  }
+
+  #free(): void {
     for (const loaded of this.#loaded.values()) loaded.dispose();
     this.#loaded.clear();
   }
@@ -98,6 +117,8 @@ export interface ActiveConstraint {
   accepting(): boolean | null;
   /** An independent copy (beam search); throws `TypeError` for a custom `step()` constraint. */
   fork(): ActiveConstraint;
+  /** Whether a fixed ban (`BanTokens`) excludes `token` whatever the output. */
+  banned(token: number): boolean;
   /** Logit bias to add before masking. */
   readonly bias: Readonly<Record<number, number>> | undefined;
   dispose(): void;
@@ -113,9 +134,18 @@ export function activate(input: ConstraintInput | undefined, context: Constraint
       return new StaticMask(banMask(input.tokens, context.vocabIndex.tokenCount), undefined);
     case 'logit-bias':
       return new StaticMask(new Uint32Array(0), input.bias);
-    case 'all-of':
-      return new AllOfConstraint(input.constraints.map((c) => activate(c, context)), context);
+    case 'all-of': {
+      const parts: ActiveConstraint[] = [];
+      try {
+        for (const part of input.constraints) parts.push(activate(part, context));
+      } catch (error) {
+        for (const part of parts) part.dispose();
+        throw error;
+      }
+      return new AllOfConstraint(parts, context);
+    }
     case 'think':
+      if (input.trigger.length === 0) throw new RangeError('ThinkThen needs a non-empty trigger');
       return new ThinkConstraint(input.trigger, activate(input.then, context), context);
     default:
       return new GrammarConstraint(context.grammar(input), context);
@@ -163,6 +193,9 @@ class Unrestricted implements ActiveConstraint {
   fork(): ActiveConstraint {
     return this; // no state
   }
+  banned(token: number): boolean {
+    return token < 0; // nothing is banned (a negative id is no token)
+  }
   dispose(): void {}
 }
 
@@ -181,6 +214,9 @@ class StaticMask extends Unrestricted {
   override acceptsBytes(): boolean | null {
     return this.#mask.length === 0 ? true : null;
   }
+  override banned(token: number): boolean {
+    return this.#mask.length > 0 && !brleAllows(this.#mask, token);
+  }
 }
 
 class GrammarConstraint implements ActiveConstraint {
@@ -193,11 +229,21 @@ class GrammarConstraint implements ActiveConstraint {
   #shadow: Matcher | null = null;
   // What was committed before the twin existed: token ids, and bytes from token healing.
   #committed: (number | Uint8Array)[] = [];
+  #disposed = false;
 
-  constructor(grammar: Grammar, context: ConstraintContext, matcher = grammar.matcher(context.kernel, context.vocab, context.eosTokenIds)) {
+  constructor(grammar: Grammar, context: ConstraintContext, matcher?: KernelMatcher) {
+    grammar.retain();
+    try {
+      this.#matcher = matcher ?? grammar.matcher(context.kernel, context.vocab, context.eosTokenIds);
+    } catch (error) {
+      grammar.unretain();
+      throw error;
+    }
     this.#grammar = grammar;
-    this.#matcher = matcher;
     this.#context = context;
+  }
+  banned(): boolean {
+    return false;
   }
   fork(): ActiveConstraint {
     const copy = new GrammarConstraint(this.#grammar, this.#context, this.#matcher.fork());
@@ -241,8 +287,9 @@ class GrammarConstraint implements ActiveConstraint {
     if (this.#shadow === null) this.completion();
     const shadow = this.#shadow!;
     if (!shadow.commitToken(token)) return false;
+    // No known completion after the token counts as not fitting: the proof's token always does.
     const rest = shadow.shortestCompletion();
-    if ((rest !== null && !fits(rest)) || !this.#matcher.commitToken(token)) {
+    if (rest === null || !fits(rest) || !this.#matcher.commitToken(token)) {
       shadow.rollback(1);
       return false;
     }
@@ -252,7 +299,10 @@ class GrammarConstraint implements ActiveConstraint {
     return this.#matcher.isAccepting();
   }
   dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
     this.#matcher.dispose();
+    this.#grammar.unretain();
   }
   #record(entry: number | Uint8Array): void {
     if (this.#shadow !== null) this.#feedShadow(entry);
@@ -298,14 +348,20 @@ class CustomConstraint extends Unrestricted {
 class AllOfConstraint implements ActiveConstraint {
   readonly #parts: ActiveConstraint[];
   readonly #context: ConstraintContext;
-  readonly bias: Readonly<Record<number, number>> | undefined;
   constructor(parts: ActiveConstraint[], context: ConstraintContext) {
     this.#parts = parts;
     this.#context = context;
-    const biases = parts.map((p) => p.bias).filter((b) => b !== undefined);
+  }
+  // Read at every step: a ThinkThen part's bias starts with its trigger.
+  get bias(): Readonly<Record<number, number>> | undefined {
+    const biases = this.#parts.map((p) => p.bias).filter((b) => b !== undefined);
+    if (biases.length === 0) return undefined;
     const sum: Record<number, number> = {};
     for (const bias of biases) for (const [id, value] of Object.entries(bias)) sum[Number(id)] = (sum[Number(id)] ?? 0) + value;
-    this.bias = biases.length === 0 ? undefined : sum;
+    return sum;
+  }
+  banned(token: number): boolean {
+    return this.#parts.some((p) => p.banned(token));
   }
   mask(): Brle {
     const masks = this.#parts.map((p) => p.mask()).filter((m) => m.length > 0);
@@ -442,6 +498,10 @@ class ThinkConstraint implements ActiveConstraint {
 
   accepting(): boolean | null {
     return this.#thinking ? false : this.#inner.accepting();
+  }
+
+  banned(token: number): boolean {
+    return !this.#thinking && this.#inner.banned(token);
   }
 
   fork(): ActiveConstraint {

@@ -46,7 +46,7 @@ export interface TokenEvent {
   readonly mask?: Uint32Array;
   readonly maskUs?: number;
   readonly sampleUs?: number;
-  /** The forward pass that produced this token's logits (for forced tokens: the pass that fed them, shared). */
+  /** The forward pass that produced this token's logits (0 for forced tokens: no pass of their own). */
   readonly forwardMs: number;
 }
 
@@ -114,7 +114,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   const started = performance.now();
   const rng = new Rng(options.sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
   const eos = new Set(context.eosTokenIds);
-  const bias = mergeBias(constraint.bias, options.sampling.logitBias);
+  // The logit bias, read at every step (a ThinkThen's inner bias starts with its trigger).
+  const currentBias = (): Readonly<Record<number, number>> | undefined => mergeBias(constraint.bias, options.sampling.logitBias);
+  // Tokens no completion may use: banned by the constraint or by a -Infinity bias.
+  const excluded = (token: number): boolean => constraint.banned(token) || currentBias()?.[token] === -Infinity;
   const tokens: number[] = [];
   let forcedCount = 0;
   let maskUs = 0;
@@ -123,9 +126,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let forwardMs = 0;
   let forwardPasses = 0;
   // Budget-aware ending: `proof` spells a completion of the output that fits in the tokens
-  // left, kept true after every commit; null when the budget is off (no completion known, or
-  // none fits at the start). Checked once token healing is over.
-  let budgetChecked = false;
+  // left, kept true after every commit; null while the budget is off (no completion known, or
+  // none fits yet), which is checked again at every step after token healing.
   let proof: number[] | null = null;
   let budgetRejections = 0;
   // Commits a token; with the budget on, only if a completion still fits after it. The
@@ -139,9 +141,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     }
     const left = options.maxTokens - tokens.length - 1;
     let spelled: number[] | null = null;
-    const fits = (completion: Uint8Array): boolean => (spelled = spell(completion, context)) !== null && spelled.length <= left;
+    const fits = (completion: Uint8Array): boolean => (spelled = spell(completion, context, excluded)) !== null && spelled.length <= left;
     if (!constraint.commitWithin(token, fits)) return false;
-    proof = spelled; // null when the analysis knew no completion: the budget is off from here
+    proof = spelled;
     return true;
   };
   const output = new OutputText(vocabIndex);
@@ -169,7 +171,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       complete: heal === null && reason !== 'stop' ? constraint.accepting() : false,
       healed,
       stats: {
-        promptTokens: prompt.length,
+        promptTokens: options.promptTokens.length,
         prefillMs,
         forwardMs,
         forwardPasses,
@@ -187,27 +189,25 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (output.hasStop(options.stop)) return finish('stop');
     if (tokens.length >= options.maxTokens) return finish('length');
 
-    if (!budgetChecked && heal === null) {
-      budgetChecked = true;
+    if (proof === null && heal === null) {
       const completion = constraint.completion();
-      const spelled = completion === null ? null : spell(completion, context);
+      const spelled = completion === null ? null : spell(completion, context, excluded);
       if (spelled !== null && spelled.length <= options.maxTokens - tokens.length) proof = spelled;
     }
 
     // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
-    // (With the budget on, forced tokens are checked like sampled ones: the rest are sampled.)
+    // A forced token a bias bans, or the budget refuses, ends the run: the rest is sampled.
     if (options.fastForward && heal === null) {
-      const forced = constraint.forced().slice(0, options.maxTokens - tokens.length);
-      let committed = 0;
-      while (committed < forced.length && commitToken(forced[committed]!)) committed++;
-      forced.length = committed;
+      const forced: number[] = [];
+      for (const token of constraint.forced()) {
+        if (tokens.length >= options.maxTokens || currentBias()?.[token] === -Infinity || !commitToken(token)) break;
+        tokens.push(token);
+        output.push(token);
+        forced.push(token);
+        forcedCount++;
+        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
+      }
       if (forced.length > 0) {
-        for (const token of forced) {
-          tokens.push(token);
-          output.push(token);
-          forcedCount++;
-          await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
-        }
         pending = [...pending, ...forced];
         continue;
       }
@@ -235,7 +235,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     const masked = logits.slice();
     if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
     else kernel.applyBrle(masked, mask);
-    applyLogitBias(masked, bias);
+    applyLogitBias(masked, currentBias());
 
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
@@ -250,7 +250,19 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         }
         budgetRejections++;
         masked[token] = -Infinity;
-        token = refused >= MAX_BUDGET_REJECTIONS && proof !== null ? proof[0]! : sampleToken(masked, options.sampling, rng);
+        if (refused < MAX_BUDGET_REJECTIONS || proof === null) {
+          token = sampleToken(masked, options.sampling, rng);
+          continue;
+        }
+        // Many refusals: follow the proof — its first token, or EOS when the output is complete.
+        if (proof.length === 0) {
+          token = context.eosTokenIds.find((id) => mask.length === 0 || brleAllows(mask, id)) ?? -1;
+          break;
+        }
+        token = proof[0]!;
+        if (!commitToken(token)) throw new Error(`internal: the budget's proof token ${token} was refused`);
+        committed = true;
+        break;
       }
     }
     const stepSampleUs = (performance.now() - t) * 1000;
@@ -298,7 +310,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
  * Tokens that write `bytes` exactly: the tokenizer's canonical split when it spells them, else
  * one token per byte; null when neither exists. Its length is what finishing costs in tokens.
  */
-function spell(bytes: Uint8Array, context: DecodeContext): number[] | null {
+function spell(bytes: Uint8Array, context: DecodeContext, excluded: (token: number) => boolean): number[] | null {
   const canonical = context.encodeContinuation(bytes);
   let at = 0;
   for (const id of canonical) {
@@ -306,9 +318,9 @@ function spell(bytes: Uint8Array, context: DecodeContext): number[] | null {
     for (let i = 0; i < piece.length; i++) if (bytes[at + i] !== piece[i]) at = -Infinity;
     at += piece.length;
   }
-  if (at === bytes.length) return canonical;
+  if (at === bytes.length && !canonical.some(excluded)) return canonical;
   const perByte = Array.from(bytes, (b) => context.tokenOf(Uint8Array.of(b)));
-  return perByte.every((id) => id !== undefined) ? (perByte as number[]) : null;
+  return perByte.every((id) => id !== undefined && !excluded(id)) ? (perByte as number[]) : null;
 }
 
 /** Awaits `value` if it is a promise (what `onToken` returned), else nothing. */
@@ -339,11 +351,17 @@ function healableBytes(prompt: readonly number[], vocab: VocabIndex, constraint:
   const last = prompt[prompt.length - 1]!;
   if (!vocab.isTextToken(last) || constraint.acceptsBytes(new Uint8Array(0)) !== true) return null;
   const bytes = vocab.tokenBytes(last);
+  let extensions = 0;
   for (let id = 0; id < vocab.tokenCount; id++) {
-    if (id !== last && vocab.isTextToken(id) && vocab.tokenBytes(id).length > bytes.length && startsWith(vocab.tokenBytes(id), bytes)) return bytes.slice();
+    if (id !== last && vocab.isTextToken(id) && vocab.tokenBytes(id).length > bytes.length && startsWith(vocab.tokenBytes(id), bytes)) extensions++;
   }
-  return null;
+  // Each extension is checked against the constraint on a copy of its matcher: a prompt ending
+  // in a piece thousands of tokens extend (a space, on a large vocabulary) is not healed.
+  return extensions > 0 && extensions <= MAX_HEALING_EXTENSIONS ? bytes.slice() : null;
 }
+
+// Tokens that may extend the healed piece, at most (see healableBytes).
+const MAX_HEALING_EXTENSIONS = 2048;
 
 /** Tokens that may come next while `heal` (the given-back prompt bytes) is not yet written again. */
 function healingMask(heal: Uint8Array, vocab: VocabIndex, constraint: ActiveConstraint): Brle {
@@ -363,12 +381,16 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return true;
 }
 
-/** The output as bytes, decoded on demand; skips the healed prompt bytes at its start. */
+/** The output as bytes, decoded as it grows; skips the healed prompt bytes at its start. */
 export class OutputText {
   readonly #vocab: VocabIndex;
+  readonly #decoder = new TextDecoder();
   #bytes = new Uint8Array(256);
   #length = 0;
   #skip = 0;
+  // Text decoded so far (a partial character at the end waits), and how far stops were searched.
+  #text = '';
+  #searched = 0;
 
   constructor(vocab: VocabIndex) {
     this.#vocab = vocab;
@@ -386,7 +408,9 @@ export class OutputText {
       this.#bytes = grown;
     }
     this.#bytes.set(bytes, this.#length);
+    const skipped = Math.max(0, Math.min(bytes.length, this.#skip - this.#length));
     this.#length += bytes.length;
+    this.#text += this.#decoder.decode(bytes.subarray(skipped), { stream: true });
   }
 
   /** The text, cut before the first stop string. */
@@ -400,9 +424,13 @@ export class OutputText {
     return text.slice(0, end);
   }
 
+  /** Whether a stop string appeared (only the text new since the last call is searched). */
   hasStop(stop: readonly string[]): boolean {
     if (stop.length === 0) return false;
-    const text = this.text([]);
-    return stop.some((s) => text.includes(s));
+    const longest = Math.max(...stop.map((s) => s.length));
+    const from = Math.max(0, this.#searched - longest + 1);
+    this.#searched = this.#text.length;
+    const tail = this.#text.slice(from);
+    return stop.some((s) => tail.includes(s));
   }
 }

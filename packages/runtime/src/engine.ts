@@ -7,8 +7,8 @@ import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions }
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, GrammarSpec } from './constraint-specs.ts';
-import { activate, Grammar, type ConstraintContext } from './constraints.ts';
-import { IncompleteOutputError, NotLoadedError } from './errors.ts';
+import { activate, Grammar, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
+import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
@@ -134,6 +134,8 @@ export interface SieveEngine {
   load(options: EngineLoadOptions): Promise<ModelInfo>;
   /** Compiles a grammar once for reuse: pass the returned spec as `constraint` (cheap to copy). */
   compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }>;
+  /** Frees a grammar `compile` returned (using it afterwards is an error). */
+  release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
   generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
@@ -159,6 +161,7 @@ export class InThreadEngine implements SieveEngine {
   #loaded: Loaded | null = null;
   #limits: Partial<GrammarLimits> = {};
   readonly #handles = new Map<number, Grammar>();
+  readonly #running = new Set<{ readonly stop: AbortController; readonly done: Promise<void> }>();
   // Grammars compiled from specs, most recently used last.
   readonly #bySpec = new Map<string, Grammar>();
   #nextHandle = 1;
@@ -168,22 +171,32 @@ export class InThreadEngine implements SieveEngine {
   async load(options: EngineLoadOptions): Promise<ModelInfo> {
     await this.dispose();
     const started = performance.now();
-    const [model, kernel] = await Promise.all([loadModel(options), loadKernel(options.kernel)]);
-    const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: object; encode(text: string, options: object): number[] };
-    const file =
-      typeof options.vocab === 'string'
-        ? new Uint8Array(await (await fetch(options.vocab)).arrayBuffer())
-        : (options.vocab ?? buildVocabIndex(tokenizer._tokenizerJSON, { name: options.model, source: options.model, tokenizerConfig: tokenizer._tokenizerConfig, generationConfig: { eos_token_id: [...model.eosTokenIds] } }));
-    const vocabIndex = new VocabIndex(file);
-    if (vocabIndex.tokenCount > model.vocabSize) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
-    const vocab = kernel.loadVocab(vocabIndex.file);
-    const eosTokenIds = [...new Set([...model.eosTokenIds, ...vocabIndex.meta.eos_token_ids])];
-    this.#limits = options.limits ?? {};
-    const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
-    const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
-    const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, eosTokenIds, loadMs: performance.now() - started };
-    this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
-    return info;
+    const [modelLoad, kernelLoad] = await Promise.allSettled([loadModel(options), loadKernel(options.kernel)]);
+    const model = modelLoad.status === 'fulfilled' ? modelLoad.value : null;
+    const kernel = kernelLoad.status === 'fulfilled' ? kernelLoad.value : null;
+    let vocab: KernelVocab | null = null;
+    try {
+      if (model === null) throw (modelLoad as PromiseRejectedResult).reason;
+      if (kernel === null) throw (kernelLoad as PromiseRejectedResult).reason;
+      const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: object; encode(text: string, options: object): number[] };
+      const file = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : (options.vocab ?? buildVocabIndex(tokenizer._tokenizerJSON, { name: options.model, source: options.model, tokenizerConfig: tokenizer._tokenizerConfig, generationConfig: { eos_token_id: [...model.eosTokenIds] } }));
+      const vocabIndex = new VocabIndex(file);
+      if (vocabIndex.tokenCount > model.vocabSize) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
+      vocab = kernel.loadVocab(vocabIndex.file);
+      const eosTokenIds = [...new Set([...model.eosTokenIds, ...vocabIndex.meta.eos_token_ids])];
+      this.#limits = options.limits ?? {};
+      const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
+      const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, eosTokenIds, loadMs: performance.now() - started };
+      this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
+      return info;
+    } catch (error) {
+      // Nothing half-loaded stays behind (on WebGPU a model holds hundreds of MB).
+      vocab?.dispose();
+      kernel?.dispose();
+      await model?.dispose();
+      throw error;
+    }
   }
 
   async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
@@ -192,10 +205,21 @@ export class InThreadEngine implements SieveEngine {
     return { type: 'grammar', id };
   }
 
+  async release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void> {
+    this.#handles.get(grammar.id)?.dispose();
+    this.#handles.delete(grammar.id);
+  }
+
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const loaded = this.#require();
     const promptTokens = this.#promptTokens(request);
-    const constraint = activate(request.constraint, loaded.context);
+    // `load` and `dispose` stop running generations (and wait for them) before freeing.
+    const stop = new AbortController();
+    const signal = request.signal === undefined ? stop.signal : AbortSignal.any([request.signal, stop.signal]);
+    let finished!: () => void;
+    const running = { stop, done: new Promise<void>((resolve) => (finished = resolve)) };
+    this.#running.add(running);
+    let constraint: ActiveConstraint | undefined;
     const sequence = loaded.model.startSequence();
     const decodeContext: DecodeContext = { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation };
     const decodeOptions: DecodeOptions = {
@@ -206,15 +230,18 @@ export class InThreadEngine implements SieveEngine {
       fastForward: request.fastForward ?? true,
       tokenHealing: request.tokenHealing ?? true,
       includeMask: request.includeMask ?? false,
-      signal: request.signal,
+      signal,
       onToken: request.onToken,
     };
     try {
+      constraint = activate(request.constraint, loaded.context);
       const beams = request.beams ?? 1;
       return beams === 1 ? await decode(sequence, constraint, decodeContext, decodeOptions) : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
     } finally {
-      constraint.dispose();
+      constraint?.dispose();
       await sequence.dispose();
+      this.#running.delete(running);
+      finished();
     }
   }
 
@@ -230,6 +257,9 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async dispose(): Promise<void> {
+    const running = [...this.#running];
+    for (const { stop } of running) stop.abort();
+    await Promise.all(running.map(({ done }) => done));
     for (const grammar of [...this.#handles.values(), ...this.#bySpec.values()]) grammar.dispose();
     this.#handles.clear();
     this.#bySpec.clear();
@@ -317,6 +347,12 @@ export class InThreadEngine implements SieveEngine {
       usage: { prompt_tokens: result.stats.promptTokens, completion_tokens: completion, total_tokens: result.stats.promptTokens + completion },
     };
   }
+}
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const response = await fetch(url);
+  if (!response.ok) throw new ModelLoadError(`could not fetch the vocab index ${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** A new in-thread engine (call `load` next). */

@@ -172,6 +172,8 @@ class TransformersSequence implements ModelSequence {
       input_ids: inputIds,
       attention_mask: attentionMask,
       past_key_values: this.#cache,
+      // Logits for the last position only (sessions without this input ignore it).
+      num_logits_to_keep: new Tensor('int64', BigInt64Array.of(1n), []),
     })) as Record<string, Tensor>;
     const present: Record<string, Tensor> = {};
     for (const name in outputs) if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = outputs[name]!;

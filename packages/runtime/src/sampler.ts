@@ -112,7 +112,23 @@ export function samplingDistribution(logits: Float32Array, options: SamplingOpti
 
 /** Draws a token from `logits` (masked entries -Infinity); -1 if every token is masked. */
 export function sampleToken(logits: Float32Array, options: SamplingOptions, rng: Rng): number {
-  if ((options.temperature ?? 1) === 0) return argmax(logits);
+  const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
+  if (temperature === 0) return argmax(logits);
+  // Without filters nothing needs sorting: one pass for the sum, one to draw.
+  if (topK === 0 && topP >= 1 && minP === 0) {
+    const best = argmax(logits);
+    if (best < 0) return -1;
+    const top = logits[best]! / temperature;
+    let total = 0;
+    for (let i = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) total += Math.exp(logits[i]! / temperature - top);
+    let u = rng.next() * total;
+    for (let i = 0; i < logits.length; i++) {
+      if (logits[i]! === -Infinity) continue;
+      u -= Math.exp(logits[i]! / temperature - top);
+      if (u < 0) return i;
+    }
+    return best;
+  }
   const { ids, probs } = samplingDistribution(logits, options);
   if (ids.length === 0) return -1;
   let u = rng.next();

@@ -37,6 +37,8 @@ export function installErrorTransfer(): void {
       const value = (wrapped as { value: unknown }).value;
       if (!(value instanceof Error)) return [{ isError: false, value } satisfies SerializedThrow, []];
       const fields: Record<string, unknown> = { ...value, name: value.name, message: value.message, stack: value.stack };
+      // A cause keeps its name and message (an Error does not survive JSON).
+      if (value.cause instanceof Error) fields['cause'] = { name: value.cause.name, message: value.cause.message };
       return [{ isError: true, value: JSON.parse(JSON.stringify(fields)) as unknown } satisfies SerializedThrow, []];
     },
     deserialize(serialized: unknown) {

@@ -25,6 +25,7 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
   let worker: Worker;
   let remote: Remote<EngineHost>;
   let crash: Promise<never>;
+  let fail: (error: Error) => void = () => undefined;
   let lastLoad: EngineLoadOptions | null = null;
   let nextId = 1;
 
@@ -32,11 +33,19 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
     worker = makeWorker();
     remote = wrap<EngineHost>(worker);
     crash = new Promise<never>((_, reject) => {
+      fail = reject;
       worker.addEventListener('error', (event) => reject(new WorkerCrashedError(`the engine's worker crashed: ${event.message || 'unknown error'}; call restart()`)));
     });
     crash.catch(() => undefined);
   };
   start();
+
+  // Ends the worker; calls still waiting on it reject.
+  const stop = (why: string): void => {
+    fail(new WorkerCrashedError(`${why}: calls in progress were dropped`));
+    remote[releaseProxy]();
+    worker.terminate();
+  };
 
   // Races a call against the worker's death.
   const call = <T>(run: () => Promise<T>): Promise<T> => Promise.race([run(), crash]);
@@ -75,6 +84,7 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
       return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
     },
     compile: (spec: GrammarSpec) => call(() => remote.compile(spec)),
+    release: (grammar) => call(() => remote.release(grammar)),
     generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, ...split(request))),
     async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
       const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), ...split(request)));
@@ -89,11 +99,10 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
     },
     async dispose(): Promise<void> {
       await call(() => remote.dispose()).catch(() => undefined);
-      remote[releaseProxy]();
-      worker.terminate();
+      stop('the engine was disposed');
     },
     async restart(): Promise<ModelInfo | null> {
-      worker.terminate();
+      stop('the engine was restarted');
       start();
       return lastLoad === null ? null : engine.load(lastLoad);
     },

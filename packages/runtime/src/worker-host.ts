@@ -16,6 +16,7 @@ export type RemoteRequest<R> = Omit<R, 'signal' | 'onToken'>;
 export class EngineHost {
   readonly #engine = new InThreadEngine();
   readonly #running = new Map<number, AbortController>();
+  readonly #cancelled = new Set<number>();
 
   async load(options: Omit<EngineLoadOptions, 'onProgress'>, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
     const delivered = new Delivery();
@@ -26,6 +27,10 @@ export class EngineHost {
 
   compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
     return this.#engine.compile(spec);
+  }
+
+  release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void> {
+    return this.#engine.release(grammar);
   }
 
   generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => Promise<void>): Promise<GenerateResult> {
@@ -40,8 +45,11 @@ export class EngineHost {
     return this.#cancellable(id, (signal) => this.#engine.chat.completions.create({ ...request, signal }));
   }
 
+  // A cancel can arrive before its call starts (the signal was aborted already): remembered.
   cancel(id: number): void {
-    this.#running.get(id)?.abort();
+    const running = this.#running.get(id);
+    if (running !== undefined) running.abort();
+    else this.#cancelled.add(id);
   }
 
   dispose(): Promise<void> {
@@ -51,12 +59,13 @@ export class EngineHost {
   async #cancellable<T>(id: number, run: (signal: AbortSignal, delivered: Delivery) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const delivered = new Delivery();
+    if (this.#cancelled.delete(id)) controller.abort();
     this.#running.set(id, controller);
     try {
-      const result = await run(controller.signal, delivered);
-      await delivered.all();
-      return result;
+      return await run(controller.signal, delivered);
     } finally {
+      // Results and errors alike reach the page after the events that came before them.
+      await delivered.all();
       this.#running.delete(id);
     }
   }

@@ -200,6 +200,38 @@ describe('composition and custom constraints', () => {
     }
   });
 
+  it('bans hold for fast-forwarded tokens and for the budget’s completions too', async () => {
+    // Multi-byte tokens with an m, an f or a colon are banned: the forced keys ("name",
+    // "friends") and separators must be written with other tokens.
+    const banned: number[] = [];
+    for (let id = 0; id < vocabIndex.tokenCount; id++) {
+      const bytes = vocabIndex.tokenBytes(id);
+      if (bytes.length > 1 && (bytes.includes(0x6d) || bytes.includes(0x66) || bytes.includes(0x3a))) banned.push(id);
+    }
+    expect(banned.length).toBeGreaterThan(3);
+    for (const maxTokens of [40, 80]) {
+      const result = await engine.generate({ prompt: PROMPT, constraint: AllOf(JsonSchema(PERSON), BanTokens(banned)), sampling: { seed: 2 }, maxTokens });
+      expect(result.tokens.filter((t) => banned.includes(t))).toEqual([]);
+      expect(result.complete, result.text).toBe(true);
+      const bias = Object.fromEntries(banned.map((id) => [id, -Infinity]));
+      const biased = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { seed: 2, logitBias: bias }, maxTokens });
+      expect(biased.tokens.filter((t) => banned.includes(t))).toEqual([]);
+      expect(biased.complete, biased.text).toBe(true);
+    }
+  });
+
+  it('a ThinkThen’s inner bias applies once the trigger is out', async () => {
+    const the = tokenLookup(vocabIndex)(new TextEncoder().encode(' the'))!;
+    const free = await engine.generate({ prompt: PROMPT, sampling: { temperature: 0 }, maxTokens: 40 });
+    const cut = free.text.indexOf('.');
+    expect(cut).toBeGreaterThanOrEqual(0);
+    const result = await engine.generate({ prompt: PROMPT, constraint: ThinkThen('.', LogitBias({ [the]: -Infinity })), sampling: { temperature: 0 }, maxTokens: 40 });
+    const after = result.tokens.slice(result.tokens.findIndex((_, i) => new TextDecoder().decode(Uint8Array.from(result.tokens.slice(0, i + 1).flatMap((t) => [...vocabIndex.tokenBytes(t)]))).includes('.')) + 1);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after).not.toContain(the);
+    expect(free.tokens).toContain(the);
+  });
+
   it('a custom step() constraint sees the accepted tokens and restricts the next one', async () => {
     const seen: number[][] = [];
     const even: Constraint = {
@@ -251,7 +283,8 @@ describe('composition and custom constraints', () => {
     const a = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling: { seed: 1 } });
     const b = await engine.generate({ prompt: PROMPT, constraint: grammar, sampling: { seed: 2 } });
     for (const r of [a, b]) expect(r.text).toMatch(/^[a-z]{3,6}$/);
-    await expect(engine.generate({ prompt: PROMPT, constraint: { type: 'grammar', id: 999 } })).rejects.toThrow(/no compiled grammar 999/);
+    await engine.release(grammar);
+    await expect(engine.generate({ prompt: PROMPT, constraint: grammar })).rejects.toThrow(/no compiled grammar/);
   });
 });
 
@@ -363,6 +396,16 @@ describe('engine API', () => {
     expect(ajvValidator(PERSON)(JSON.parse(content))).toBe(true);
     expect(completion.usage.completion_tokens).toBeGreaterThan(0);
     expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+  });
+
+  it('dispose stops a generation in progress and waits for it', async () => {
+    const fresh = await storiesEngine();
+    const running = fresh.generate({ prompt: PROMPT, maxTokens: 400, sampling: { seed: 1 }, constraint: LogitBias({ 2: -Infinity }) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await fresh.dispose();
+    const result = await running;
+    expect(result.stopReason).toBe('abort');
+    expect(result.tokens.length).toBeLessThan(400);
   });
 
   it('reports bad input as typed errors', async () => {

@@ -90,6 +90,17 @@ describe('JSON Schema generation', () => {
     }
   });
 
+  it('a grammar that may go on after a complete output ends complete at every budget', async () => {
+    const lines = Gbnf('root ::= ([a-z ]{1,12} "\\n")+');
+    for (const maxTokens of [4, 6, 9, 13]) {
+      for (const sampling of [{ temperature: 0 }, { seed: 1 }, { seed: 2, temperature: 1.5 }]) {
+        const result = await engine.generate({ prompt: PROMPT, constraint: lines, sampling, maxTokens });
+        expect(result.complete, `${maxTokens} ${JSON.stringify(sampling)}: ${JSON.stringify(result.text)}`).toBe(true);
+        expect(result.text).toMatch(/^([a-z ]{1,12}\n)+$/);
+      }
+    }
+  });
+
   it('without enough budget for the shortest instance, nothing is promised', async () => {
     const person = handWritten[0]!.schema;
     const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(person), sampling: { temperature: 0 }, maxTokens: 3 });

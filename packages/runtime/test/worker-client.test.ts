@@ -102,6 +102,10 @@ describe('createWorkerEngine', () => {
     const result = await engine.generate({ prompt: 'Lily', maxTokens: 200, sampling: { seed: 2 }, signal: controller.signal, onToken: (e) => e.index === 1 && controller.abort() });
     expect(result.stopReason).toBe('abort');
     expect(result.tokens.length).toBeLessThan(200);
+    // A signal aborted before the call: the worker does not start.
+    const early = await engine.generate({ prompt: 'Lily', maxTokens: 50, signal: AbortSignal.abort() });
+    expect(early.stopReason).toBe('abort');
+    expect(early.tokens).toEqual([]);
   });
 
   it('rejects with the error class and fields thrown in the worker', async () => {
