@@ -18,7 +18,7 @@ const KINDS: readonly SieveOutputKind[] = ['json-schema', 'json', 'regex', 'gbnf
 // One engine per model setup, shared by every element on the page.
 const engines = new Map<string, { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> }>();
 
-function engineFor(key: { model: string; device: string; vocab: string; assets: string }): { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> } {
+function engineFor(key: { model: string; device: string; dtype: string; vocab: string; assets: string }): { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> } {
   const id = JSON.stringify(key);
   let entry = engines.get(id);
   if (entry === undefined) {
@@ -28,6 +28,7 @@ function engineFor(key: { model: string; device: string; vocab: string; assets: 
     const ready = engine.load({
       model: key.model,
       device: key.device as 'auto',
+      ...(key.dtype === '' ? {} : { dtype: key.dtype as 'fp32' }),
       kernel: new URL('kernel.wasm', base).href,
       wasmPaths: new URL('ort/', base).href,
       ...(key.vocab === '' ? {} : { vocab: new URL(key.vocab, document.baseURI).href }),
@@ -51,6 +52,7 @@ export class SieveOutput extends LitElement {
     temperature: { type: Number },
     seed: { type: Number },
     device: { type: String },
+    dtype: { type: String },
     vocab: { type: String },
     assets: { type: String },
     autostart: { type: Boolean },
@@ -75,6 +77,8 @@ export class SieveOutput extends LitElement {
   temperature = 1;
   seed: number | undefined = undefined;
   device: 'auto' | 'webgpu' | 'wasm' = 'auto';
+  /** Weights' data type (`fp32`, `fp16`, `q8`, `q4`…); default: the model's. */
+  dtype = '';
   /** The tokenizer's vocab index URL (`sieve vocab build`); built at load when empty. */
   vocab = '';
   /** Where kernel.wasm and ort/ are served (default: the page's root). */
@@ -120,7 +124,7 @@ export class SieveOutput extends LitElement {
     try {
       if (this.model === '') throw new TypeError('<sieve-output> needs a model attribute');
       const constraint = this.#constraintSpec();
-      const { engine, ready, progress } = engineFor({ model: this.model, device: this.device, vocab: this.vocab, assets: this.assets });
+      const { engine, ready, progress } = engineFor({ model: this.model, device: this.device, dtype: this.dtype, vocab: this.vocab, assets: this.assets });
       const onProgress = (p: LoadProgress): void => {
         this.loaded = p.totalBytes > 0 ? p.loadedBytes / p.totalBytes : 0;
         this.status = p.kind === 'ready' ? 'loaded' : 'loading';
