@@ -7,7 +7,7 @@ import { execSync, spawn } from 'node:child_process';
 const PORT = 4318;
 const root = new URL('../..', import.meta.url).pathname;
 execSync('pnpm --filter @sieve/demo run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-const server = spawn('pnpm', ['--filter', '@sieve/demo', 'exec', 'vite', 'preview', '--port', String(PORT)], { cwd: root, stdio: 'ignore', detached: true });
+const server = spawn('pnpm', ['--filter', '@sieve/demo', 'exec', 'vite', 'preview', '--configLoader', 'runner', '--port', String(PORT)], { cwd: root, stdio: 'ignore', detached: true });
 try {
   const url = `http://127.0.0.1:${PORT}/bench.html`;
   for (let i = 0; ; i++) {
