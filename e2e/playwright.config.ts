@@ -32,11 +32,9 @@ export default defineConfig({
     // A WebGPU adapter from SwiftShader: the WebGPU path is tested, never timed.
     { name: 'webgpu', testMatch: '*.webgpu.e2e.ts', use: { launchOptions: { executablePath, args: [...chromiumFlags, '--enable-unsafe-webgpu'] } } },
   ],
-  webServer: {
-    // The production build, served the way a static host would.
-    command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview',
-    url: 'http://127.0.0.1:4317',
-    reuseExistingServer: false,
-    timeout: 120_000,
-  },
+  // The production builds, served the way a static host would: the demo, and the forms PWA.
+  webServer: [
+    { command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview', url: 'http://127.0.0.1:4317', reuseExistingServer: false, timeout: 120_000 },
+    { command: 'pnpm --filter @sieve/forms run build && pnpm --filter @sieve/forms run preview', url: 'http://127.0.0.1:4319', reuseExistingServer: false, timeout: 120_000 },
+  ],
 });

@@ -8,4 +8,4 @@ export { DeadEndError, IncompleteOutputError, ModelLoadError, NotLoadedError, Wo
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export type { SamplingOptions } from './sampler.ts';
 export { createWorkerEngine } from './worker-client.ts';
-export type { WorkerEngine } from './worker-client.ts';
+export type { WorkerEngine, WorkerEngineOptions } from './worker-client.ts';

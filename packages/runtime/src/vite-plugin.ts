@@ -9,7 +9,8 @@
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
-import { defaultClientConditions, type Connect, type Plugin } from 'vite';
+import { defaultClientConditions, type Connect, type Plugin, type PluginOption } from 'vite';
+import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
 
 /** Options of `sieveApp`. */
 export interface SieveAppOptions {
@@ -53,4 +54,44 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
 /** The models folder beside this repository (`../shared/models`), for the repo's own apps. */
 export function sharedModelsDir(appDir: string): string {
   return join(appDir, '..', '..', '..', 'shared', 'models');
+}
+
+/** What `offlineApp` precaches beyond the app's own HTML, JS, CSS, SVG and WASM. */
+export interface OfflineAppOptions extends SieveAppOptions {
+  readonly manifest: Partial<ManifestOptions>;
+  /** Extra precache globs (e.g. the one vocab index the app uses), relative to the build output. */
+  readonly precache?: readonly string[];
+  /** Globs kept out of the precache (pages of other apps in a shared public folder). */
+  readonly ignore?: readonly string[];
+}
+
+/**
+ * `sieveApp()` plus an installable, offline PWA (vite-plugin-pwa, Workbox): the app shell is
+ * precached, and models (`/models/`), onnxruntime (`/ort/`) and everything under `/vocab/` and
+ * `/element/` are cached the first time they load. The service worker takes over at once.
+ */
+export function offlineApp(options: OfflineAppOptions): PluginOption[] {
+  return [
+    sieveApp(options),
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: 'script-defer',
+      manifest: { start_url: '/', display: 'standalone', background_color: '#ffffff', theme_color: '#2f6fd6', icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }], ...options.manifest },
+      workbox: {
+        globPatterns: ['**/*.{html,js,css,svg,wasm}', ...(options.precache ?? [])],
+        globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
+        maximumFileSizeToCacheInBytes: 4 * 2 ** 20,
+        navigateFallback: null,
+        clientsClaim: true,
+        skipWaiting: true,
+        runtimeCaching: [
+          {
+            urlPattern: ({ url }) => /^\/(models|ort|vocab|element)\//.test(url.pathname),
+            handler: 'CacheFirst',
+            options: { cacheName: 'sieve-models-and-runtimes', cacheableResponse: { statuses: [200] } },
+          },
+        ],
+      },
+    }),
+  ];
 }

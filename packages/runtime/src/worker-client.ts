@@ -19,8 +19,14 @@ export interface WorkerEngine extends SieveEngine {
   restart(): Promise<ModelInfo | null>;
 }
 
+/** Options of `createWorkerEngine`. */
+export interface WorkerEngineOptions {
+  /** Called when the worker dies (after pending calls reject); `restart()` brings it back. */
+  readonly onCrash?: (error: WorkerCrashedError) => void;
+}
+
 /** Runs the engine in the worker `makeWorker` creates (called again on `restart`). */
-export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
+export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngineOptions = {}): WorkerEngine {
   installErrorTransfer();
   let worker: Worker;
   let remote: Remote<EngineHost>;
@@ -34,7 +40,11 @@ export function createWorkerEngine(makeWorker: () => Worker): WorkerEngine {
     remote = wrap<EngineHost>(worker);
     crash = new Promise<never>((_, reject) => {
       fail = reject;
-      worker.addEventListener('error', (event) => reject(new WorkerCrashedError(`the engine's worker crashed: ${event.message || 'unknown error'}; call restart()`)));
+      worker.addEventListener('error', (event) => {
+        const error = new WorkerCrashedError(`the engine's worker crashed: ${event.message || 'unknown error'}; call restart()`);
+        reject(error);
+        options.onCrash?.(error);
+      });
     });
     crash.catch(() => undefined);
   };

@@ -44,12 +44,16 @@ class ChannelWorker extends EventTarget {
 
 const workers: ChannelWorker[] = [];
 let engine: WorkerEngine;
+const crashes: string[] = [];
 const newEngine = (): WorkerEngine =>
-  createWorkerEngine(() => {
-    const worker = new ChannelWorker();
-    workers.push(worker);
-    return worker as unknown as Worker;
-  });
+  createWorkerEngine(
+    () => {
+      const worker = new ChannelWorker();
+      workers.push(worker);
+      return worker as unknown as Worker;
+    },
+    { onCrash: (error) => crashes.push(error.message) },
+  );
 const load = (e: WorkerEngine) => e.load({ model: STORIES_260K, device: 'cpu', vocab: new Uint8Array(readFileSync(STORIES_VOCAB)) });
 
 afterEach(async () => {
@@ -122,6 +126,7 @@ describe('createWorkerEngine', () => {
     const pending = engine.generate({ prompt: 'Lily', maxTokens: 400, sampling: { seed: 3 } });
     workers[0]!.crash('out of memory');
     await expect(pending).rejects.toBeInstanceOf(WorkerCrashedError);
+    expect(crashes.at(-1)).toMatch(/out of memory/);
     await expect(engine.generate({ prompt: 'Lily', maxTokens: 2 })).rejects.toThrow(/crashed: out of memory; call restart/);
     const info = await engine.restart();
     expect(workers[0]!.terminated).toBe(true);

@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { offlineApp, sharedModelsDir } from '@sieve/runtime/vite';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  publicDir: '../../public',
+  // The engine's setup (workers, onnxruntime's WASM, COOP/COEP, /models/) and an installable,
+  // offline PWA: app shell, kernel.wasm and the model's vocab index precached, the model files
+  // and onnxruntime cached on first load.
+  plugins: offlineApp({
+    modelsDir: process.env.SIEVE_MODELS ?? sharedModelsDir(import.meta.dirname),
+    manifest: { name: 'Sieve forms', short_name: 'Forms', description: 'Fill forms from pasted text, on your device.' },
+    precache: ['vocab/stories260k.vocab'],
+    ignore: ['engine.html', 'bench.html', 'element.html'],
+  }),
+  server: { host: '127.0.0.1', port: 5174 },
+  preview: { host: '127.0.0.1', port: 4319, strictPort: true },
+  build: { target: 'es2022', rollupOptions: { input: { main: join(import.meta.dirname, 'index.html') } } },
+});
