@@ -28,6 +28,7 @@ export function spanOfPointer(text: string, pointer: string): TextSpan | null {
     if (c === '{') {
       at++;
       for (space(); text[at] !== '}' && at < text.length; space()) {
+        if (text[at] !== '"') break; // not JSON here: stop rather than loop
         const name = string();
         space();
         at++; // :
@@ -39,9 +40,11 @@ export function spanOfPointer(text: string, pointer: string): TextSpan | null {
     } else if (c === '[') {
       at++;
       for (let i = 0; (space(), text[at] !== ']' && at < text.length); i++) {
+        const before = at;
         value(`${key}/${i}`);
         space();
         if (text[at] === ',') at++;
+        else if (at === before) break; // nothing consumed (`[}`): stop rather than loop
       }
       at++;
     } else if (c === '"') {

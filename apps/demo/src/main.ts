@@ -47,8 +47,11 @@ function constraintSpec(): GrammarSpec {
     return { type: 'json-schema', schema: JSON.parse(editor.value) as unknown };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    // V8 says "position N"; other engines "line L column C".
     const position = /position (\d+)/.exec(message);
-    const at = position ? Number(position[1]) : editor.value.length;
+    const lineColumn = /line (\d+) column (\d+)/.exec(message);
+    const lines = editor.value.split('\n');
+    const at = position ? Number(position[1]) : lineColumn ? lines.slice(0, Number(lineColumn[1]) - 1).reduce((n, l) => n + l.length + 1, 0) + Number(lineColumn[2]) - 1 : editor.value.length;
     throw Object.assign(new SyntaxError(`not valid JSON: ${message}`), { span: { start: at, end: at + 1 } });
   }
 }
@@ -57,6 +60,7 @@ let checkTimer = 0;
 let checkSerial = 0;
 function scheduleCheck(): void {
   clearTimeout(checkTimer);
+  checkSerial++; // a result for older text is dropped
   compileStatus.textContent = 'compiling…';
   compileStatus.dataset.state = 'busy';
   checkTimer = window.setTimeout(() => void check(), 200);
@@ -185,6 +189,7 @@ async function generate(): Promise<void> {
   result.textContent = 'Generating…';
   result.dataset.state = 'running';
   $<HTMLButtonElement>('generate').disabled = true;
+  $<HTMLButtonElement>('load').disabled = true; // loading waits for a running (or paused) generation
   $<HTMLButtonElement>('stop').disabled = false;
   try {
     const done = await engine.generate({
@@ -207,6 +212,7 @@ async function generate(): Promise<void> {
   } finally {
     running = null;
     next.disabled = true;
+    $<HTMLButtonElement>('load').disabled = false;
     $<HTMLButtonElement>('generate').disabled = false;
     $<HTMLButtonElement>('stop').disabled = true;
   }

@@ -55,6 +55,12 @@ export class MaskView {
     }
     if (chosen >= 0 && chosen < this.#vocabSize) paint(chosen, CHOSEN);
     this.#context.putImageData(image, 0, 0);
+    // On a large vocabulary a cell is a pixel: ring the sampled token so it stays visible.
+    if (chosen >= 0 && this.#cell < 6) {
+      this.#context.strokeStyle = `rgb(${CHOSEN.join(',')})`;
+      this.#context.lineWidth = 2;
+      this.#context.strokeRect((chosen % this.#columns) * this.#cell - 4, Math.floor(chosen / this.#columns) * this.#cell - 4, this.#cell + 8, this.#cell + 8);
+    }
   }
 }
 

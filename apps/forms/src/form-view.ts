@@ -31,19 +31,22 @@ export class FormView {
 
 let ids = 0;
 
-function field(schema: Schema, label: string, path: string, onEdit: () => void): Field {
+function field(schema: Schema | boolean, label: string, path: string, onEdit: () => void, required = false): Field {
+  // `true` (anything) and other schemas without a widget are edited as JSON.
+  if (typeof schema !== 'object' || schema === null) return jsonField(label, path, onEdit);
   const choices = schema['enum'] !== undefined ? (schema['enum'] as unknown[]) : 'const' in schema ? [schema['const']] : null;
   if (choices !== null) return choiceField(choices, label, path, onEdit);
   const type = schema['type'];
   if (type === 'object' && typeof schema['properties'] === 'object') return objectField(schema, label, path, onEdit);
   if (type === 'array' && typeof schema['items'] === 'object') return arrayField(schema, label, path, onEdit);
-  if (type === 'string') return inputField('text', label, path, onEdit, (s) => (s === '' ? undefined : s), (v) => (typeof v === 'string' ? v : ''));
-  if (type === 'integer' || type === 'number') return inputField('number', label, path, onEdit, (s) => (s === '' ? undefined : Number(s)), (v) => (typeof v === 'number' ? String(v) : ''));
+  if (type === 'string') return inputField('text', label, path, onEdit, required, (s) => s, (v) => (typeof v === 'string' ? v : ''));
+  if (type === 'integer' || type === 'number') return inputField('number', label, path, onEdit, required, (s) => (s === '' ? undefined : Number(s)), (v) => (typeof v === 'number' ? String(v) : ''));
   if (type === 'boolean') return choiceField([true, false], label, path, onEdit);
   return jsonField(label, path, onEdit);
 }
 
-function labelled(label: string, path: string, control: HTMLElement): HTMLElement {
+function labelled(label: string, path: string, control: HTMLElement, required = false): HTMLElement {
+  if (required) control.setAttribute('aria-required', 'true');
   const id = `f${++ids}`;
   control.id = id;
   control.dataset.path = path;
@@ -56,12 +59,26 @@ function labelled(label: string, path: string, control: HTMLElement): HTMLElemen
   return wrapper;
 }
 
-function inputField(type: 'text' | 'number', label: string, path: string, onEdit: () => void, read: (s: string) => unknown, show: (v: unknown) => string): Field {
+// A field holds a value once one is set or typed (an empty string the model wrote is a value;
+// a field the person empties has none).
+function inputField(type: 'text' | 'number', label: string, path: string, onEdit: () => void, required: boolean, read: (s: string) => unknown, show: (v: unknown) => string): Field {
   const input = document.createElement('input');
   input.type = type;
+  input.required = required;
   if (type === 'number') input.step = 'any';
-  input.addEventListener('input', onEdit);
-  return { element: labelled(label, path, input), set: (v) => void (input.value = show(v)), get: () => read(input.value) };
+  let present = false;
+  input.addEventListener('input', () => {
+    present = input.value !== '';
+    onEdit();
+  });
+  return {
+    element: labelled(label, path, input, required),
+    set: (v) => {
+      present = v !== undefined;
+      input.value = show(v);
+    },
+    get: () => (present ? read(input.value) : undefined),
+  };
 }
 
 function choiceField(choices: readonly unknown[], label: string, path: string, onEdit: () => void): Field {
@@ -98,24 +115,31 @@ function objectField(schema: Schema, label: string, path: string, onEdit: () => 
   legend.textContent = label;
   set.append(legend);
   const required = new Set((schema['required'] as string[] | undefined) ?? []);
-  const members = Object.entries(schema['properties'] as Record<string, Schema>).map(([key, sub]) => {
-    const child = field(sub, `${(sub['title'] as string | undefined) ?? key}${required.has(key) ? ' *' : ''}`, `${path}.${key}`, onEdit);
+  const members = Object.entries(schema['properties'] as Record<string, Schema | boolean>).map(([key, sub]) => {
+    const title = typeof sub === 'object' && typeof sub['title'] === 'string' ? sub['title'] : key;
+    const child = field(sub, `${title}${required.has(key) ? ' *' : ''}`, `${path}.${key}`, onEdit, required.has(key));
     set.append(child.element);
     return [key, child] as const;
   });
+  // Members the form has no field for (additional properties) are kept as they came.
+  let extra: Record<string, unknown> = {};
+  let present = path === 'form';
   return {
     element: set,
     set: (v) => {
       const object = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+      present = path === 'form' || object === v;
+      extra = Object.fromEntries(Object.entries(object).filter(([key]) => !members.some(([k]) => k === key)));
       for (const [key, child] of members) child.set(object[key]);
     },
     get: () => {
-      const out: Record<string, unknown> = {};
+      const out: Record<string, unknown> = { ...extra };
       for (const [key, child] of members) {
         const value = child.get();
         if (value !== undefined) out[key] = value;
       }
-      return out;
+      // An optional object nobody wrote stays absent.
+      return present || Object.keys(out).length > 0 ? out : undefined;
     },
   };
 }
@@ -131,6 +155,7 @@ function arrayField(schema: Schema, label: string, path: string, onEdit: () => v
   add.textContent = `Add ${((schema['items'] as Schema)['title'] as string | undefined) ?? 'item'}`;
   set.append(legend, list, add);
   const items: { row: HTMLElement; field: Field }[] = [];
+  let present = false;
   const push = (value: unknown): void => {
     const row = document.createElement('div');
     row.className = 'item';
@@ -149,16 +174,19 @@ function arrayField(schema: Schema, label: string, path: string, onEdit: () => v
     items.push({ row, field: child });
   };
   add.addEventListener('click', () => {
+    present = true;
     push(undefined);
     onEdit();
   });
   return {
     element: set,
     set: (v) => {
+      present = Array.isArray(v);
       const values = Array.isArray(v) ? v : [];
       while (items.length > values.length) items.pop()!.row.remove();
       values.forEach((value, i) => (i < items.length ? items[i]!.field.set(value) : push(value)));
     },
-    get: () => items.map((i) => i.field.get()).filter((v) => v !== undefined),
+    // An optional list nobody wrote stays absent; an empty one written stays [].
+    get: () => (present || items.length > 0 ? items.map((i) => i.field.get()).filter((v) => v !== undefined) : undefined),
   };
 }

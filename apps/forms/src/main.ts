@@ -21,11 +21,17 @@ let model: ModelInfo | null = null;
 let running: AbortController | null = null;
 
 // A crashed worker is restarted; the page keeps its state (and the draft is in IndexedDB).
+// At most this many restarts: a worker that dies every time is reported instead.
+const MAX_RESTARTS = 3;
 const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }), {
-  onCrash: () => {
+  onCrash: (error) => {
+    model = null;
+    $<HTMLButtonElement>('fill').disabled = true;
+    const restarts = Number(document.body.dataset.restarts ?? 0) + 1;
+    document.body.dataset.restarts = String(restarts);
+    if (restarts > MAX_RESTARTS) return failed(error);
     engineStatus.textContent = 'The model stopped unexpectedly; restarting it… (your draft is safe)';
     engineStatus.dataset.state = 'loading';
-    document.body.dataset.restarts = String(Number(document.body.dataset.restarts ?? 0) + 1);
     void engine.restart().then(ready, failed);
   },
 });
@@ -38,6 +44,8 @@ function ready(info: ModelInfo | null): void {
 }
 
 function failed(error: unknown): void {
+  model = null;
+  $<HTMLButtonElement>('fill').disabled = true;
   engineStatus.textContent = `The model could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
   engineStatus.dataset.state = 'error';
 }
@@ -62,13 +70,15 @@ function renderList(): void {
 
 async function select(form: FormDefinition): Promise<void> {
   running?.abort();
+  // The draft is read before anything changes, so a save in between cannot overwrite it.
+  const draft = await loadDraft(form.id);
+  const formView = new FormView($('form'), form.schema, () => void changed());
   current = form;
+  view = formView;
   void setSetting('current', form.id);
   renderList();
   $('form-title').textContent = form.title;
   $<HTMLButtonElement>('sample').hidden = form.sample === '';
-  view = new FormView($('form'), form.schema, () => void changed());
-  const draft = await loadDraft(form.id);
   pasted.value = draft?.pasted ?? '';
   view.value = draft?.value;
   showJson();
@@ -92,6 +102,8 @@ function showJson(): void {
 }
 
 pasted.addEventListener('input', () => void changed());
+// Enter in a field must not submit (and reload) the page.
+$('form').addEventListener('submit', (event) => event.preventDefault());
 $('sample').addEventListener('click', () => {
   pasted.value = current.sample;
   void changed();
@@ -127,8 +139,10 @@ async function fill(): Promise<void> {
         void changed();
       },
     });
-    if (current === form && result.complete === true) view.value = JSON.parse(result.text) as unknown;
-    await changed();
+    if (current === form) {
+      if (result.complete === true) view.value = JSON.parse(result.text) as unknown;
+      await changed();
+    }
     fillStatus.textContent = result.complete === true ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself). Check and edit the fields.` : `Stopped (${result.stopReason}).`;
     fillStatus.dataset.state = result.complete === true ? 'done' : 'stopped';
   } catch (error) {
@@ -183,6 +197,7 @@ async function createCustomForm(): Promise<void> {
     await engine.release(await engine.compile({ type: 'json-schema', schema }));
     const title = $<HTMLInputElement>('custom-title').value.trim() || (typeof schema['title'] === 'string' ? schema['title'] : 'Custom form');
     const form: FormDefinition = { id: `custom-${Date.now()}`, title, schema, sample: '', maxTokens: 256, custom: true };
+    new FormView(document.createElement('form'), form.schema, () => undefined); // it must render before it is kept
     await saveCustomForm(form);
     forms.push(form);
     error.hidden = true;
@@ -197,9 +212,15 @@ async function createCustomForm(): Promise<void> {
 // Start: custom forms and the last form from IndexedDB, then the model.
 
 async function start(): Promise<void> {
-  forms.push(...(await customForms()));
-  const last = await getSetting('current');
-  await select(forms.find((f) => f.id === last) ?? forms[0]!);
+  try {
+    forms.push(...(await customForms()));
+    const last = await getSetting('current');
+    await select(forms.find((f) => f.id === last) ?? forms[0]!);
+  } catch (error) {
+    // Storage unavailable or a form that cannot be shown: start on the first built-in form.
+    console.error(error);
+    await select(forms[0]!).catch(() => undefined);
+  }
   document.body.dataset.ready = 'true';
   engine
     .load({

@@ -24,9 +24,11 @@ function engineFor(key: { model: string; device: string; dtype: string; vocab: s
   if (entry === undefined) {
     const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
     const progress = new Set<(p: LoadProgress) => void>();
-    const base = new URL(key.assets, document.baseURI);
+    const base = new URL(key.assets.endsWith('/') ? key.assets : `${key.assets}/`, document.baseURI);
+    // A local folder is resolved against the page, not the worker's script.
+    const model = /^[./]/.test(key.model) ? new URL(key.model, document.baseURI).pathname : key.model;
     const ready = engine.load({
-      model: key.model,
+      model,
       device: key.device as 'auto',
       ...(key.dtype === '' ? {} : { dtype: key.dtype as 'fp32' }),
       kernel: new URL('kernel.wasm', base).href,
@@ -36,8 +38,11 @@ function engineFor(key: { model: string; device: string; dtype: string; vocab: s
     });
     entry = { engine, ready, progress };
     engines.set(id, entry);
-    // A failed load is not kept: the next element (or attempt) tries again.
-    ready.catch(() => engines.delete(id));
+    // A failed load is not kept (nor its worker): the next element (or attempt) tries again.
+    ready.catch(() => {
+      engines.delete(id);
+      void engine.dispose();
+    });
   }
   return entry;
 }
@@ -117,7 +122,7 @@ export class SieveOutput extends LitElement {
 
   /** Generates (again); resolves with the result, and fires `done` (or `error`). */
   async generate(): Promise<GenerateResult> {
-    this.stop();
+    this.#abort?.abort(); // a running generation is replaced: its late events are ignored
     const abort = (this.#abort = new AbortController());
     const output = this.#output!;
     output.textContent = '';
@@ -126,7 +131,7 @@ export class SieveOutput extends LitElement {
       const constraint = this.#constraintSpec();
       const { engine, ready, progress } = engineFor({ model: this.model, device: this.device, dtype: this.dtype, vocab: this.vocab, assets: this.assets });
       const onProgress = (p: LoadProgress): void => {
-        this.loaded = p.totalBytes > 0 ? p.loadedBytes / p.totalBytes : 0;
+        if (p.kind === 'total') this.loaded = p.totalBytes > 0 ? p.loadedBytes / p.totalBytes : 0;
         this.status = p.kind === 'ready' ? 'loaded' : 'loading';
       };
       progress.add(onProgress);
@@ -140,16 +145,19 @@ export class SieveOutput extends LitElement {
         sampling: { temperature: this.temperature, ...(this.seed === undefined ? {} : { seed: this.seed }) },
         signal: abort.signal,
         onToken: (event: TokenEvent) => {
+          if (this.#abort !== abort) return; // a run replaced by a newer one
           output.textContent += event.text;
           this.dispatchEvent(new CustomEvent('token', { detail: event }));
         },
       });
+      if (this.#abort !== abort) return result;
       // The final text (token healing and stop strings can differ from the streamed pieces).
       output.textContent = result.text;
       this.status = `done (${result.stopReason}, ${result.tokens.length} tokens)`;
       this.dispatchEvent(new CustomEvent('done', { detail: result }));
       return result;
     } catch (error) {
+      if (this.#abort !== abort) throw error;
       this.status = `error: ${error instanceof Error ? error.message : String(error)}`;
       this.dispatchEvent(new CustomEvent('error', { detail: error }));
       throw error;
@@ -160,8 +168,8 @@ export class SieveOutput extends LitElement {
 
   /** Stops a generation in progress (it resolves with what was written, stop reason `abort`). */
   stop(): void {
+    // The run stays current: it finishes with what was written (stop reason `abort`) and fires `done`.
     this.#abort?.abort();
-    this.#abort = null;
   }
 
   protected override render(): unknown {
