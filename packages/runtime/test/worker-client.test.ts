@@ -92,6 +92,8 @@ describe('createWorkerEngine', () => {
         return e.index === 1 ? paused : undefined;
       },
     });
+    // Wait for the paused token, then give the worker time it would use to go on.
+    while (!seen.includes(1)) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(seen).toEqual([0, 1]);
     resume();
