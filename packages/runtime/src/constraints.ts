@@ -471,17 +471,9 @@ class ThinkConstraint implements ActiveConstraint {
     return banMask(banned, vocabIndex.tokenCount);
   }
 
+  // While thinking a token is its bytes (the trigger may end inside it).
   commit(token: number): boolean {
-    if (!this.#thinking) return this.#inner.commit(token);
-    const bytes = this.#context.vocabIndex.tokenBytes(token);
-    const rest = this.#afterTrigger(bytes);
-    if (rest === null) {
-      const joined = concat(this.#tail, bytes);
-      this.#tail = joined.slice(Math.max(0, joined.length - (this.#trigger.length - 1)));
-      return true;
-    }
-    this.#thinking = false;
-    return rest.length === 0 || this.#inner.commitBytes(rest);
+    return this.#thinking ? this.commitBytes(this.#context.vocabIndex.tokenBytes(token)) : this.#inner.commit(token);
   }
 
   forced(): number[] {

@@ -114,10 +114,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   const started = performance.now();
   const rng = new Rng(options.sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
   const eos = new Set(context.eosTokenIds);
-  // The logit bias, read at every step (a ThinkThen's inner bias starts with its trigger).
-  const currentBias = (): Readonly<Record<number, number>> | undefined => mergeBias(constraint.bias, options.sampling.logitBias);
+  // The logit bias, merged once per step (a ThinkThen's inner bias starts with its trigger).
+  let bias = mergeBias(constraint.bias, options.sampling.logitBias);
   // Tokens no completion may use: banned by the constraint or by a -Infinity bias.
-  const excluded = (token: number): boolean => constraint.banned(token) || currentBias()?.[token] === -Infinity;
+  const excluded = (token: number): boolean => constraint.banned(token) || bias?.[token] === -Infinity;
   const tokens: number[] = [];
   let forcedCount = 0;
   let maskUs = 0;
@@ -185,6 +185,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   };
 
   for (;;) {
+    bias = mergeBias(constraint.bias, options.sampling.logitBias);
     if (options.signal?.aborted) return finish('abort');
     if (output.hasStop(options.stop)) return finish('stop');
     if (tokens.length >= options.maxTokens) return finish('length');
@@ -200,7 +201,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (options.fastForward && heal === null) {
       const forced: number[] = [];
       for (const token of constraint.forced()) {
-        if (tokens.length >= options.maxTokens || currentBias()?.[token] === -Infinity || !commitToken(token)) break;
+        if (tokens.length >= options.maxTokens || bias?.[token] === -Infinity || !commitToken(token)) break;
         tokens.push(token);
         output.push(token);
         forced.push(token);
@@ -235,7 +236,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     const masked = logits.slice();
     if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
     else kernel.applyBrle(masked, mask);
-    applyLogitBias(masked, currentBias());
+    applyLogitBias(masked, bias);
 
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
