@@ -11,6 +11,8 @@ export {
   BrleError,
 } from './brle.ts';
 export type { Brle } from './brle.ts';
+export { fingerprint, MASK_INDEX_VERSION, MaskIndex, MaskIndexFormatError, NEXT_REJECTED, NEXT_UNINDEXED, writeMaskIndex } from './mask-index.ts';
+export type { MaskIndexInput, MaskIndexMeta, MaskIndexStateInput } from './mask-index.ts';
 export { TOKEN_SLICES, tokenInSlice, utf8CharCount, utf8Lead } from './token-slices.ts';
 export type { TokenSlice } from './token-slices.ts';
 export { VocabFormatError, VocabIndex, writeVocabIndex } from './vocab-index.ts';

@@ -3,6 +3,7 @@
  * defined, in `vocab-layout.ts`.
  */
 import { bitsetWords } from './bitset.ts';
+import { fingerprint } from './mask-index.ts';
 import {
   MAX_TOKEN_SLICES,
   TOKEN_EMPTY,
@@ -122,6 +123,16 @@ export class VocabIndex implements VocabSections {
     const metaBytes = section(word(VH_META_AT), word(VH_META_LENGTH), u8, 1);
     this.meta = JSON.parse(new TextDecoder().decode(metaBytes)) as VocabMeta;
   }
+
+  /**
+   * A fingerprint of everything token masks depend on (token bytes and flags), equal for
+   * two builds of the same tokenizer; mask indexes record it (see mask-index.ts).
+   */
+  get fingerprint(): string {
+    this.#fingerprint ??= fingerprint([new Uint8Array(this.offsets.buffer, this.offsets.byteOffset, this.offsets.byteLength), this.flags, this.bytes]);
+    return this.#fingerprint;
+  }
+  #fingerprint: string | undefined;
 
   /** The exact bytes token `id` stands for (a view, not a copy). */
   tokenBytes(id: number): Uint8Array {

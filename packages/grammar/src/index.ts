@@ -20,6 +20,8 @@ export { parseLark } from './frontends/lark.ts';
 export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';
 export type { GrammarFormat } from './formats.ts';
 export { KernelGrammar, KernelMatcher } from './kernel-matcher.ts';
+export { buildMaskIndex, checkMaskIndex, grammarFingerprint, IndexedMatcher, MaskIndexMismatchError } from './mask-index.ts';
+export type { BuiltMaskIndex, MaskIndexBuildOptions } from './mask-index.ts';
 export type { KernelMatcherOptions } from './kernel-matcher.ts';
 export { jsonEqual, jsonSchemaGrammar, MAX_SCHEMA_RULES, mergeSchemas } from './json-schema/compile-json-schema.ts';
 export type { JsonSchemaGrammar, JsonSchemaOptions } from './json-schema/compile-json-schema.ts';

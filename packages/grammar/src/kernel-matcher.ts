@@ -233,6 +233,23 @@ export class KernelMatcher implements TokenMatcher {
     }
   }
 
+  /**
+   * The matcher's exact state key (see the kernel's `matcherStateKey`): equal keys of one
+   * grammar (in one cache epoch) allow the same continuations. Null when the grammar caches
+   * no masks, the chart is too big to key, or the matcher is finished.
+   */
+  stateKey(): { readonly key: string; readonly epoch: number } | null {
+    const k = this.#k;
+    const out = k.alloc(12) >>> 0;
+    try {
+      if (k.matcherStateKey(this.#m, out) !== 1) return null;
+      const [top, lex, epoch] = new Int32Array(k.memory.buffer, out, 3);
+      return { key: `${top} ${lex}`, epoch: epoch! };
+    } finally {
+      k.free(out);
+    }
+  }
+
   /** Undoes the last `n` tokens. */
   rollback(n: number): void {
     if (this.#k.matcherRollback(this.#m, n) !== abi.STATUS_OK) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);

@@ -31,6 +31,7 @@ export {
   matcherResolveStart,
   matcherRollback,
   matcherStart,
+  matcherStateKey,
   matcherTokenCount,
 } from './matcher';
 

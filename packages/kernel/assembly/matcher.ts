@@ -1008,6 +1008,22 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   return matcherMaskResume(mp);
 }
 
+/**
+ * Writes the matcher's exact state key to `out` (three i32s: the canonical id of the top
+ * parser set, the lexer state or -1 between lexemes, and the grammar's cache epoch — ids of
+ * different epochs are not comparable). Returns 1, or 0 when the grammar caches no masks or
+ * the chart is too big to key. Two matchers of one grammar with equal keys allow the same
+ * continuations: the ahead-of-time mask index numbers states by it.
+ */
+export function matcherStateKey(mp: usize, out: usize): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.finished || !stateKey(m)) return 0;
+  store<i32>(out, m.walkKey0);
+  store<i32>(out + 4, m.walkKey1);
+  store<i32>(out + 8, m.g.epoch);
+  return 1;
+}
+
 // Lexical entries are keyed (-2 - root lexer state, 1 when a lexeme is in progress), apart
 // from masks' (canonical set id >= 0, ...).
 @inline

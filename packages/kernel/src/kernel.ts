@@ -51,6 +51,7 @@ export interface KernelExports {
   matcherResolveStart(matcher: number, state: number): void;
   matcherForcedBytes(matcher: number, out: number, maxBytes: number): number;
   matcherForcedCount(matcher: number): number;
+  matcherStateKey(matcher: number, out: number): number;
 }
 
 /** Where to get kernel.wasm: bytes, a compiled module, a URL (file: URLs read from disk in Node), or a fetch response. */
