@@ -170,14 +170,15 @@ export class MaskIndexMismatchError extends Error {
 }
 
 /**
- * Checks that `index` was built for `grammar` and `vocabIndex`; throws
+ * Checks that `index` was built for `grammar` and `vocab` (those given); throws
  * `MaskIndexMismatchError` saying which differs.
  */
-export function checkMaskIndex(index: MaskIndex, grammar: CompiledGrammar, vocabIndex: VocabIndex): void {
-  if (index.vocabFingerprint !== vocabIndex.fingerprint || index.tokenCount !== vocabIndex.tokenCount) {
+export function checkMaskIndex(index: MaskIndex, against: { readonly grammar?: CompiledGrammar; readonly vocab?: VocabIndex }): void {
+  const { grammar, vocab: vocabIndex } = against;
+  if (vocabIndex !== undefined && (index.vocabFingerprint !== vocabIndex.fingerprint || index.tokenCount !== vocabIndex.tokenCount)) {
     throw new MaskIndexMismatchError('vocab', `the mask index was built for another vocabulary (tokenizer ${JSON.stringify(index.meta.tokenizer)}, ${index.tokenCount} tokens; this one is ${JSON.stringify(vocabIndex.meta.name)}, ${vocabIndex.tokenCount} tokens): rebuild it for this tokenizer`);
   }
-  if (index.grammarFingerprint !== grammarFingerprint(grammar.ir)) {
+  if (grammar !== undefined && index.grammarFingerprint !== grammarFingerprint(grammar.ir)) {
     throw new MaskIndexMismatchError('grammar', `the mask index was built for another grammar${index.meta.grammar === '' ? '' : ` (${index.meta.grammar})`}: rebuild it after changing the grammar or its options`);
   }
 }

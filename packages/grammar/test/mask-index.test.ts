@@ -148,13 +148,13 @@ describe('an index only serves its own grammar and vocabulary', () => {
   it('checkMaskIndex names what differs', () => {
     const grammar = compileGrammar(parseGrammar('regex', 'a[bc]{1,2}'));
     const built = buildMaskIndex(grammar, kernel, stories, vocab('stories260k'), { description: 'regex a[bc]{1,2}' });
-    expect(() => checkMaskIndex(built.index, grammar, vocab('stories260k'))).not.toThrow();
+    expect(() => checkMaskIndex(built.index, { grammar, vocab: vocab('stories260k') })).not.toThrow();
     // The same grammar compiled again (spans differ) keeps its fingerprint.
     expect(grammarFingerprint(parseGrammar('regex', 'a[bc]{1,2}'))).toBe(built.index.grammarFingerprint);
     const other = compileGrammar(parseGrammar('regex', 'a[bc]{1,3}'));
-    expect(() => checkMaskIndex(built.index, other, vocab('stories260k'))).toThrow(MaskIndexMismatchError);
-    expect(() => checkMaskIndex(built.index, other, vocab('stories260k'))).toThrow(/regex a\[bc\]\{1,2\}/);
-    expect(() => checkMaskIndex(built.index, grammar, vocab('llama3.1'))).toThrow(/another vocabulary/);
+    expect(() => checkMaskIndex(built.index, { grammar: other, vocab: vocab('stories260k') })).toThrow(MaskIndexMismatchError);
+    expect(() => checkMaskIndex(built.index, { grammar: other, vocab: vocab('stories260k') })).toThrow(/regex a\[bc\]\{1,2\}/);
+    expect(() => checkMaskIndex(built.index, { grammar, vocab: vocab('llama3.1') })).toThrow(/another vocabulary/);
     expect(built.index.meta.tokenizer).toBe(vocab('stories260k').meta.name);
   });
 });

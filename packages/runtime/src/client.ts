@@ -1,7 +1,7 @@
 // The page side of a worker engine: constraint builders, the worker client, errors and types.
 // Nothing here loads transformers.js or the grammar compiler.
 export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, JsonSchema, Lark, LogitBias, Regex, ThinkThen } from './constraint-specs.ts';
-export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
+export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
 export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
 export { DeadEndError, IncompleteOutputError, ModelLoadError, NotLoadedError, WorkerCrashedError } from './errors.ts';

@@ -12,11 +12,22 @@ export interface Constraint {
   step(accepted: readonly number[]): Uint32Array;
 }
 
-/** A grammar to compile: JSON Schema, any JSON, or a text grammar. */
-export type GrammarSpec =
+/**
+ * A mask index built ahead of time for a grammar (`sieve index build`, or a `?sieve` import
+ * with the Vite plugin): its bytes, or the URL of its `.sieve` file (fetched once).
+ */
+export type MaskIndexSource = Uint8Array | string;
+
+/**
+ * A grammar to compile: JSON Schema, any JSON, or a text grammar. With `index`, masks come
+ * from the precomputed mask index wherever it reaches (it must have been built for this
+ * grammar and the loaded tokenizer: `MaskIndexMismatchError` otherwise).
+ */
+export type GrammarSpec = (
   | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
   | { readonly type: 'json'; readonly whitespace?: JsonWhitespace }
-  | { readonly type: GrammarFormat; readonly grammar: string };
+  | { readonly type: GrammarFormat; readonly grammar: string }
+) & { readonly index?: MaskIndexSource };
 
 /** Built-in constraints, as plain data (structured-cloneable). */
 export type ConstraintSpec =

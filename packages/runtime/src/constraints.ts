@@ -2,9 +2,11 @@
  * Constraints at work: a compiled `Grammar`, and the `ActiveConstraint` the engine makes of a
  * spec, a grammar or a custom `Constraint` for one generation (see `constraint-specs.ts`).
  */
-import { bitsetAdd, bitsetHas, bitsetWords, brleAllows, brleAnd, brleFromBitset, brleLength, type Brle, type VocabIndex } from '@sieve/format';
+import { bitsetAdd, bitsetHas, bitsetWords, brleAllows, brleAnd, brleFromBitset, brleLength, MaskIndex, type Brle, type VocabIndex } from '@sieve/format';
 import {
+  checkMaskIndex,
   compileGrammar,
+  IndexedMatcher,
   jsonGrammar,
   jsonSchemaGrammar,
   KernelGrammar,
@@ -15,6 +17,7 @@ import {
   type GrammarIR,
   type GrammarLimits,
   type SchemaWarning,
+  type TokenMatcher,
 } from '@sieve/grammar';
 import { GENERATION_JSON_WHITESPACE, type Constraint, type ConstraintInput, type GrammarSpec } from './constraint-specs.ts';
 import type { Kernel, KernelVocab } from '@sieve/kernel';
@@ -24,7 +27,11 @@ export class Grammar {
   readonly compiled: CompiledGrammar;
   /** Unsupported JSON Schema keywords downgraded under `lenient` (empty otherwise). */
   readonly warnings: readonly SchemaWarning[];
+  /** The precomputed mask index the spec came with, if any. */
+  readonly maskIndex: MaskIndex | null;
   readonly #loaded = new Map<Kernel, KernelGrammar>();
+  // Vocab indexes the mask index was checked against.
+  readonly #checkedVocabs = new WeakSet<VocabIndex>();
   // Generations using the grammar; `dispose` waits for them to end.
   #users = 0;
   #disposed = false;
@@ -47,6 +54,9 @@ export class Grammar {
     }
     this.compiled = compileGrammar(ir, limits);
     this.warnings = warnings;
+    if (typeof spec.index === 'string') throw new TypeError('a mask index given by URL must be fetched first (the engine does this)');
+    this.maskIndex = spec.index === undefined ? null : new MaskIndex(spec.index);
+    if (this.maskIndex !== null) checkMaskIndex(this.maskIndex, { grammar: this.compiled });
   }
 
   /** @internal A generation starts using the grammar (`unretain` when it ends). */
@@ -60,11 +70,22 @@ export class Grammar {
     if (--this.#users === 0 && this.#disposed) this.#free();
   }
 
-  /** A matcher at the start of the grammar (dispose it). */
-  matcher(kernel: Kernel, vocab: KernelVocab, eosTokenIds: readonly number[]): KernelMatcher {
+  /**
+   * A matcher at the start of the grammar (dispose it): reading masks from the mask index
+   * when there is one, else the kernel matcher.
+   */
+  matcher(context: Pick<ConstraintContext, 'kernel' | 'vocab' | 'vocabIndex' | 'eosTokenIds'>): TokenMatcher {
+    const { kernel, vocab, eosTokenIds } = context;
     let loaded = this.#loaded.get(kernel);
     if (loaded === undefined) this.#loaded.set(kernel, (loaded = new KernelGrammar(kernel, this.compiled)));
-    return new KernelMatcher(loaded, vocab, { eosTokenIds });
+    const live = (): KernelMatcher => new KernelMatcher(loaded, vocab, { eosTokenIds });
+    const index = this.maskIndex;
+    if (index === null) return live();
+    if (!this.#checkedVocabs.has(context.vocabIndex)) {
+      checkMaskIndex(index, { vocab: context.vocabIndex });
+      this.#checkedVocabs.add(context.vocabIndex);
+    }
+    return new IndexedMatcher(index, live, eosTokenIds);
   }
 
   /** Frees the grammar's kernel memory (and every matcher on it) once no generation uses it. */
@@ -222,7 +243,7 @@ class StaticMask extends Unrestricted {
 class GrammarConstraint implements ActiveConstraint {
   readonly bias = undefined;
   readonly #grammar: Grammar;
-  readonly #matcher: KernelMatcher;
+  readonly #matcher: TokenMatcher;
   readonly #context: ConstraintContext;
   // The TypeScript twin of the matcher, kept in step once budget-aware ending asks for
   // completions (the grammar analysis reads its Earley chart).
@@ -231,10 +252,10 @@ class GrammarConstraint implements ActiveConstraint {
   #committed: (number | Uint8Array)[] = [];
   #disposed = false;
 
-  constructor(grammar: Grammar, context: ConstraintContext, matcher?: KernelMatcher) {
+  constructor(grammar: Grammar, context: ConstraintContext, matcher?: TokenMatcher) {
     grammar.retain();
     try {
-      this.#matcher = matcher ?? grammar.matcher(context.kernel, context.vocab, context.eosTokenIds);
+      this.#matcher = matcher ?? grammar.matcher(context);
     } catch (error) {
       grammar.unretain();
       throw error;

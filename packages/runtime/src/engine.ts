@@ -6,7 +6,7 @@ import { VocabIndex } from '@sieve/format';
 import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
-import type { ConstraintInput, GrammarSpec } from './constraint-specs.ts';
+import type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
@@ -164,6 +164,8 @@ export class InThreadEngine implements SieveEngine {
   readonly #running = new Set<{ readonly stop: AbortController; readonly done: Promise<void> }>();
   // Grammars compiled from specs, most recently used last.
   readonly #bySpec = new Map<string, Grammar>();
+  // Mask index files fetched by URL.
+  readonly #indexFiles = new Map<string, Promise<Uint8Array>>();
   #nextHandle = 1;
 
   readonly chat = { completions: { create: (request: ChatCompletionRequest) => this.#chatCompletion(request) } };
@@ -200,8 +202,9 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
+    const grammar = new Grammar((await this.#fetchIndexes(spec)) as GrammarSpec, this.#limits);
     const id = this.#nextHandle++;
-    this.#handles.set(id, new Grammar(spec, this.#limits));
+    this.#handles.set(id, grammar);
     return { type: 'grammar', id };
   }
 
@@ -234,7 +237,7 @@ export class InThreadEngine implements SieveEngine {
       onToken: request.onToken,
     };
     try {
-      constraint = activate(request.constraint, loaded.context);
+      constraint = activate(await this.#fetchIndexes(request.constraint), loaded.context);
       const beams = request.beams ?? 1;
       return beams === 1 ? await decode(sequence, constraint, decodeContext, decodeOptions) : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
     } finally {
@@ -287,7 +290,7 @@ export class InThreadEngine implements SieveEngine {
       if (grammar === undefined) throw new RangeError(`no compiled grammar ${spec.id} (compile it with this engine; load() clears them)`);
       return grammar;
     }
-    const key = JSON.stringify(spec);
+    const key = specKey(spec);
     let grammar = this.#bySpec.get(key);
     if (grammar !== undefined) {
       this.#bySpec.delete(key);
@@ -301,6 +304,29 @@ export class InThreadEngine implements SieveEngine {
     }
     this.#bySpec.set(key, grammar);
     return grammar;
+  }
+
+  // The constraint with every mask index given by URL fetched (once per URL).
+  async #fetchIndexes<T extends ConstraintInput | undefined>(input: T): Promise<T> {
+    if (input === undefined || input instanceof Grammar || typeof (input as Partial<Constraint>).step === 'function') return input;
+    const spec = input as ConstraintSpec;
+    switch (spec.type) {
+      case 'all-of':
+        return { ...spec, constraints: await Promise.all(spec.constraints.map((part) => this.#fetchIndexes(part))) } as unknown as T;
+      case 'think':
+        return { ...spec, then: await this.#fetchIndexes(spec.then) } as unknown as T;
+      default: {
+        const index = (spec as { readonly index?: unknown }).index;
+        if (typeof index !== 'string') return input;
+        let bytes = this.#indexFiles.get(index);
+        if (bytes === undefined) {
+          bytes = fetchBytes(index, 'the mask index');
+          this.#indexFiles.set(index, bytes);
+          bytes.catch(() => this.#indexFiles.delete(index));
+        }
+        return { ...spec, index: await bytes } as unknown as T;
+      }
+    }
   }
 
   #promptTokens(request: GenerateRequest): number[] {
@@ -349,10 +375,22 @@ export class InThreadEngine implements SieveEngine {
   }
 }
 
-async function fetchBytes(url: string): Promise<Uint8Array> {
+async function fetchBytes(url: string, what = 'the vocab index'): Promise<Uint8Array> {
   const response = await fetch(url);
-  if (!response.ok) throw new ModelLoadError(`could not fetch the vocab index ${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new ModelLoadError(`could not fetch ${what} ${url}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
+}
+
+// Cache keys of specs: a mask index's bytes stand in by an id per array, not by their content.
+const indexIds = new WeakMap<Uint8Array, number>();
+let indexIdCount = 0;
+function specKey(spec: GrammarSpec): string {
+  return JSON.stringify(spec, (key, value: unknown) => {
+    if (key !== 'index' || !(value instanceof Uint8Array)) return value;
+    let id = indexIds.get(value);
+    if (id === undefined) indexIds.set(value, (id = ++indexIdCount));
+    return `#${id}`;
+  });
 }
 
 /** A new in-thread engine (call `load` next). */

@@ -4,6 +4,8 @@ export * from './client.ts';
 export { Grammar } from './constraints.ts';
 export { continuationEncoder, tokenLookup } from './continuation.ts';
 export { createEngine, InThreadEngine } from './engine.ts';
+export { buildSpecMaskIndex } from './mask-index.ts';
+export type { SpecMaskIndexOptions } from './mask-index.ts';
 export { loadModel } from './model.ts';
 export type { LoadedModel, ModelSequence } from './model.ts';
 export { argmax, Rng, sampleToken, samplingDistribution } from './sampler.ts';

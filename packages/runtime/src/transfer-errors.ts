@@ -3,7 +3,8 @@
  * comlink's default "throw" handler keeps only name and message.
  */
 import { transferHandlers } from 'comlink';
-import { GrammarError, GrammarLimitError, InvalidSchemaError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
+import { MaskIndexFormatError } from '@sieve/format';
+import { GrammarError, GrammarLimitError, InvalidSchemaError, MaskIndexMismatchError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
 import { KernelError } from '@sieve/kernel';
 import { DeadEndError, IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
 
@@ -14,6 +15,8 @@ const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   UnsupportedSchemaError,
   InvalidSchemaError,
   KernelError,
+  MaskIndexFormatError,
+  MaskIndexMismatchError,
   ModelLoadError,
   DeadEndError,
   IncompleteOutputError,

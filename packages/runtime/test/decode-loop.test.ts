@@ -2,7 +2,6 @@
 // composition, custom constraints, think-then-constrain, stops, token healing, the
 // distribution masked sampling draws from, and the engine's APIs and errors.
 import { brleAllowedIds, brleFromBitset, bitsetAdd, bitsetWords, VocabIndex } from '@sieve/format';
-import type { KernelMatcher } from '@sieve/grammar';
 import { InvalidSchemaError } from '@sieve/grammar';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -335,7 +334,7 @@ describe('masked sampling keeps the model’s distribution', () => {
     const kernel = await loadKernel();
     const vocab = kernel.loadVocab(vocabIndex.file);
     const grammar = new Grammar({ type: 'regex', grammar: '(the|a|an|one|two|some|every|his|her) [a-z]+' });
-    const matcher: KernelMatcher = grammar.matcher(kernel, vocab, vocabIndex.meta.eos_token_ids);
+    const matcher = grammar.matcher({ kernel, vocab, vocabIndex, eosTokenIds: vocabIndex.meta.eos_token_ids });
     const sequence = model.startSequence();
     try {
       const logits = await sequence.forward(model.tokenizer.encode('Once upon a time,'));
