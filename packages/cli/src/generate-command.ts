@@ -52,6 +52,17 @@ export async function generateCommand(args: GenerateArgs, out: Output): Promise<
 }
 
 function compile(args: GenerateArgs): Grammar {
+  const { spec, source } = grammarSpecOf(args);
+  try {
+    return new Grammar(spec);
+  } catch (error) {
+    if (error instanceof GrammarError) throw new GrammarCliError(error, source);
+    throw error;
+  }
+}
+
+/** The grammar spec `--format F --grammar FILE [--strict] [--lenient]` name, and the file's text. */
+export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly spec: GrammarSpec; readonly source: string } {
   if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format)) throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required with --format');
   let source: string;
@@ -65,14 +76,15 @@ function compile(args: GenerateArgs): Grammar {
       args.format === 'json-schema'
         ? { type: 'json-schema', schema: parseSchemaJson(source), options: { strict: args.strict ?? false, lenient: args.lenient ?? false } }
         : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json'>, grammar: source };
-    return new Grammar(spec);
+    return { spec, source };
   } catch (error) {
     if (error instanceof GrammarError) throw new GrammarCliError(error, source);
     throw error;
   }
 }
 
-function number(flag: string, value: string | undefined, fallback: number): number {
+/** The number a flag gives, or `fallback` when it is absent. */
+export function number(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new CliError('usage', `${flag} must be a number, not ${JSON.stringify(value)}`);

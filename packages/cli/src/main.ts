@@ -20,6 +20,7 @@ const USAGE = `usage:
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
+  sieve index build --format F --grammar FILE --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
   sieve generate --model DIR|HUB_ID [--format F --grammar FILE] --prompt TEXT [--max-tokens N] [--seed S] [--temperature X] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
@@ -57,6 +58,7 @@ export async function main(
         'max-tokens': { type: 'string' },
         seed: { type: 'string' },
         temperature: { type: 'string' },
+        'max-states': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -70,6 +72,10 @@ export async function main(
       // Loaded on demand: it brings transformers.js and onnxruntime-node.
       const { generateCommand } = await import('./generate-command.ts');
       return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
+    }
+    if (group === 'index' && command === 'build' && target === undefined) {
+      const { indexBuildCommand } = await import('./index-command.ts');
+      return await indexBuildCommand({ ...grammarArgs, output: values.output, maxStates: values['max-states'] }, out);
     }
     if (group === 'compile' && command === undefined) return await compileCommand(grammarArgs, out);
     if (group === 'check' && command === undefined) return await checkCommand(grammarArgs, values.input, out);

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MaskIndex } from '@sieve/format';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.ts';
 
@@ -54,6 +55,48 @@ describe('sieve vocab', () => {
     const usage = await run('vocab', 'frobnicate', 'x');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/unknown command/);
+  });
+});
+
+describe('sieve index build', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-index-'));
+  const schema = join(dir, 'size.schema.json');
+  writeFileSync(schema, JSON.stringify({ type: 'object', properties: { size: { enum: ['S', 'M', 'L'] } }, required: ['size'], additionalProperties: false }));
+
+  it('writes a mask index the reader accepts, for a preset or a .vocab file alike', async () => {
+    const output = join(dir, 'size.sieve');
+    const built = await run('index', 'build', '--format', 'json-schema', '--grammar', schema, '--tokenizer', 'stories260k', '-o', output, '--json');
+    expect(built.code).toBe(0);
+    const summary = JSON.parse(built.stdout);
+    expect(summary).toMatchObject({ output, complete: true, tokenizer: 'stories260k' });
+    const index = new MaskIndex(new Uint8Array(readFileSync(output)));
+    expect(index.stateCount).toBe(summary.states);
+    expect(index.meta.grammar).toBe('json-schema size.schema.json');
+    const vocabFile = join(dir, 'stories.vocab');
+    await run('vocab', 'build', 'stories260k', '-o', vocabFile);
+    const fromVocab = await run('index', 'build', '--format', 'json-schema', '--grammar', schema, '--tokenizer', vocabFile, '-o', join(dir, 'again.sieve'));
+    expect(fromVocab.code).toBe(0);
+    expect(fromVocab.stdout).toMatch(/every reachable state is indexed/);
+    // The same tokenizer either way: the same vocabulary fingerprint and states.
+    const again = new MaskIndex(new Uint8Array(readFileSync(join(dir, 'again.sieve'))));
+    expect(again.vocabFingerprint).toBe(index.vocabFingerprint);
+    expect(again.grammarFingerprint).toBe(index.grammarFingerprint);
+    expect(again.stateCount).toBe(index.stateCount);
+  });
+
+  it('says when the state budget cut the index short', async () => {
+    const regex = join(dir, 'words.regex');
+    writeFileSync(regex, '[a-z]{1,8}( [a-z]{1,8})*');
+    const cut = await run('index', 'build', '--format', 'regex', '--grammar', regex, '--tokenizer', 'stories260k', '--max-states', '2', '-o', join(dir, 'cut.sieve'));
+    expect(cut.code).toBe(0);
+    expect(cut.stdout).toMatch(/incomplete: the grammar reaches more than 2 states/);
+  });
+
+  it('needs a tokenizer and a valid budget (exit 2)', async () => {
+    expect((await run('index', 'build', '--format', 'json-schema', '--grammar', schema)).code).toBe(2);
+    const bad = await run('index', 'build', '--format', 'json-schema', '--grammar', schema, '--tokenizer', 'stories260k', '--max-states', 'lots', '--json');
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error.message).toMatch(/--max-states/);
   });
 });
 

@@ -20,8 +20,10 @@ export interface SpecMaskIndexOptions extends MaskIndexBuildOptions {
 /** Builds the mask index of `spec` for the tokenizer of `vocabFile` (a `.vocab` vocab index). */
 export async function buildSpecMaskIndex(spec: GrammarSpec, vocabFile: Uint8Array, options: SpecMaskIndexOptions = {}): Promise<BuiltMaskIndex> {
   const { limits, kernel: kernelSource, ...buildOptions } = options;
-  const { index: _, ...plain } = spec;
-  const grammar = new Grammar(plain as GrammarSpec, limits);
+  // The grammar alone: an index the spec may carry is what is being built.
+  const plain = { ...spec };
+  delete (plain as { index?: unknown }).index;
+  const grammar = new Grammar(plain, limits);
   const vocabIndex = new VocabIndex(vocabFile);
   const kernel = await loadKernel(kernelSource);
   try {
