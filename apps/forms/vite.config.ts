@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { offlineApp, sharedModelsDir } from '@sieve/runtime/vite';
+import { maskIndexes, offlineApp, sharedModelsDir } from '@sieve/runtime/vite';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
@@ -7,12 +7,16 @@ export default defineConfig({
   // The engine's setup (workers, onnxruntime's WASM, COOP/COEP, /models/) and an installable,
   // offline PWA: app shell, kernel.wasm and the model's vocab index precached, the model files
   // and onnxruntime cached on first load.
-  plugins: offlineApp({
-    modelsDir: process.env.SIEVE_MODELS ?? sharedModelsDir(import.meta.dirname),
-    manifest: { name: 'Sieve forms', short_name: 'Forms', description: 'Fill forms from pasted text, on your device.' },
-    precache: ['vocab/stories260k.vocab'],
-    ignore: ['engine.html', 'bench.html', 'element.html'],
-  }),
+  plugins: [
+    ...offlineApp({
+      modelsDir: process.env.SIEVE_MODELS ?? sharedModelsDir(import.meta.dirname),
+      manifest: { name: 'Sieve forms', short_name: 'Forms', description: 'Fill forms from pasted text, on your device.' },
+      precache: ['vocab/stories260k.vocab'],
+      ignore: ['engine.html', 'bench.html', 'element.html'],
+    }),
+    // The built-in forms' mask indexes (`?sieve` imports), for the app's one tokenizer.
+    maskIndexes({ vocab: join(import.meta.dirname, '..', '..', 'public', 'vocab', 'stories260k.vocab'), maxStates: 1_000 }),
+  ],
   server: { host: '127.0.0.1', port: 5174 },
   preview: { host: '127.0.0.1', port: 4319, strictPort: true },
   build: { target: 'es2022', rollupOptions: { input: { main: join(import.meta.dirname, 'index.html') } } },

@@ -127,7 +127,8 @@ async function fill(): Promise<void> {
   try {
     const result = await engine.generate({
       prompt: `${pasted.value.trim()}\n\n${form.title}:\n`,
-      constraint: JsonSchema(form.schema),
+      // Built-in forms carry the mask index the build precomputed for their schema.
+      constraint: form.index === undefined ? JsonSchema(form.schema) : { type: 'json-schema', schema: form.schema, index: form.index },
       maxTokens: form.maxTokens,
       sampling: { temperature: 0.7, topP: 0.95 },
       signal: abort.signal,

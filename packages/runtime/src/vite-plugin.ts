@@ -7,8 +7,12 @@
  * - local models (the transformers.js folder layout) served under `/models/` from `modelsDir`,
  *   never bundled; a missing file is a 404, not the app's index page.
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { extname, join, normalize, resolve } from 'node:path';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, extname, join, normalize, resolve } from 'node:path';
+import type { GrammarLimits, JsonSchemaOptions } from '@sieve/grammar';
+import type { GrammarSpec } from './constraint-specs.ts';
+import { defaultKernelUrl } from '@sieve/kernel';
+import { buildSpecMaskIndex } from './mask-index.ts';
 import { defaultClientConditions, type Connect, type Plugin, type PluginOption } from 'vite';
 import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
 
@@ -78,7 +82,7 @@ export function offlineApp(options: OfflineAppOptions): PluginOption[] {
       injectRegister: 'script-defer',
       manifest: { start_url: '/', display: 'standalone', background_color: '#ffffff', theme_color: '#2f6fd6', icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }], ...options.manifest },
       workbox: {
-        globPatterns: ['**/*.{html,js,css,svg,wasm}', ...(options.precache ?? [])],
+        globPatterns: ['**/*.{html,js,css,svg,wasm,sieve}', ...(options.precache ?? [])],
         globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
         maximumFileSizeToCacheInBytes: 4 * 2 ** 20,
         navigateFallback: null,
@@ -94,4 +98,71 @@ export function offlineApp(options: OfflineAppOptions): PluginOption[] {
       },
     }),
   ];
+}
+
+/** Options of `maskIndexes`. */
+export interface MaskIndexesOptions {
+  /** The app's vocab index (`.vocab`): indexes are built for its tokenizer. */
+  readonly vocab: string;
+  /** Most states per index (default 5,000); past them masks are computed at run time. */
+  readonly maxStates?: number;
+  /** How `.json` schemas are read (as `JsonSchema(schema, options)` at run time). */
+  readonly schemaOptions?: JsonSchemaOptions;
+  /** The limits the engine compiles with (`EngineLoadOptions.limits`). */
+  readonly limits?: Partial<GrammarLimits>;
+}
+
+const FORMAT_OF_EXTENSION: Record<string, GrammarSpec['type']> = { '.json': 'json-schema', '.gbnf': 'gbnf', '.lark': 'lark', '.ebnf': 'ebnf', '.regex': 'regex' };
+
+/**
+ * `import form from './form.schema.json?sieve'` (or a `.gbnf`, `.lark`, `.ebnf`, `.regex`
+ * file): the grammar spec with its mask index, built at build time for the app's tokenizer.
+ * The spec works as a constraint as it is; the index is a `.sieve` asset the engine fetches
+ * once (inlined in dev). `import { indexInfo } from '…?sieve'` gives its states, size and
+ * build time, and the build logs them.
+ */
+export function maskIndexes(options: MaskIndexesOptions): Plugin {
+  const vocabPath = resolve(options.vocab);
+  const built = new Map<string, { readonly file: Uint8Array; readonly info: object }>();
+  let serving = false;
+  return {
+    name: 'sieve-mask-indexes',
+    enforce: 'pre',
+    configResolved: (config) => void (serving = config.command === 'serve'),
+    async load(id) {
+      const [path, query] = id.split('?', 2);
+      if (query !== 'sieve' || path === undefined) return null;
+      const type = FORMAT_OF_EXTENSION[extname(path)];
+      if (type === undefined) this.error(`${basename(path)}?sieve: a grammar file is .json (JSON Schema), .gbnf, .lark, .ebnf or .regex`);
+      this.addWatchFile(path);
+      this.addWatchFile(vocabPath);
+      const source = readFileSync(path, 'utf8');
+      let spec: GrammarSpec;
+      if (type === 'json-schema') {
+        let schema: unknown;
+        try {
+          schema = JSON.parse(source);
+        } catch (error) {
+          this.error(`${basename(path)}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+        }
+        spec = { type, schema, ...(options.schemaOptions === undefined ? {} : { options: options.schemaOptions }) };
+      } else {
+        spec = { type, grammar: source } as GrammarSpec;
+      }
+      const vocabFile = new Uint8Array(readFileSync(vocabPath));
+      const key = JSON.stringify([path, source, statSync(vocabPath).mtimeMs]);
+      let entry = built.get(key);
+      if (entry === undefined) {
+        // kernel.wasm read here: the config's module runner is closed once the build runs.
+        const index = await buildSpecMaskIndex(spec, vocabFile, { kernel: readFileSync(defaultKernelUrl()), maxStates: options.maxStates ?? 5_000, description: `${type} ${basename(path)}`, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+        const info = { file: basename(path), states: index.stateCount, complete: index.complete, bytes: index.file.byteLength, buildMs: Math.round(index.buildMs), tokenizer: index.index.meta.tokenizer };
+        this.info(`${info.file}: mask index of ${info.states} states${info.complete ? '' : ' (incomplete: the rest is computed at run time)'}, ${(info.bytes / 1024).toFixed(0)} KiB, built in ${info.buildMs} ms`);
+        built.set(key, (entry = { file: index.file, info }));
+      }
+      const index = serving
+        ? `Uint8Array.from(atob(${JSON.stringify(Buffer.from(entry.file).toString('base64'))}), (c) => c.charCodeAt(0))`
+        : `import.meta.ROLLUP_FILE_URL_${this.emitFile({ type: 'asset', name: basename(path).replace(/\.[^.]*$/, '') + '.sieve', source: entry.file })}`;
+      return `export const indexInfo = ${JSON.stringify(entry.info)};\nexport default { ...${JSON.stringify(spec)}, index: ${index} };\n`;
+    },
+  };
 }
