@@ -266,6 +266,7 @@ export class InThreadEngine implements SieveEngine {
     for (const grammar of [...this.#handles.values(), ...this.#bySpec.values()]) grammar.dispose();
     this.#handles.clear();
     this.#bySpec.clear();
+    this.#indexFiles.clear();
     const loaded = this.#loaded;
     this.#loaded = null;
     if (loaded === null) return;
