@@ -6,8 +6,11 @@
  * live kernel matcher only where the index does not reach.
  */
 import {
-  brleAllows,
+  bitsetAdd,
+  bitsetHas,
   brleFromBitset,
+  brleLength,
+  brleToBitset,
   fingerprint,
   MaskIndex,
   NEXT_REJECTED,
@@ -98,7 +101,7 @@ export function buildMaskIndex(grammar: CompiledGrammar, kernel: Kernel, vocab: 
         if (ranges.length === 0 || ranges[ranges.length - 1] !== next) ranges.push(token, next);
       };
       for (let token = 0; token < vocab.tokenCount; token++) {
-        if ((bits[token >>> 5]! & (1 << (token & 31))) === 0) {
+        if (!bitsetHas(bits, token)) {
           push(token, NEXT_REJECTED);
           continue;
         }
@@ -299,17 +302,10 @@ export class IndexedMatcher implements TokenMatcher {
   computeMaskBitset(): Uint32Array {
     const state = this.#state;
     if (state < 0 && state !== FINISHED) return this.#ensureLive().computeMaskBitset();
-    const mask = this.computeMask();
-    const bits = new Uint32Array((this.#index.tokenCount + 31) >>> 5);
-    let at = 0;
-    for (let i = 0; i < mask.length; i++) {
-      if (i % 2 === 1) for (let t = at; t < at + mask[i]!; t++) bits[t >>> 5]! |= 1 << (t & 31);
-      at += mask[i]!;
-    }
-    return bits;
+    return brleToBitset(this.computeMask(), this.#index.tokenCount);
   }
 
-  forcedBytes(maxBytes = 4096): Uint8Array {
+  forcedBytes(maxBytes = FORCED_CAP): Uint8Array {
     const state = this.#state;
     if (state === FINISHED) return new Uint8Array(0);
     if (state < 0) return this.#ensureLive().forcedBytes(maxBytes);
@@ -344,38 +340,10 @@ export class IndexedMatcher implements TokenMatcher {
   }
 }
 
-// `mask` with the (sorted or not) token ids in `ids` allowed too.
+// `mask` with the token ids in `ids` allowed too.
 function withAllowed(mask: Brle, ids: readonly number[]): Brle {
-  const vocabSize = mask.reduce((n, run) => n + run, 0);
-  const extra = [...new Set(ids)].filter((id) => id >= 0 && id < vocabSize && !brleAllows(mask, id)).sort((a, b) => a - b);
-  if (extra.length === 0) return mask.slice();
-  const runs: number[] = [];
-  let allowed = false;
-  let runLength = 0;
-  const emit = (bit: boolean, length: number): void => {
-    if (length === 0) return;
-    if (bit === allowed) {
-      runLength += length;
-      return;
-    }
-    runs.push(runLength);
-    allowed = bit;
-    runLength = length;
-  };
-  let at = 0;
-  let next = 0;
-  for (let i = 0; i < mask.length; i++) {
-    const bit = i % 2 === 1;
-    const end = at + mask[i]!;
-    while (next < extra.length && extra[next]! < end) {
-      emit(bit, extra[next]! - at);
-      emit(true, 1);
-      at = extra[next]! + 1;
-      next++;
-    }
-    emit(bit, end - at);
-    at = end;
-  }
-  runs.push(runLength);
-  return Uint32Array.from(runs);
+  const vocabSize = brleLength(mask);
+  const bits = brleToBitset(mask, vocabSize);
+  for (const id of ids) if (id >= 0 && id < vocabSize) bitsetAdd(bits, id);
+  return brleFromBitset(bits, vocabSize);
 }

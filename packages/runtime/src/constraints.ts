@@ -173,7 +173,8 @@ export function activate(input: ConstraintInput | undefined, context: Constraint
   }
 }
 
-function isCustom(input: ConstraintInput): input is Constraint {
+/** Whether `input` is a custom `Constraint` (it has `step()`), not a spec or a grammar. */
+export function isCustom(input: ConstraintInput): input is Constraint {
   return typeof (input as Partial<Constraint>).step === 'function';
 }
 

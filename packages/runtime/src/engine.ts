@@ -6,8 +6,8 @@ import { VocabIndex } from '@sieve/format';
 import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
-import type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
-import { activate, Grammar, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
+import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
+import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
@@ -309,7 +309,7 @@ export class InThreadEngine implements SieveEngine {
 
   // The constraint with every mask index given by URL fetched (once per URL).
   async #fetchIndexes<T extends ConstraintInput | undefined>(input: T): Promise<T> {
-    if (input === undefined || input instanceof Grammar || typeof (input as Partial<Constraint>).step === 'function') return input;
+    if (input === undefined || input instanceof Grammar || isCustom(input)) return input;
     const spec = input as ConstraintSpec;
     switch (spec.type) {
       case 'all-of':

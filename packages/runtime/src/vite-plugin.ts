@@ -149,12 +149,11 @@ export function maskIndexes(options: MaskIndexesOptions): Plugin {
       } else {
         spec = { type, grammar: source } as GrammarSpec;
       }
-      const vocabFile = new Uint8Array(readFileSync(vocabPath));
       const key = JSON.stringify([path, source, statSync(vocabPath).mtimeMs]);
       let entry = built.get(key);
       if (entry === undefined) {
         // kernel.wasm read here: the config's module runner is closed once the build runs.
-        const index = await buildSpecMaskIndex(spec, vocabFile, { kernel: readFileSync(defaultKernelUrl()), maxStates: options.maxStates ?? 5_000, description: `${type} ${basename(path)}`, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+        const index = await buildSpecMaskIndex(spec, new Uint8Array(readFileSync(vocabPath)), { kernel: readFileSync(defaultKernelUrl()), maxStates: options.maxStates ?? 5_000, description: `${type} ${basename(path)}`, ...(options.limits === undefined ? {} : { limits: options.limits }) });
         const info = { file: basename(path), states: index.stateCount, complete: index.complete, bytes: index.file.byteLength, buildMs: Math.round(index.buildMs), tokenizer: index.index.meta.tokenizer };
         this.info(`${info.file}: mask index of ${info.states} states${info.complete ? '' : ' (incomplete: the rest is computed at run time)'}, ${(info.bytes / 1024).toFixed(0)} KiB, built in ${info.buildMs} ms`);
         built.set(key, (entry = { file: index.file, info }));
