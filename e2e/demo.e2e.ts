@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { EXAMPLES } from '../apps/demo/src/examples.ts';
 
@@ -101,4 +101,24 @@ test('works offline once loaded', async ({ page, context }) => {
   } finally {
     await context.setOffline(false);
   }
+});
+
+test('a worker that is killed is noticed and restarted; the page keeps its grammar and output', async ({ page }) => {
+  await loadStories(page);
+  await page.locator('#kind').selectOption('regex');
+  await page.locator('#example').selectOption('date');
+  await page.locator('#generate').click();
+  await expect(page.locator('#result')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  const output = await page.locator('body').getAttribute('data-output');
+  const grammar = await page.locator('#grammar').inputValue();
+  // Closed from inside: no error event, the worker just ends (as when the browser kills it).
+  const worker = page.workers().find((w) => w.url().includes('engine-worker'))!;
+  await worker.evaluate(() => (self as unknown as { close(): void }).close());
+  await expect(page.locator('body')).toHaveAttribute('data-restarts', '1', { timeout: 30_000 });
+  await expect(page.locator('#device-info')).toHaveAttribute('data-state', 'wasm', { timeout: 60_000 });
+  expect(await page.locator('body').getAttribute('data-output')).toBe(output);
+  expect(await page.locator('#grammar').inputValue()).toBe(grammar);
+  await page.locator('#generate').click();
+  await expect(page.locator('#result')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  expect(await page.locator('body').getAttribute('data-output')).toMatch(/^(19|20)\d{2}-/);
 });

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 
 test.describe.configure({ timeout: 120_000 });

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { expectValidJson, runEngineCheck } from './engine-check.ts';
 
 test.describe.configure({ timeout: 180_000 });

@@ -1,5 +1,5 @@
 // Runs in the `webgpu` project (Chromium with --enable-unsafe-webgpu: SwiftShader, slow but correct).
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { expectValidJson, runEngineCheck } from './engine-check.ts';
 
 test.describe.configure({ timeout: 180_000 });

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +80,12 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
   await expect(page.locator('body')).toHaveAttribute('data-restarts', '1');
   await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');
+  // A worker that ends without an error event (closed, or killed by the browser) is noticed too.
+  const second = page.workers().find((w) => w.url().includes('engine-worker') && w !== worker)!;
+  await second.evaluate(() => (self as unknown as { close(): void }).close());
+  await expect(page.locator('body')).toHaveAttribute('data-restarts', '2', { timeout: 30_000 });
+  await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
+  await expect(page.locator('[data-path="form.name"]')).toHaveValue(/Ada Lovelace/);
   await page.reload();
   await open(page);
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');

@@ -9,7 +9,29 @@ import { MaskView, StepPlot } from './mask-view.ts';
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 const here = (path: string): string => new URL(path, location.href).href;
 
-const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
+// A crashed or killed worker is restarted by the engine with the same model; the page keeps
+// its grammar, prompt and settings.
+const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }), {
+  onCrash: (error, restarting) => {
+    const info = $('device-info');
+    $<HTMLButtonElement>('generate').disabled = true;
+    info.textContent = restarting ? 'The model stopped unexpectedly; restarting it…' : `The model stopped: ${error.message}. Load it again.`;
+    info.dataset.state = restarting ? 'loading' : 'error';
+    document.body.dataset.restarts = String(Number(document.body.dataset.restarts ?? 0) + 1);
+  },
+  onRestart: (outcome) => {
+    const info = $('device-info');
+    if (outcome.status === 'rejected' || outcome.value === null) {
+      info.textContent = outcome.status === 'rejected' ? `Could not load the model again: ${String(outcome.reason)}` : 'No model.';
+      info.dataset.state = 'error';
+      return;
+    }
+    model = outcome.value;
+    void deviceDescription(outcome.value).then((text) => (info.textContent = text));
+    info.dataset.state = outcome.value.device;
+    $<HTMLButtonElement>('generate').disabled = false;
+  },
+});
 const maskView = new MaskView($<HTMLCanvasElement>('mask'));
 const plot = new StepPlot($<HTMLCanvasElement>('timing'));
 const kindSelect = $<HTMLSelectElement>('kind');

@@ -20,20 +20,18 @@ let view: FormView | null = null;
 let model: ModelInfo | null = null;
 let running: AbortController | null = null;
 
-// A crashed worker is restarted; the page keeps its state (and the draft is in IndexedDB).
-// At most this many restarts: a worker that dies every time is reported instead.
-const MAX_RESTARTS = 3;
+// A crashed or killed worker is restarted by the engine (at most 3 times in a row; a fill that
+// completes resets the count); the page keeps its state, and the draft is in IndexedDB.
 const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }), {
-  onCrash: (error) => {
+  onCrash: (error, restarting) => {
+    if (!restarting) return failed(error);
     model = null;
     $<HTMLButtonElement>('fill').disabled = true;
-    const restarts = Number(document.body.dataset.restarts ?? 0) + 1;
-    document.body.dataset.restarts = String(restarts);
-    if (restarts > MAX_RESTARTS) return failed(error);
+    document.body.dataset.restarts = String(Number(document.body.dataset.restarts ?? 0) + 1);
     engineStatus.textContent = 'The model stopped unexpectedly; restarting it… (your draft is safe)';
     engineStatus.dataset.state = 'loading';
-    void engine.restart().then(ready, failed);
   },
+  onRestart: (outcome) => (outcome.status === 'fulfilled' ? ready(outcome.value) : failed(outcome.reason)),
 });
 
 function ready(info: ModelInfo | null): void {

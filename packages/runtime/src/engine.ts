@@ -9,6 +9,7 @@ import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
+import { checkChatRequest, checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
@@ -98,10 +99,12 @@ export interface JsonResult<T> extends GenerateResult {
 export type ResponseFormat =
   | { readonly type: 'text' }
   | { readonly type: 'json_object' }
-  | { readonly type: 'json_schema'; readonly json_schema: { readonly name?: string; readonly schema: unknown; readonly strict?: boolean } };
+  | { readonly type: 'json_schema'; readonly json_schema: { readonly name?: string; readonly description?: string; readonly schema: unknown; readonly strict?: boolean } };
 
 /** OpenAI-style chat completion request (the fields Sieve reads). */
 export interface ChatCompletionRequest {
+  /** Ignored (the loaded model answers); accepted so OpenAI-style requests pass as they are. */
+  readonly model?: string;
   readonly messages: readonly ChatMessage[];
   readonly response_format?: ResponseFormat;
   readonly max_tokens?: number;
@@ -171,6 +174,7 @@ export class InThreadEngine implements SieveEngine {
   readonly chat = { completions: { create: (request: ChatCompletionRequest) => this.#chatCompletion(request) } };
 
   async load(options: EngineLoadOptions): Promise<ModelInfo> {
+    checkLoadOptions(options, 'options');
     await this.dispose();
     const started = performance.now();
     const [modelLoad, kernelLoad] = await Promise.allSettled([loadModel(options), loadKernel(options.kernel)]);
@@ -202,6 +206,7 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
+    checkGrammarSpec(spec, 'spec');
     const grammar = new Grammar((await this.#fetchIndexes(spec)) as GrammarSpec, this.#limits);
     const id = this.#nextHandle++;
     this.#handles.set(id, grammar);
@@ -209,11 +214,13 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void> {
+    checkGrammarHandle(grammar, 'grammar');
     this.#handles.get(grammar.id)?.dispose();
     this.#handles.delete(grammar.id);
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
+    checkGenerateRequest(request);
     const loaded = this.#require();
     const promptTokens = this.#promptTokens(request);
     // `load` and `dispose` stop running generations (and wait for them) before freeing.
@@ -249,6 +256,8 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+    checkSchema(schema, 'schema');
+    checkGenerateJsonRequest(request);
     const { schemaOptions, ...rest } = request;
     const result = await this.generate({ ...rest, constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) } });
     if (result.complete !== true) {
@@ -335,7 +344,6 @@ export class InThreadEngine implements SieveEngine {
       encode(text: string, options?: object): number[];
       apply_chat_template(messages: readonly ChatMessage[], options: object): number[] | { input_ids: unknown };
     };
-    if ((request.prompt === undefined) === (request.messages === undefined)) throw new TypeError('give exactly one of prompt and messages');
     if (request.prompt !== undefined) return tokenizer.encode(request.prompt);
     const ids = tokenizer.apply_chat_template(request.messages!, {
       tokenize: true,
@@ -348,6 +356,7 @@ export class InThreadEngine implements SieveEngine {
   }
 
   async #chatCompletion(request: ChatCompletionRequest): Promise<ChatCompletion> {
+    checkChatRequest(request, 'request');
     const format = request.response_format ?? { type: 'text' };
     const constraint: ConstraintInput | undefined =
       format.type === 'json_schema'

@@ -35,3 +35,18 @@ export class WorkerCrashedError extends Error {
   override readonly name = 'WorkerCrashedError';
   readonly code = 'worker_crashed';
 }
+
+/**
+ * A call's argument has the wrong shape: `path` names it (`request.sampling.topK`). The engine
+ * checks every request, in-thread and in its worker, before it starts any work.
+ */
+export class InvalidRequestError extends TypeError {
+  override readonly name = 'InvalidRequestError';
+  readonly code = 'invalid_request';
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}

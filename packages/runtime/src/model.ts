@@ -86,6 +86,9 @@ export async function loadModel(options: LoadModelOptions): Promise<LoadedModel>
   if (options.wasmPaths !== undefined && env.backends.onnx.wasm) {
     const folder = options.wasmPaths.endsWith('/') ? options.wasmPaths : `${options.wasmPaths}/`;
     env.backends.onnx.wasm.wasmPaths = { mjs: `${folder}${ORT_WASM}.mjs`, wasm: `${folder}${ORT_WASM}.wasm` };
+    // Otherwise transformers.js imports the glue module from a blob: URL, which a strict
+    // Content-Security-Policy forbids; the files come from the app's origin (and its cache).
+    env.useWasmCache = false;
   }
 
   const files = new Map<string, { loaded: number; total: number }>();

@@ -6,7 +6,7 @@ import { transferHandlers } from 'comlink';
 import { MaskIndexFormatError } from '@sieve/format';
 import { GrammarError, GrammarLimitError, InvalidSchemaError, MaskIndexMismatchError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
 import { KernelError } from '@sieve/kernel';
-import { DeadEndError, IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
+import { DeadEndError, IncompleteOutputError, InvalidRequestError, ModelLoadError, NotLoadedError } from './errors.ts';
 
 const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   GrammarError,
@@ -21,6 +21,7 @@ const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   DeadEndError,
   IncompleteOutputError,
   NotLoadedError,
+  InvalidRequestError,
   RangeError,
   TypeError,
   SyntaxError,

@@ -3,7 +3,8 @@
  * - resolves onnxruntime-web's build that loads its WASM from `wasmPaths` (`/ort/`, copied by
  *   `scripts/copy-ort-wasm.js`) instead of bundling 26 MB of it;
  * - ES-module workers;
- * - cross-origin isolation headers on the dev and preview servers (onnxruntime-web's threads);
+ * - cross-origin isolation headers on the dev and preview servers (onnxruntime-web's threads),
+ *   and a strict Content-Security-Policy (`STRICT_CSP`: no eval, no inline script);
  * - local models (the transformers.js folder layout) served under `/models/` from `modelsDir`,
  *   never bundled; a missing file is a 404, not the app's index page.
  */
@@ -20,7 +21,18 @@ import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
 export interface SieveAppOptions {
   /** The folder served under `/models/` (default: `SIEVE_MODELS`, else none). */
   readonly modelsDir?: string;
+  /** The dev and preview servers' Content-Security-Policy (default `STRICT_CSP`; `false`: none). */
+  readonly contentSecurityPolicy?: string | false;
 }
+
+/**
+ * The policy Sieve's apps run under, and the one to serve them with: scripts only from the
+ * app's origin, WebAssembly compilation allowed, no `eval`/`new Function`, no inline script.
+ */
+export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; object-src 'none'; base-uri 'self'";
+
+/** Where the dev and preview servers take the browser's CSP violation reports (and log them). */
+export const CSP_REPORT_PATH = '/__sieve/csp-report';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'application/octet-stream', '.txt': 'text/plain' };
@@ -28,6 +40,24 @@ const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'a
 export function sieveApp(options: SieveAppOptions = {}): Plugin {
   const dir = options.modelsDir ?? process.env['SIEVE_MODELS'];
   const modelsDir = dir === undefined ? null : resolve(dir);
+  const csp = options.contentSecurityPolicy ?? STRICT_CSP;
+  const headers: Record<string, string> = csp === false ? ISOLATION : { ...ISOLATION, 'Content-Security-Policy': `${csp}; report-uri ${CSP_REPORT_PATH}` };
+  // A violation is printed where the developer looks: the server's terminal.
+  const reports: Connect.NextHandleFunction = (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      let report: Record<string, unknown> = {};
+      try {
+        report = (JSON.parse(body) as { 'csp-report'?: Record<string, unknown> })['csp-report'] ?? {};
+      } catch {
+        // Not a report: logged as an unknown violation.
+      }
+      console.warn(`Content-Security-Policy violation: ${String(report['effective-directive'])} blocked ${String(report['blocked-uri'])} in ${String(report['source-file'] ?? report['document-uri'])}`);
+      res.statusCode = 204;
+      res.end();
+    });
+  };
   const models: Connect.NextHandleFunction = (req, res, next) => {
     if (modelsDir === null) return next();
     const file = join(modelsDir, normalize(decodeURIComponent((req.url ?? '').split('?')[0]!)));
@@ -39,7 +69,7 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
     }
     res.setHeader('Content-Type', TYPES[extname(file)] ?? 'application/octet-stream');
     res.setHeader('Content-Length', statSync(file).size);
-    for (const [name, value] of Object.entries(ISOLATION)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     createReadStream(file).pipe(res);
   };
   return {
@@ -47,11 +77,11 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
     config: () => ({
       resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
       worker: { format: 'es' },
-      server: { headers: ISOLATION },
-      preview: { headers: ISOLATION },
+      server: { headers },
+      preview: { headers },
     }),
-    configureServer: (server) => void server.middlewares.use('/models', models),
-    configurePreviewServer: (server) => void server.middlewares.use('/models', models),
+    configureServer: (server) => void server.middlewares.use('/models', models).use(CSP_REPORT_PATH, reports),
+    configurePreviewServer: (server) => void server.middlewares.use('/models', models).use(CSP_REPORT_PATH, reports),
   };
 }
 

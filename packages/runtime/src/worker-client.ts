@@ -1,8 +1,10 @@
 /**
  * `SieveEngine` in a Web Worker: the same interface as the in-thread engine, proxied with
  * comlink. Abort signals become cancel calls, progress and token callbacks are proxied, errors
- * keep their class. If the worker dies, pending calls reject with `WorkerCrashedError` and
- * `restart()` starts a new one (loading the last model again).
+ * keep their class. If the worker dies (an uncaught error, or killed: out of memory, closed —
+ * seen through a Web Lock it holds for its lifetime), pending calls reject with
+ * `WorkerCrashedError` and a new worker starts, loading the last model and compiling the
+ * grammars compiled so far again: grammar handles stay valid.
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
@@ -21,9 +23,18 @@ export interface WorkerEngine extends SieveEngine {
 
 /** Options of `createWorkerEngine`. */
 export interface WorkerEngineOptions {
-  /** Called when the worker dies (after pending calls reject); `restart()` brings it back. */
-  readonly onCrash?: (error: WorkerCrashedError) => void;
+  /** Called when the worker dies (after pending calls reject with `error`); `restarting`: a new one is on its way. */
+  readonly onCrash?: (error: WorkerCrashedError, restarting: boolean) => void;
+  /**
+   * Restart a crashed worker by itself at most this many times in a row (default 3; 0: never,
+   * call `restart()`); a generation that completes resets the count.
+   */
+  readonly autoRestart?: number;
+  /** Called when an automatic restart has finished, with what its `load` gave. */
+  readonly onRestart?: (outcome: PromiseSettledResult<ModelInfo | null>) => void;
 }
+
+type GrammarHandle = { readonly type: 'grammar'; readonly id: number };
 
 /** Runs the engine in the worker `makeWorker` creates (called again on `restart`). */
 export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngineOptions = {}): WorkerEngine {
@@ -34,24 +45,76 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   let fail: (error: Error) => void = () => undefined;
   let lastLoad: EngineLoadOptions | null = null;
   let nextId = 1;
+  let generation = 0;
+  let restartsInARow = 0;
+  const autoRestart = options.autoRestart ?? 3;
+  // Grammar handles the page holds (its ids) → the spec, and the current worker's id for it.
+  const grammars = new Map<number, { readonly spec: GrammarSpec; workerId: number | null }>();
+  let nextGrammar = 1;
+
+  const crashed = (started: number, why: string): void => {
+    if (started !== generation) return; // an earlier worker, already replaced
+    generation++; // this worker's later events (and its lock) are no longer news
+    const error = new WorkerCrashedError(`the engine's worker ${why}${autoRestart > 0 ? '' : '; call restart()'}`);
+    fail(error);
+    const restarting = restartsInARow < autoRestart;
+    options.onCrash?.(error, restarting);
+    if (!restarting) return;
+    restartsInARow++;
+    void engine.restart().then(
+      (info) => options.onRestart?.({ status: 'fulfilled', value: info }),
+      (reason: unknown) => options.onRestart?.({ status: 'rejected', reason }),
+    );
+  };
 
   const start = (): void => {
+    const started = ++generation;
     worker = makeWorker();
     remote = wrap<EngineHost>(worker);
-    crash = new Promise<never>((_, reject) => {
-      fail = reject;
-      worker.addEventListener('error', (event) => {
-        const error = new WorkerCrashedError(`the engine's worker crashed: ${event.message || 'unknown error'}; call restart()`);
-        reject(error);
-        options.onCrash?.(error);
-      });
-    });
+    crash = new Promise<never>((_, reject) => (fail = reject));
     crash.catch(() => undefined);
+    worker.addEventListener('error', (event) => crashed(started, `crashed: ${(event as ErrorEvent).message || 'unknown error'}`));
+    // The worker holds a Web Lock for as long as it lives: when this page gets it, the worker
+    // is gone, even if it died without an error event (killed, out of memory, closed).
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (locks !== undefined) {
+      const name = `sieve-engine-${crypto.randomUUID()}`;
+      const held = remote.holdLifetimeLock(name) as Promise<boolean>;
+      held.then(
+        (ok) => void (ok && locks.request(name, () => crashed(started, 'stopped (killed, or out of memory)'))),
+        () => undefined,
+      );
+    }
   };
   start();
 
+  const load = (options: EngineLoadOptions): Promise<ModelInfo> => {
+    lastLoad = options;
+    const { onProgress, ...rest } = options;
+    return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
+  };
+
+  // The worker's id for a page-side handle (compiled in this worker on first use after a restart).
+  const workerGrammar = async (handle: GrammarHandle): Promise<GrammarHandle> => {
+    const entry = grammars.get(handle.id);
+    if (entry === undefined) return handle; // not one of ours: the worker says what is wrong
+    entry.workerId ??= (await remote.compile(entry.spec)).id;
+    return { type: 'grammar', id: entry.workerId };
+  };
+
+  // A constraint with page-side grammar handles replaced by the worker's.
+  const translate = async <T>(input: T): Promise<T> => {
+    const spec = input as { type?: unknown; constraints?: unknown; then?: unknown; id?: unknown } | undefined;
+    if (typeof spec !== 'object' || spec === null) return input;
+    if (spec.type === 'grammar' && typeof spec.id === 'number') return (await workerGrammar(spec as GrammarHandle)) as T;
+    if (spec.type === 'all-of' && Array.isArray(spec.constraints)) return { ...spec, constraints: await Promise.all(spec.constraints.map(translate)) } as T;
+    if (spec.type === 'think') return { ...spec, then: await translate(spec.then) } as T;
+    return input;
+  };
+
   // Ends the worker; calls still waiting on it reject.
   const stop = (why: string): void => {
+    generation++;
     fail(new WorkerCrashedError(`${why}: calls in progress were dropped`));
     remote[releaseProxy]();
     worker.terminate();
@@ -66,17 +129,20 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
     signal?.addEventListener('abort', cancel, { once: true });
     if (signal?.aborted) cancel();
     try {
-      return await call(() => run(id));
+      const result = await call(() => run(id));
+      restartsInARow = 0;
+      return result;
     } finally {
       signal?.removeEventListener('abort', cancel);
     }
   };
 
   // Signals and callbacks cannot be cloned: the signal becomes cancel calls, the callback a proxy argument.
-  const split = <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => unknown }>(request: R): [Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => Promise<void>) | undefined] => {
+  const split = async <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => unknown; constraint?: unknown }>(request: R): Promise<[Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => Promise<void>) | undefined]> => {
     const rest: Partial<R> = { ...request };
     delete rest.signal;
     delete rest.onToken;
+    if (request.constraint !== undefined) rest.constraint = await translate(request.constraint);
     const onToken = request.onToken;
     return [rest as Omit<R, 'signal' | 'onToken'>, onToken === undefined ? undefined : proxy(async (event: TokenEvent) => void (await onToken(event)))];
   };
@@ -89,15 +155,25 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
 
   const engine: WorkerEngine = {
     async load(options: EngineLoadOptions): Promise<ModelInfo> {
-      lastLoad = options;
-      const { onProgress, ...rest } = options;
-      return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
+      // As in-thread: loading a model drops the grammars compiled for the last one.
+      grammars.clear();
+      return load(options);
     },
-    compile: (spec: GrammarSpec) => call(() => remote.compile(spec)),
-    release: (grammar) => call(() => remote.release(grammar)),
-    generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, (id) => remote.generate(id, ...split(request))),
+    async compile(spec: GrammarSpec): Promise<GrammarHandle> {
+      const { id: workerId } = await call(() => remote.compile(spec));
+      const id = nextGrammar++;
+      grammars.set(id, { spec, workerId });
+      return { type: 'grammar', id };
+    },
+    async release(grammar: GrammarHandle): Promise<void> {
+      const entry = grammars.get(grammar?.id);
+      grammars.delete(grammar?.id);
+      if (entry === undefined) return call(() => remote.release(grammar));
+      if (entry.workerId !== null) await call(() => remote.release({ type: 'grammar', id: entry.workerId! }));
+    },
+    generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, async (id) => remote.generate(id, ...(await split(request)))),
     async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
-      const result = await cancellable(request.signal, (id) => remote.generateJson(id, jsonSchemaOf(schema), ...split(request)));
+      const result = await cancellable(request.signal, async (id) => remote.generateJson(id, jsonSchemaOf(schema), ...(await split(request))));
       // A zod schema cannot cross the boundary: its parse (and transforms) run here.
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
       return { ...result, value };
@@ -110,11 +186,14 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
     async dispose(): Promise<void> {
       await call(() => remote.dispose()).catch(() => undefined);
       stop('the engine was disposed');
+      grammars.clear();
     },
     async restart(): Promise<ModelInfo | null> {
       stop('the engine was restarted');
       start();
-      return lastLoad === null ? null : engine.load(lastLoad);
+      // Grammars are compiled again in the new worker when next used.
+      for (const entry of grammars.values()) entry.workerId = null;
+      return lastLoad === null ? null : load(lastLoad);
     },
   };
   return engine;
