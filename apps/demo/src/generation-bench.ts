@@ -2,6 +2,7 @@
 // tokens per second with a JSON Schema constraint against the same number of tokens without
 // one, and the time of a step split into forward pass, mask and sampling. `pnpm bench` opens
 // this page in headless Chromium (e2e/bench/generation.bench.ts) and reads <body data-report>.
+import { publishReport } from './bench-report.ts';
 import { createWorkerEngine, JsonSchema, LogitBias, type GenerateResult } from '@sieve/runtime/client';
 
 /** Schema-heavy JSON: long keys, enums and nesting, where much of the text is forced. */
@@ -102,14 +103,4 @@ async function run(): Promise<object> {
   return { bench: 'generation', model: 'stories260K', device: info.device, runs: RUNS, user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency, cross_origin_isolated: self.crossOriginIsolated, schemas };
 }
 
-run().then(
-  (report) => {
-    document.body.dataset.report = JSON.stringify(report);
-    document.querySelector<HTMLElement>('#status')!.dataset.state = 'ready';
-  },
-  (error: unknown) => {
-    const status = document.querySelector<HTMLElement>('#status')!;
-    status.textContent = `Failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-    status.dataset.state = 'error';
-  },
-);
+publishReport(run());

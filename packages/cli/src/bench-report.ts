@@ -41,6 +41,17 @@ interface GenerationReport {
   readonly schemas: readonly { readonly schema: string; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
 }
 
+interface BrowserMaskBenchReport {
+  readonly bench: 'maskbench-browser';
+  readonly tokenizer: string;
+  readonly cases: number;
+  readonly user_agent: string;
+  readonly outcomes_equal: boolean;
+  readonly node: MaskBench;
+  readonly browser: MaskBench;
+  readonly browser_over_node: { readonly mask_mean: number; readonly mask_p50: number; readonly mask_p99: number; readonly compile_p50: number; readonly compile_p99: number };
+}
+
 /** Splits concatenated JSON documents (pretty-printed or not) and parses each. */
 export function parseDocuments(text: string): unknown[] {
   const docs: unknown[] = [];
@@ -66,6 +77,7 @@ export function parseDocuments(text: string): unknown[] {
 const isMaskBench = (d: unknown): d is MaskBench => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
 const isBrle = (d: unknown): d is BrleReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'brle';
 const isGeneration = (d: unknown): d is GenerationReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'generation';
+const isBrowserMaskBench = (d: unknown): d is BrowserMaskBenchReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'maskbench-browser';
 const isVocab = (d: unknown): d is VocabReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'vocab';
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const pct = (n: number, of: number): string => (of === 0 ? '–' : `${((100 * n) / of).toFixed(2)}%`);
@@ -101,6 +113,23 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
       lines.push(`| ${s.cases} | ${ratio(s.mask_us.mean, x.mask_us.mean)} | ${ratio(s.mask_us.p99, x.mask_us.p99)} | ${ratio(s.mask_us.max, x.mask_us.max)} | ${ratio(s.compile_ms.p50, x.compile_ms.p50)} | ${ratio(s.compile_ms.p99, x.compile_ms.p99)} |`);
     }
     lines.push('', 'The engines compile different sets of schemas (XGrammar relaxes what it does not support, and some schemas crash it), so each engine times the instances of the schemas it compiled.');
+  }
+  const inBrowser = docs.find(isBrowserMaskBench);
+  if (inBrowser !== undefined) {
+    const row = (name: string, r: MaskBench): string => `| ${name} | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`;
+    const x = inBrowser.browser_over_node;
+    lines.push(
+      '',
+      '## MaskBench in a Chromium Web Worker',
+      '',
+      `The same runner on the same ${inBrowser.cases} files (${inBrowser.tokenizer}, tokenized once) in this Node process and in a Web Worker of the demo's bench page (\`apps/demo/maskbench.html\`, headless Chromium: ${inBrowser.user_agent}), one after the other. Target: within 1.5× of Node. Browser timers are coarser (5 µs steps when cross-origin isolated). Outcomes identical for every instance: ${inBrowser.outcomes_equal ? 'yes' : '**no**'}.`,
+      '',
+      '| where | mask µs mean | p50 | p99 | max | compile ms p50 | p99 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      row('Node', inBrowser.node),
+      row('Chromium worker', inBrowser.browser),
+      `| Chromium / Node | ${x.mask_mean}× | ${x.mask_p50}× | ${x.mask_p99}× | | ${x.compile_p50}× | ${x.compile_p99}× |`,
+    );
   }
   const generation = docs.find(isGeneration);
   if (generation !== undefined) {
