@@ -114,7 +114,10 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   };
   if (!ntIndex.has(ir.start)) throw new GrammarError('no_start_rule', `the start rule ${ir.start} is not defined`);
 
-  // Converts an expression to a single symbol, creating a fresh nonterminal when needed.
+  // Converts an expression to a single symbol, creating a fresh nonterminal when needed. An
+  // expression object met again (front-ends share one, as JSON Schema does an array's item
+  // grammar) reuses its nonterminal: nested sharing would otherwise double at every level.
+  const lowered = new Map<Expr, number>();
   const symbolOf = (e: Expr, owner: string): number => {
     switch (e.kind) {
       case 'lexeme':
@@ -125,8 +128,12 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
         return nt;
       }
       default: {
-        const nt = nonterminal(`${owner}~${names.length}`);
-        lowerBody(nt, e, owner);
+        let nt = lowered.get(e);
+        if (nt === undefined) {
+          nt = nonterminal(`${owner}~${names.length}`);
+          lowered.set(e, nt);
+          lowerBody(nt, e, owner);
+        }
         return nt;
       }
     }

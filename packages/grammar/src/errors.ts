@@ -35,7 +35,7 @@ export class GrammarError extends Error {
 }
 
 /** Which limit was hit (see `GrammarLimits`). */
-export type LimitName = 'maxLexerStates' | 'maxNfaStates' | 'maxGrammarSymbols' | 'maxParserItems' | 'maxMaskMs' | 'maxSchemaRules';
+export type LimitName = 'maxLexerStates' | 'maxNfaStates' | 'maxGrammarSymbols' | 'maxParserItems' | 'maxChartItems' | 'maxMaskMs' | 'maxSchemaRules';
 
 /** A configured limit was exceeded: the grammar or the step is too large, never a hang. */
 export class GrammarLimitError extends GrammarError {

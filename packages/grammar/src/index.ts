@@ -6,7 +6,7 @@ export { GrammarError, GrammarLimitError, lineCol, renderError } from './errors.
 export type { GrammarErrorCode, LimitName, Span } from './errors.ts';
 export { compileRegexGrammar, regexToByteRegex } from './frontends/regex.ts';
 export type { RegexOptions } from './frontends/regex.ts';
-export { expr, GrammarBuilder, MAX_PERMUTATION_MEMBERS } from './ir.ts';
+export { expr, GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, MAX_PERMUTATION_MEMBERS } from './ir.ts';
 export type { Expr, GrammarIR, LexemeDef, PermutationDef } from './ir.ts';
 export { DEFAULT_LIMITS } from './limits.ts';
 export type { GrammarLimits } from './limits.ts';
@@ -15,7 +15,7 @@ export type { ForcedContinuation, MatcherOptions, Recognition, TokenMatcher } fr
 export { parseBnf } from './frontends/bnf.ts';
 export type { BnfDialect } from './frontends/bnf.ts';
 export { jsonGrammar, JsonGrammarParts, jsonRegex, pythonJson } from './frontends/json.ts';
-export type { JsonWhitespace } from './frontends/json.ts';
+export type { JsonRepetition, JsonWhitespace } from './frontends/json.ts';
 export { parseLark } from './frontends/lark.ts';
 export { GRAMMAR_FORMATS, parseGrammar } from './formats.ts';
 export type { GrammarFormat } from './formats.ts';

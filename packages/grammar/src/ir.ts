@@ -64,6 +64,35 @@ export interface PermutationDef {
 /** Most members a permutation may have (each parser state lists them all). */
 export const MAX_PERMUTATION_MEMBERS = 1000;
 
+/**
+ * Deepest nesting of groups (regex, GBNF, Lark) and of Lark terminals inside terminals: the
+ * front-ends and the compiler recurse once per level, so deeper input is refused
+ * (`unsupported`) instead of overflowing the stack. JSON Schema has the same depth.
+ */
+export const MAX_NESTING = 200;
+
+/**
+ * Deepest expression tree a text front-end passes on: groups, sequences, alternatives and
+ * postfix operators (`"a"???…`) each add a level, and later stages recurse over the tree.
+ */
+export const MAX_EXPR_DEPTH = 4 * MAX_NESTING;
+
+/** Whether an expression tree (IR or a front-end's own) is deeper than `limit`, found without recursion. */
+export function deeperThan(root: object, limit: number): boolean {
+  const stack: [ExprTree, number][] = [[root as ExprTree, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of node.items ?? []) stack.push([child, depth + 1]);
+    if (node.item !== undefined) stack.push([node.item, depth + 1]);
+  }
+  return false;
+}
+interface ExprTree {
+  readonly items?: readonly ExprTree[];
+  readonly item?: ExprTree;
+}
+
 /** A whole grammar. */
 export interface GrammarIR {
   /** Name of the start rule. */

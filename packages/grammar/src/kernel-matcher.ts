@@ -30,7 +30,7 @@ export class KernelGrammar {
     this.kernel = kernel;
     this.grammar = grammar;
     const g = grammar;
-    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maskCacheBytes) >>> 0;
+    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maxChartItems, g.limits.maskCacheBytes, g.limits.maxMaskMs) >>> 0;
     new Int32Array(kernel.exports.memory.buffer, kernel.exports.grammarTable(this.#ptr, abi.TABLE_IGNORE) >>> 0, g.ignore.length).set(g.ignore);
     this.syncRules();
     this.syncLexer();
@@ -339,8 +339,11 @@ export class KernelMatcher implements TokenMatcher {
       if (status === abi.STATUS_LIMIT_ITEMS) {
         throw new GrammarLimitError('maxParserItems', limits.maxParserItems, `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`);
       }
+      if (status === abi.STATUS_LIMIT_CHART) {
+        throw new GrammarLimitError('maxChartItems', limits.maxChartItems, `the output's parse needs more than ${limits.maxChartItems} Earley items in all (maxChartItems); a long repetition is parsed at a quadratic cost here`);
+      }
       if (status === abi.STATUS_LIMIT_TIME) {
-        throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `computing the mask took longer than ${limits.maxMaskMs} ms (maxMaskMs)`);
+        throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `a mask or a commit took longer than ${limits.maxMaskMs} ms (maxMaskMs); the grammar is too ambiguous or too large here`);
       }
       return status;
     }

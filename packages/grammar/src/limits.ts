@@ -12,7 +12,9 @@ export interface GrammarLimits {
   readonly maxGrammarSymbols: number;
   /** Earley items in one parser set. */
   readonly maxParserItems: number;
-  /** Wall time one `computeMask` may take, in milliseconds. */
+  /** Earley items in the whole parse of the output (16 bytes of kernel memory each). */
+  readonly maxChartItems: number;
+  /** Wall time one mask computation, or one commit (of a token or of bytes), may take, in milliseconds. */
   readonly maxMaskMs: number;
   /**
    * Bytes of kernel memory for cached masks (0: no cache). A budget, not an error: when it
@@ -26,6 +28,7 @@ export const DEFAULT_LIMITS: GrammarLimits = {
   maxLexerStates: 20_000,
   maxGrammarSymbols: 500_000,
   maxParserItems: 100_000,
+  maxChartItems: 8_000_000,
   maxMaskMs: 2_000,
   maskCacheBytes: 16 * 1024 * 1024,
 };

@@ -32,14 +32,33 @@ import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './ma
  * messages, left out): mask indexes record it, and a matcher checks it before using one.
  */
 export function grammarFingerprint(ir: GrammarIR): string {
-  const text = JSON.stringify(ir, (key, value: unknown) => {
-    if (key === 'span' || key === 'ruleSpans' || key === 'origin') return undefined;
-    if (value instanceof Map) return { map: [...(value as Map<unknown, unknown>).entries()] };
-    if (value === Infinity) return 'Infinity';
-    return value;
-  });
-  return fingerprint([new TextEncoder().encode(text)]);
+  // A Merkle hash: each object hashed once from its children's hashes, so parts the IR shares
+  // (a schema's item grammar used in many places) cost once, not once per use.
+  const encoder = new TextEncoder();
+  const hashes = new Map<object, string>();
+  const hashOf = (value: unknown): string => {
+    if (typeof value === 'number') return Number.isFinite(value) ? String(value) : `"${value}"`;
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'undefined';
+    let hash = hashes.get(value);
+    if (hash === undefined) {
+      const parts =
+        value instanceof Map
+          ? [...(value as Map<unknown, unknown>).entries()].map(([k, v]) => `${hashOf(k)}=${hashOf(v)}`)
+          : Array.isArray(value)
+            ? value.map(hashOf)
+            : Object.entries(value)
+                .filter(([k, v]) => v !== undefined && !UNHASHED.has(k))
+                .map(([k, v]) => `${JSON.stringify(k)}:${hashOf(v)}`);
+      hash = fingerprint([encoder.encode(`${value instanceof Map ? 'M' : Array.isArray(value) ? 'A' : 'O'}(${parts.join(',')})`)]);
+      hashes.set(value, hash);
+    }
+    return hash;
+  };
+  return hashOf(ir);
 }
+
+// Where things came from, not what they are: left out of the fingerprint.
+const UNHASHED = new Set(['span', 'ruleSpans', 'origin']);
 
 /** Options of `buildMaskIndex`. */
 export interface MaskIndexBuildOptions {

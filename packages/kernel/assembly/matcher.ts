@@ -27,6 +27,7 @@
 // frontier's subtrees.
 import {
   STATUS_INVALID,
+  STATUS_LIMIT_CHART,
   STATUS_LIMIT_ITEMS,
   STATUS_LIMIT_TIME,
   STATUS_NEED_RULES,
@@ -100,6 +101,10 @@ class Grammar {
   ntCount: i32 = 0;
   startDot: i32 = 0;
   maxItems: i32 = 0;
+  // Earley items in a whole chart (its memory: 16 bytes each).
+  maxChartItems: i32 = 0;
+  // Wall time one commit may take, in ms (0: no bound).
+  maxCommitMs: f64 = 0;
   ignoreCount: i32 = 0;
   // Table capacities (the tables grow when the host builds lazily lowered nonterminals).
   ntCap: i32 = 0;
@@ -139,13 +144,15 @@ class Grammar {
  * A grammar with empty tables. `maskCacheBytes` bounds the cached masks (0: no cache); the
  * canonical parser sets their keys refer to get an eighth of that.
  */
-export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maskCacheBytes: u32): usize {
+export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maxChartItems: i32, maskCacheBytes: u32, maxCommitMs: f64): usize {
   const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
   memory.fill(changetype<usize>(g), 0, offsetof<Grammar>());
   g.terminalCount = terminalCount;
   g.ntCount = ntCount;
   g.startDot = startDot;
   g.maxItems = maxItems;
+  g.maxCommitMs = maxCommitMs;
+  g.maxChartItems = maxChartItems;
   g.ignoreCount = ignoreCount;
   g.ntCap = max(ntCount, 1);
   g.dotCap = max(dotCount, 1);
@@ -346,6 +353,8 @@ class Matcher {
   walkPath: Vec = changetype<Vec>(0);
   walkBits: usize = 0;
   walkDeadline: f64 = 0;
+  // While a commit runs: when it must be done by (0 otherwise; see closeSet).
+  commitDeadline: f64 = 0;
   walkVisited: i32 = 0;
   walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
   walkRootLex: i32 = 0; // the lexer state at the root (the top set's start state when between lexemes)
@@ -584,8 +593,13 @@ function closeSet(m: Matcher): i32 {
   const k = m.setStart.len - 1;
   const start = vecGet(m.setStart, k);
   const T = g.terminalCount;
+  // A highly ambiguous grammar makes completion cost grow with the input (each item can
+  // complete with every earlier one): a commit checks its deadline as it works.
+  let work = 0;
   for (let i = start; i < m.dots.len; i++) {
     if (m.dots.len - start > g.maxItems) return STATUS_LIMIT_ITEMS;
+    if (m.dots.len > g.maxChartItems) return STATUS_LIMIT_CHART;
+    if ((++work & 4095) === 0 && commitTimedOut(m)) return STATUS_LIMIT_TIME;
     const d = vecGet(m.dots, i);
     const o = vecGet(m.origins, i);
     const next = load<i32>(g.dotNext + (<usize>d << 2));
@@ -596,6 +610,7 @@ function closeSet(m: Matcher): i32 {
       for (let j = lowerBound(m, vecGet(m.setStart, o), oEnd, lhs); j < oEnd && vecGet(m.keys, j) === lhs; j++) {
         const p = vecGet(m.sorted, j);
         addItem(m, vecGet(m.dots, p) + 1, vecGet(m.origins, p));
+        if ((++work & 4095) === 0 && commitTimedOut(m)) return STATUS_LIMIT_TIME;
       }
     } else if (next >= T) {
       const nt = next - T;
@@ -629,6 +644,11 @@ function closeSet(m: Matcher): i32 {
   vecPush(m.setLex, startLookup(g, m.needList));
   m.chartLen = k + 1;
   return STATUS_OK;
+}
+
+@inline
+function commitTimedOut(m: Matcher): bool {
+  return m.commitDeadline > 0 && now() > m.commitDeadline;
 }
 
 // Sorts item indices [from, to) by next symbol into `sorted`/`keys` (shell sort).
@@ -905,6 +925,13 @@ function notAnAnswer(accepting: i32): bool {
 /** Feeds `length` bytes; on anything but STATUS_OK the matcher is left as before. */
 export function matcherCommitBytes(mp: usize, bytes: usize, length: i32): i32 {
   const m = changetype<Matcher>(mp);
+  m.commitDeadline = m.g.maxCommitMs > 0 ? now() + m.g.maxCommitMs : 0;
+  const status = commitBytes(m, bytes, length);
+  m.commitDeadline = 0;
+  return status;
+}
+
+function commitBytes(m: Matcher, bytes: usize, length: i32): i32 {
   if (m.finished) return STATUS_REJECTED;
   const lex = m.lex;
   const lexLen = m.lexLen;

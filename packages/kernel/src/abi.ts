@@ -35,6 +35,8 @@ export const STATUS_LIMIT_ITEMS = -6;
 export const STATUS_LIMIT_TIME = -7;
 /** A matcher operation was called on a finished or invalid matcher. */
 export const STATUS_INVALID = -8;
+/** The parse chart (all parser sets together) grew past the grammar's total item limit. */
+export const STATUS_LIMIT_CHART = -9;
 
 // Grammar tables the host fills after `grammarNew` (see `grammarTable`).
 /** i32 per dotted rule: the symbol after the dot, -1 when complete. */

@@ -23,7 +23,7 @@ export interface KernelExports {
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
   // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
-  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maskCacheBytes: number): number;
+  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number): number;
   grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
   grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;

@@ -3,7 +3,7 @@
  * `AllOf(…)` build specs that cross a worker boundary as they are; `Constraint` is the
  * interface for custom masks. Nothing here loads the compiler.
  */
-import type { GrammarFormat, JsonSchemaOptions, JsonWhitespace } from '@sieve/grammar';
+import type { GrammarFormat, JsonRepetition, JsonSchemaOptions, JsonWhitespace } from '@sieve/grammar';
 import type { Grammar } from './constraints.ts';
 
 /** The extension point: the mask for the next position, given the tokens accepted since the last call. */
@@ -25,7 +25,7 @@ export type MaskIndexSource = Uint8Array | string;
  */
 export type GrammarSpec = (
   | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
-  | { readonly type: 'json'; readonly whitespace?: JsonWhitespace }
+  | { readonly type: 'json'; readonly whitespace?: JsonWhitespace; readonly repetition?: JsonRepetition }
   | { readonly type: GrammarFormat; readonly grammar: string }
 ) & { readonly index?: MaskIndexSource };
 
@@ -49,8 +49,8 @@ export const GENERATION_JSON_WHITESPACE: JsonWhitespace = { separators: { item: 
 
 /** Output must be JSON valid against `schema` (draft 2020-12; a Zod schema works too in-thread). */
 export const JsonSchema = (schema: unknown, options?: JsonSchemaOptions): ConstraintSpec => ({ type: 'json-schema', schema, ...(options === undefined ? {} : { options }) });
-/** Output must be one JSON value. */
-export const AnyJson = (whitespace?: JsonWhitespace): ConstraintSpec => ({ type: 'json', ...(whitespace === undefined ? {} : { whitespace }) });
+/** Output must be one JSON value (`repetition` caps arrays, objects and strings). */
+export const AnyJson = (whitespace?: JsonWhitespace, repetition?: JsonRepetition): ConstraintSpec => ({ type: 'json', ...(whitespace === undefined ? {} : { whitespace }), ...(repetition === undefined ? {} : { repetition }) });
 /** Output must match the ECMAScript regex (whole output, no flags). */
 export const Regex = (pattern: string): ConstraintSpec => ({ type: 'regex', grammar: pattern });
 /** Output must match the GBNF grammar (llama.cpp dialect; start rule `root`). */

@@ -47,7 +47,7 @@ export class Grammar {
         break;
       }
       case 'json':
-        ir = jsonGrammar(spec.whitespace ?? GENERATION_JSON_WHITESPACE);
+        ir = jsonGrammar(spec.whitespace ?? GENERATION_JSON_WHITESPACE, spec.repetition);
         break;
       default:
         ir = parseGrammar(spec.type, spec.grammar);

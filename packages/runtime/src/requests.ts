@@ -78,7 +78,8 @@ function fields(shape: Readonly<Record<string, Check>>, required: readonly strin
 
 const limits = fields(Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((name) => [name, integer(0)])));
 const whitespace = fields({ style: oneOf('compact', 'any'), maxRun: integer(1), separators: fields({ item: string, key: string }, ['item', 'key']) });
-const schemaOptions = fields({ strict: boolean, whitespace, lenient: boolean, maxRules: integer(1) });
+const repetition = fields({ maxItems: integer(0), maxProperties: integer(0), maxStringLength: integer(0) });
+const schemaOptions = fields({ strict: boolean, whitespace, repetition, lenient: boolean, maxRules: integer(1) });
 const tokenIds = arrayOf(integer(0));
 const bias = (value: unknown, path: string): void => {
   record(value, path);
@@ -90,7 +91,7 @@ const bias = (value: unknown, path: string): void => {
 
 const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
   'json-schema': fields({ type: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), options: schemaOptions, index: bytesOrUrl }, ['schema']),
-  json: fields({ type: string, whitespace, index: bytesOrUrl }),
+  json: fields({ type: string, whitespace, repetition, index: bytesOrUrl }),
   ...Object.fromEntries(GRAMMAR_FORMATS.map((format) => [format, fields({ type: string, grammar: string, index: bytesOrUrl }, ['grammar'])])),
 };
 

@@ -14,7 +14,7 @@
  */
 import { normalizeRanges, rx } from '../byte-regex.ts';
 import { ANY } from '../code-point-sets.ts';
-import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
 
 export type BnfDialect = 'gbnf' | 'ebnf';
@@ -45,6 +45,7 @@ export function parseBnf(source: string, dialect: BnfDialect, startRule = 'root'
 }
 
 class BnfParser {
+  #depth = 0;
   constructor(
     private readonly cursor: SourceCursor,
     private readonly builder: GrammarBuilder,
@@ -57,9 +58,12 @@ class BnfParser {
   }
 
   alternatives(): Expr {
+    const start = this.cursor.pos;
     const items = [this.sequence()];
     while (this.cursor.eat('|')) items.push(this.sequence());
-    return expr.alt(items);
+    const body = expr.alt(items);
+    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw this.cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
+    return body;
   }
 
   sequence(): Expr {
@@ -84,10 +88,12 @@ class BnfParser {
       return this.chars(ANY);
     }
     if (c === '(') {
+      if (++this.#depth > MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
       cursor.pos++;
       const body = this.alternatives();
       cursor.skipSpace();
       cursor.expect(')', '")" to close the group');
+      this.#depth--;
       return body;
     }
     if (c === '#' && this.dialect === 'ebnf' && cursor.peek(1) === 'x') {

@@ -20,6 +20,30 @@ export interface JsonWhitespace {
   readonly separators?: { readonly item: string; readonly key: string };
 }
 
+/**
+ * Caps on repetition a schema leaves unbounded, so a model cannot write forever: arrays, objects
+ * and strings without their own (smaller) `maxItems`, `maxProperties`, `maxLength` get these.
+ * Default: none (the schema's language, exactly).
+ */
+export interface JsonRepetition {
+  /** Most items in one array. */
+  readonly maxItems?: number;
+  /** Most members in one object. */
+  readonly maxProperties?: number;
+  /** Most characters in one string (keys included). */
+  readonly maxStringLength?: number;
+}
+
+/** The caps of `repetition`, checked: each a non-negative integer, Infinity when absent. */
+export function repetitionCaps(repetition: JsonRepetition = {}): Required<JsonRepetition> {
+  const cap = (name: keyof JsonRepetition): number => {
+    const value = repetition[name] ?? Infinity;
+    if (!(value === Infinity || (Number.isSafeInteger(value) && value >= 0))) throw new RangeError(`repetition.${name} must be a non-negative integer, not ${value}`);
+    return value;
+  };
+  return { maxItems: cap('maxItems'), maxProperties: cap('maxProperties'), maxStringLength: cap('maxStringLength') };
+}
+
 const HEX = normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]);
 const DIGIT = rx.byteRanges([0x30, 0x39]);
 
@@ -52,11 +76,15 @@ export class JsonGrammarParts {
   readonly #ws: number | null;
   readonly #itemSeparator: Expr;
   readonly #keySeparator: Expr;
+  /** The repetition caps (Infinity where there is none). */
+  readonly caps: Required<JsonRepetition>;
 
   constructor(
     readonly builder: GrammarBuilder,
     whitespace: JsonWhitespace = {},
+    repetition: JsonRepetition = {},
   ) {
+    this.caps = repetitionCaps(repetition);
     const maxRun = whitespace.maxRun ?? 64;
     if (!(Number.isInteger(maxRun) && maxRun >= 1)) throw new RangeError(`whitespace.maxRun must be a positive integer, not ${maxRun}`);
     const { separators } = whitespace;
@@ -98,12 +126,18 @@ export class JsonGrammarParts {
     return expr.lexeme(this.builder.lexeme(origin === undefined ? { name, regex } : { name, regex, origin }));
   }
 
-  /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects. */
-  list(open: string, item: Expr, close: string, min = 0): Expr {
+  /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects (at most `max` items). */
+  list(open: string, item: Expr, close: string, min = 0, max = Infinity): Expr {
     const ws = this.ws();
+    if (max === 0) return expr.seq([this.token(open), ws, this.token(close)]);
     const more = expr.seq([this.itemSeparator(), item]);
-    const items = expr.seq([item, expr.repeat(more, Math.max(0, min - 1), Infinity), ws]);
+    const items = expr.seq([item, expr.repeat(more, Math.max(0, min - 1), max - 1), ws]);
     return expr.seq([this.token(open), ws, min > 0 ? items : expr.repeat(items, 0, 1), this.token(close)]);
+  }
+
+  /** A string lexeme with at most the capped number of characters. */
+  #string(): Expr {
+    return this.lexeme('STRING', jsonRegex.string(jsonRegex.stringChar(), 0, this.caps.maxStringLength));
   }
 
   /** Defines rule `name` as any JSON value and returns a reference to it. */
@@ -111,13 +145,13 @@ export class JsonGrammarParts {
     const value = expr.ref(name);
     if (!this.builder.rules.has(name)) {
       this.builder.rules.set(name, expr.seq([])); // reserve the name (recursive)
-      const member = expr.seq([this.lexeme('STRING', jsonRegex.string()), this.keySeparator(), value]);
+      const member = expr.seq([this.#string(), this.keySeparator(), value]);
       this.builder.rules.set(
         name,
         expr.alt([
-          this.list('{', member, '}'),
-          this.list('[', value, ']'),
-          this.lexeme('STRING', jsonRegex.string()),
+          this.list('{', member, '}', 0, this.caps.maxProperties),
+          this.list('[', value, ']', 0, this.caps.maxItems),
+          this.#string(),
           this.lexeme('NUMBER', jsonRegex.number()),
           this.token('true'),
           this.token('false'),
@@ -129,9 +163,9 @@ export class JsonGrammarParts {
   }
 }
 
-/** Any JSON value, optionally surrounded by whitespace. */
-export function jsonGrammar(whitespace: JsonWhitespace = {}): GrammarIR {
-  const parts = new JsonGrammarParts(new GrammarBuilder(), whitespace);
+/** Any JSON value, optionally surrounded by whitespace (and with `repetition` capped). */
+export function jsonGrammar(whitespace: JsonWhitespace = {}, repetition: JsonRepetition = {}): GrammarIR {
+  const parts = new JsonGrammarParts(new GrammarBuilder(), whitespace, repetition);
   const value = parts.anyValue();
   parts.builder.rules.set('start', expr.seq([parts.ws(), value, parts.ws()]));
   return parts.builder.build('start');

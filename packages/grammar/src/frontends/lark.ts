@@ -20,7 +20,7 @@
 import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
 import { withCaseVariants } from '../code-point-sets.ts';
 import { GrammarError, type Span } from '../errors.ts';
-import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { regexToByteRegex } from './regex.ts';
 import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
 
@@ -177,6 +177,7 @@ class LarkReader {
 
   // Alternatives may continue on following lines that start with "|".
   alternatives(): LarkExpr {
+    const start = this.cursor.pos;
     const items = [this.sequence()];
     for (;;) {
       const save = this.cursor.pos;
@@ -188,7 +189,9 @@ class LarkReader {
       this.cursor.pos = save;
       break;
     }
-    return items.length === 1 ? items[0]! : { kind: 'alt', items };
+    const body: LarkExpr = items.length === 1 ? items[0]! : { kind: 'alt', items };
+    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw this.cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
+    return body;
   }
 
   sequence(): LarkExpr {
@@ -247,6 +250,7 @@ class LarkReader {
       return { kind: 'regex', pattern, flags, span: { start: start + 1, end: cursor.pos } };
     }
     if (c === '(' || c === '[') {
+      if (this.#depth >= MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
       cursor.pos++;
       this.#depth++;
       const body = this.alternatives();
@@ -364,6 +368,7 @@ class LarkLowering {
         const def = this.terminals.get(e.name);
         if (def === undefined) throw new GrammarError('unknown_rule', `unknown terminal ${e.name}`, e.span);
         if (this.#resolving.has(e.name)) throw new GrammarError('syntax', `terminal ${e.name} refers to itself`, e.span);
+        if (this.#resolving.size >= MAX_NESTING) throw new GrammarError('unsupported', `terminals nested deeper than ${MAX_NESTING} levels`, e.span);
         this.#resolving.add(e.name);
         const regex = this.#regex(def.body);
         this.#resolving.delete(e.name);

@@ -7,7 +7,7 @@ import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, withCaseVariants, type CodePointSet } from '../code-point-sets.ts';
 import { GrammarError, type Span } from '../errors.ts';
-import { GrammarBuilder, expr, type GrammarIR } from '../ir.ts';
+import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir.ts';
 
 /** How to read a regex. */
 export interface RegexOptions {
@@ -49,6 +49,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
 function parse(pattern: string, flags: string, offset: number): AST.Pattern {
   const parser = new RegExpParser({ ecmaVersion: 2025 });
   const unicodeSets = flags.includes('v');
+  checkNesting(pattern, unicodeSets, offset);
   try {
     return parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
   } catch (unicodeError) {
@@ -59,6 +60,22 @@ function parse(pattern: string, flags: string, offset: number): AST.Pattern {
     } catch {
       throw syntaxError(unicodeError, offset);
     }
+  }
+}
+
+// The parser, the converter and the automaton builder recurse once per group (and class,
+// with the v flag): a pattern nested deeper than MAX_NESTING is refused before any of them.
+function checkNesting(pattern: string, unicodeSets: boolean, offset: number): void {
+  let groups = 0;
+  let classes = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '[' && (classes === 0 || unicodeSets)) classes++;
+    else if (c === ']' && classes > 0) classes--;
+    else if (c === '(' && classes === 0) groups++;
+    else if (c === ')' && classes === 0 && groups > 0) groups--;
+    if (groups + classes > MAX_NESTING) throw new GrammarError('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, { start: offset + i, end: offset + i + 1 });
   }
 }
 

@@ -15,7 +15,7 @@
 import { rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY } from '../code-point-sets.ts';
 import { GrammarError, GrammarLimitError } from '../errors.ts';
-import { JsonGrammarParts, jsonRegex, type JsonWhitespace } from '../frontends/json.ts';
+import { JsonGrammarParts, jsonRegex, type JsonRepetition, type JsonWhitespace } from '../frontends/json.ts';
 import { regexToByteRegex } from '../frontends/regex.ts';
 import { GrammarBuilder, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './formats.ts';
@@ -31,6 +31,8 @@ export interface JsonSchemaOptions {
   readonly strict?: boolean;
   /** Whitespace between tokens (default: any JSON whitespace, at most 20 in a row). */
   readonly whitespace?: JsonWhitespace;
+  /** Caps on items, members and string length where the schema sets none (default: none). */
+  readonly repetition?: JsonRepetition;
   /** Downgrade unsupported keywords to warnings (the keyword is then not enforced). */
   readonly lenient?: boolean;
   /**
@@ -42,6 +44,10 @@ export interface JsonSchemaOptions {
 
 /** Default `maxRules`: real-world schemas need under 10,000 rules. */
 export const MAX_SCHEMA_RULES = 50_000;
+
+// Deepest nesting of objects and arrays in a schema document (enum values included): the
+// compiler walks them recursively, so deeper documents are refused before it starts.
+const MAX_DOCUMENT_DEPTH = 1000;
 
 /** The grammar of a schema and what `lenient` let through. */
 export interface JsonSchemaGrammar {
@@ -70,6 +76,7 @@ const KNOWN = new Set([
  */
 export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
   const schema = jsonSchemaOf(schemaOrZod);
+  checkDocumentDepth(schema);
   const compiler = new SchemaCompiler(schema, options);
   const root = compiler.schemaExpr(schema as Schema, '');
   compiler.parts.builder.rules.set('start', expr.seq([compiler.parts.ws(), root, compiler.parts.ws()]));
@@ -100,7 +107,7 @@ class SchemaCompiler {
     if (typeof root !== 'boolean' && (typeof root !== 'object' || root === null || Array.isArray(root))) {
       throw new InvalidSchemaError('', '', 'a schema must be an object or a boolean');
     }
-    this.parts = new JsonGrammarParts(new GrammarBuilder(), { style: 'any', maxRun: 20, ...options.whitespace });
+    this.parts = new JsonGrammarParts(new GrammarBuilder(), { style: 'any', maxRun: 20, ...options.whitespace }, options.repetition);
     this.#draft = validatorDraft(root);
   }
 
@@ -160,7 +167,12 @@ class SchemaCompiler {
     }
     let node: unknown = this.root;
     for (const raw of path === '' ? [] : path.slice(1).split('/')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      let key: string;
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      } catch {
+        throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a valid URI fragment (bad percent-encoding)`);
+      }
       if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
       node = (node as Record<string, unknown>)[key];
     }
@@ -191,6 +203,7 @@ class SchemaCompiler {
   }
 
   #flattenOnce(schema: SchemaObject, pointer: string, depth: number): SchemaObject | false {
+    checkKeywordShapes(schema, pointer);
     if (depth > 50) throw new UnsupportedSchemaError(pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
     let result: SchemaObject = {};
     const own: Record<string, unknown> = {};
@@ -338,7 +351,14 @@ class SchemaCompiler {
       name = this.#ruleName(`merged:${pointer}`);
       this.#mergedRules.set(key, name);
       this.parts.builder.rules.set(name, expr.empty); // reserved for recursion
-      this.parts.builder.rules.set(name, this.#branches(schema, pointer));
+      // Merges that keep producing new schemas (a reference cycle through anyOf with sibling
+      // keywords) end here rather than in a stack overflow.
+      if (++this.#depth > 200) throw new UnsupportedSchemaError(pointer, '$ref', 'schema nesting deeper than 200 levels (a reference cycle through merged schemas?)');
+      try {
+        this.parts.builder.rules.set(name, this.#branches(schema, pointer));
+      } finally {
+        this.#depth--;
+      }
     }
     return expr.ref(name);
   }
@@ -480,7 +500,7 @@ class SchemaCompiler {
   #stringContent(schema: SchemaObject, pointer: string): ByteRegex {
     const parts: ByteRegex[] = [];
     const minLength = nonNegativeInt(schema.minLength, pointer, 'minLength') ?? 0;
-    const maxLength = nonNegativeInt(schema.maxLength, pointer, 'maxLength') ?? Infinity;
+    const maxLength = capped(nonNegativeInt(schema.maxLength, pointer, 'maxLength'), this.parts.caps.maxStringLength, minLength);
     parts.push(rx.repeat(jsonChars(ANY), minLength, maxLength));
     for (const pattern of schema.pattern === undefined ? [] : [schema.pattern].flat()) {
       if (typeof pattern !== 'string') throw new InvalidSchemaError(pointer, 'pattern', 'pattern must be a string');
@@ -572,7 +592,7 @@ class SchemaCompiler {
       rest = schema.items as Schema;
     }
     const minItems = nonNegativeInt(schema.minItems, pointer, 'minItems') ?? 0;
-    let maxItems = nonNegativeInt(schema.maxItems, pointer, 'maxItems') ?? Infinity;
+    let maxItems = capped(nonNegativeInt(schema.maxItems, pointer, 'maxItems'), this.parts.caps.maxItems, minItems);
     if (rest === false) maxItems = Math.min(maxItems, prefix.length);
     if (minItems > maxItems) return expr.alt([]);
     if (schema.uniqueItems === true && maxItems > 1) {
@@ -610,7 +630,7 @@ class SchemaCompiler {
     const additional: Schema = schema.additionalProperties !== undefined ? (schema.additionalProperties as Schema) : this.options.strict ? false : true;
     const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>);
     const minProperties = nonNegativeInt(schema.minProperties, pointer, 'minProperties') ?? 0;
-    const maxProperties = nonNegativeInt(schema.maxProperties, pointer, 'maxProperties') ?? Infinity;
+    const maxProperties = capped(nonNegativeInt(schema.maxProperties, pointer, 'maxProperties'), this.parts.caps.maxProperties, Math.max(minProperties, required.size));
 
     // Declared members, in order; required names not declared are members too.
     const names = Object.keys(properties);
@@ -662,7 +682,7 @@ class SchemaCompiler {
     // Other members: keys not declared, matched by a pattern or else the additional schema.
     const others: Expr[] = [];
     const notDeclared = names.length === 0 ? null : rx.not(rx.alt([...spellings.values()]));
-    const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
+    const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(jsonRegex.stringChar(), 0, this.parts.caps.maxStringLength), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
     const patternRegexes = patterns.map(([p]) => jsonString(this.#pattern(p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) this.#unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
     patterns.forEach(([p, s], i) => {
@@ -821,6 +841,11 @@ class ContentIds {
   }
 }
 
+/** The schema's own maximum, or the repetition cap when smaller — never below what the schema requires. */
+function capped(own: number | undefined, cap: number, required: number): number {
+  return Math.min(own ?? Infinity, Math.max(cap, required));
+}
+
 function typeList(type: unknown, pointer: string): JsonType[] {
   const list = Array.isArray(type) ? type : [type];
   for (const t of list) if (!ALL_TYPES.includes(t as JsonType)) throw new InvalidSchemaError(pointer, 'type', `unknown type ${JSON.stringify(t)}`);
@@ -932,6 +957,20 @@ function standardSchema(merged: SchemaObject): SchemaObject {
   return out;
 }
 
+// Walks the document without recursion, each object again only when reached deeper (shared
+// objects stay cheap, a cyclic one ends at the limit).
+function checkDocumentDepth(document: unknown): void {
+  const deepest = new Map<object, number>();
+  const stack: [unknown, string, number][] = [[document, '', 0]];
+  while (stack.length > 0) {
+    const [node, pointer, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null || (deepest.get(node) ?? -1) >= depth) continue;
+    if (depth >= MAX_DOCUMENT_DEPTH) throw new UnsupportedSchemaError(pointer, '', `objects and arrays nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+    deepest.set(node, depth);
+    for (const [key, value] of Object.entries(node)) stack.push([value, pointerJoin(pointer, key), depth + 1]);
+  }
+}
+
 function containsKeyword(node: unknown, keyword: string): boolean {
   if (typeof node !== 'object' || node === null) return false;
   if (!Array.isArray(node) && Object.hasOwn(node, keyword)) return true;
@@ -980,7 +1019,7 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     if (!both) {
       const [patterns, otherAdditional] = Object.keys(patternsA).length > 0 ? [patternsA, b.additionalProperties] : [patternsB, a.additionalProperties];
       if (Object.keys(patterns).length > 0) {
-        out.patternProperties = otherAdditional === undefined || otherAdditional === true ? patterns : Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, { allOf: [schema, otherAdditional] }]));
+        out.patternProperties = Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, intersection(schema, otherAdditional)]));
         b = Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
       }
     }
@@ -990,8 +1029,8 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     const [pb, rb] = tuple(b);
     const length = Math.max(pa.length, pb.length);
     const at = (p: unknown[], r: unknown, i: number): unknown => (i < p.length ? p[i] : r);
-    out.prefixItems = Array.from({ length }, (_, i) => ({ allOf: [at(pa, ra, i), at(pb, rb, i)] }));
-    out.items = { allOf: [ra, rb] };
+    out.prefixItems = Array.from({ length }, (_, i) => intersection(at(pa, ra, i), at(pb, rb, i)));
+    out.items = intersection(ra, rb);
     delete out.additionalItems;
     const restB: Record<string, unknown> = { ...b };
     for (const k of ['prefixItems', 'items', 'additionalItems']) delete restB[k];
@@ -1020,7 +1059,7 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
       case 'properties': {
         const merged: Record<string, unknown> = { ...(mine as object) };
         for (const [name, schema] of Object.entries(v as Record<string, unknown>)) {
-          merged[name] = Object.hasOwn(merged, name) ? { allOf: [merged[name], schema] } : schema;
+          merged[name] = Object.hasOwn(merged, name) ? intersection(merged[name], schema) : schema;
         }
         out.properties = merged;
         break;
@@ -1029,7 +1068,7 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
       case 'additionalProperties':
       case 'propertyNames':
       case 'additionalItems':
-        out[k] = mine === true ? v : v === true ? mine : { allOf: [mine, v] };
+        out[k] = intersection(mine, v);
         break;
       case 'enum': {
         const values = (mine as unknown[]).filter((x) => (v as unknown[]).some((y) => jsonEqual(x, y)));
@@ -1094,6 +1133,45 @@ function crossProperties(self: SchemaObject, other: SchemaObject): Record<string
 }
 
 // An array schema as (prefix item schemas, schema of the rest), in either draft's spelling.
+const isSchema = (value: unknown): boolean => typeof value === 'boolean' || (typeof value === 'object' && value !== null && !Array.isArray(value));
+const SUBSCHEMA = ['not', 'additionalProperties', 'additionalItems', 'propertyNames', 'contains', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+// Keywords must hold values of their shape (schemas where schemas go, strings where names
+// go): checked before any is used, so a wrong value is an InvalidSchemaError at its place,
+// not a failure deep in the compiler. Numbers are checked where they are read.
+function checkKeywordShapes(schema: SchemaObject, pointer: string): void {
+  const wrong = (keyword: string, what: string): never => {
+    throw new InvalidSchemaError(pointer, keyword, `${keyword} must be ${what}`);
+  };
+  for (const keyword of SUBSCHEMA) if (schema[keyword] !== undefined && !isSchema(schema[keyword])) wrong(keyword, 'a schema (an object or a boolean)');
+  for (const keyword of SUBSCHEMA_LISTS) {
+    const list = schema[keyword];
+    if (list !== undefined && !(Array.isArray(list) && list.length > 0 && list.every(isSchema))) wrong(keyword, 'a non-empty array of schemas');
+  }
+  for (const keyword of SUBSCHEMA_MAPS) {
+    const map = schema[keyword];
+    if (map !== undefined && !(isSchema(map) && typeof map === 'object' && Object.values(map as object).every(isSchema))) wrong(keyword, 'an object whose values are schemas');
+  }
+  const items = schema.items;
+  if (items !== undefined && !isSchema(items) && !(Array.isArray(items) && items.every(isSchema))) wrong('items', 'a schema (or, before draft 2020-12, an array of schemas)');
+  const strings = (value: unknown): boolean => Array.isArray(value) && value.every((v) => typeof v === 'string');
+  if (schema.required !== undefined && !strings(schema.required) && typeof schema.required !== 'boolean') wrong('required', 'an array of property names');
+  if (schema.enum !== undefined && !Array.isArray(schema.enum)) wrong('enum', 'an array');
+  for (const keyword of ['pattern', 'format', '$ref']) if (schema[keyword] !== undefined && typeof schema[keyword] !== 'string') wrong(keyword, 'a string');
+  const dependent = schema.dependentRequired;
+  if (dependent !== undefined && !(isSchema(dependent) && typeof dependent === 'object' && Object.values(dependent as object).every(strings))) wrong('dependentRequired', 'an object whose values are arrays of property names');
+}
+
+// Two schemas that must both hold, as one: without wrapping when one is `true` (or absent)
+// or both are equal, so merging again with the same schemas gives the same result.
+function intersection(x: unknown, y: unknown): unknown {
+  if (x === undefined || x === true) return y ?? true;
+  if (y === undefined || y === true || jsonEqual(x, y)) return x;
+  return { allOf: [x, y] };
+}
+
 function tuple(s: SchemaObject): [unknown[], unknown] {
   if (Array.isArray(s.items)) return [s.items, s.additionalItems ?? true];
   return [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
