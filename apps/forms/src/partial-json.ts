@@ -34,7 +34,8 @@ export function partialJson(text: string): unknown {
         at++;
         const before = at;
         const item = value();
-        if (item !== undefined) object[key.text] = item;
+        // An own property even for "__proto__" (as JSON.parse makes it), never the prototype.
+        if (item !== undefined) Object.defineProperty(object, key.text, { value: item, writable: true, enumerable: true, configurable: true });
         if (at >= text.length || at === before) return object;
       }
     }
