@@ -377,6 +377,10 @@ class Matcher {
   // What the host must provide after a STATUS_NEED_*.
   needState: i32 = 0;
   needList: Vec = changetype<Vec>(0);
+  // Walk memo of ending a lexeme, per chart level above the root's (END_LEVELS of them):
+  // walk stamp, serial of the top set, lexer state, END_* memo.
+  endMemo: usize = 0;
+  walkStamp: i32 = 0;
 }
 
 function allocScratch(m: Matcher): void {
@@ -394,6 +398,9 @@ function allocScratch(m: Matcher): void {
   m.canonScratch = heap.alloc(<usize>m.canonScratchCap << 3);
   m.walkPure = heap.alloc(<usize>((headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5) << 2);
   m.walkFrontier = vecNew(64);
+  m.endMemo = heap.alloc(<usize>END_LEVELS << 4);
+  memory.fill(m.endMemo, 0, <usize>END_LEVELS << 4);
+  m.walkStamp = 0;
 }
 
 /** A matcher at the start of the grammar. `eos` lists the EOS token ids. */
@@ -480,6 +487,7 @@ export function matcherFree(mp: usize): void {
   vecFree(m.setCanon);
   heap.free(m.canonScratch);
   heap.free(m.walkPure);
+  heap.free(m.endMemo);
   vecFree(m.walkFrontier);
   heap.free(mp);
 }
@@ -806,11 +814,44 @@ function endLexemeOnce(m: Matcher, at: i32): i32 {
     m.lexLen = 0;
     return STATUS_OK;
   }
+  // Ending a lexeme depends on the lexer state and the chart only; the chart is named by
+  // the serial of its top set (a set is never changed while it lives).
+  const level = k - vecGet(m.walkPath, 2);
+  const lex = m.lex;
+  const topSerial = vecGet(m.setSerial, k - 1);
+  const slot = m.endMemo + (<usize>level << 4);
+  const memoed = level < END_LEVELS && load<i32>(slot) === m.walkStamp && load<i32>(slot, 4) === topSerial && load<i32>(slot, 8) === lex;
+  if (memoed) {
+    const shared = load<i32>(slot, 12);
+    if (shared === END_REJECTED) {
+      vecSet(m.walkPath, at + 3, END_REJECTED);
+      return STATUS_REJECTED;
+    }
+    if (shared === END_IGNORED || (shared >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === shared - END_SET)) {
+      vecSet(m.walkPath, at + 3, shared);
+      if (shared !== END_IGNORED) m.chartLen = k + 1;
+      m.lex = UNKNOWN;
+      m.lexLen = 0;
+      return STATUS_OK;
+    }
+  }
   const status = endLexeme(m);
-  if (status === STATUS_REJECTED) vecSet(m.walkPath, at + 3, END_REJECTED);
-  else if (status === STATUS_OK) vecSet(m.walkPath, at + 3, m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED);
+  let value = END_UNKNOWN;
+  if (status === STATUS_REJECTED) value = END_REJECTED;
+  else if (status === STATUS_OK) value = m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED;
+  if (value !== END_UNKNOWN) {
+    vecSet(m.walkPath, at + 3, value);
+    if (level < END_LEVELS) {
+      store<i32>(slot, m.walkStamp);
+      store<i32>(slot, topSerial, 4);
+      store<i32>(slot, lex, 8);
+      store<i32>(slot, value, 12);
+    }
+  }
   return status;
 }
+
+const END_LEVELS = 32;
 
 function isIgnored(g: Grammar, lexeme: i32): bool {
   for (let i = 0; i < g.ignoreCount; i++) if (load<i32>(g.ignore + (<usize>i << 2)) === lexeme) return true;
@@ -1021,6 +1062,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   m.walkDeadline = now() + maxMs;
   m.walkVisited = 0;
   m.walkSlices = UNKNOWN;
+  m.walkStamp++;
   m.walkStore = stateKey(m);
   if (m.walkStore) {
     const at = maskStoreGet(m.g.masks, m.vocabSerial, words, m.walkKey0, m.walkKey1);
@@ -1319,6 +1361,7 @@ function storeLexical(m: Matcher, words: i32): void {
   const bytes = (<usize>words << 2) + 4 + (<usize>frontier.len << 2);
   const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, lexicalKey(m.walkRootLex), vecGet(m.walkPath, 1) > 0 ? 1 : 0, bytes, 0);
   if (block === 0) return;
+  sortPairsBySecond(frontier.ptr, frontier.len >> 1);
   memory.copy(block, m.walkPure, <usize>words << 2);
   store<i32>(block + (<usize>words << 2), frontier.len >> 1);
   memory.copy(block + (<usize>words << 2) + 4, frontier.ptr, <usize>frontier.len << 2);
@@ -1378,4 +1421,20 @@ export function matcherForcedCount(mp: usize): i32 {
 export function matcherMaskAbort(mp: usize): void {
   const m = changetype<Matcher>(mp);
   if (m.walkPath.len >= 4) restore(m, vecGet(m.walkPath, 0), vecGet(m.walkPath, 1), vecGet(m.walkPath, 2));
+}
+
+// Stable sort of n (node, state) i32 pairs by state (insertion sort: frontiers are short
+// and mostly grouped already).
+function sortPairsBySecond(at: usize, n: i32): void {
+  for (let i = 1; i < n; i++) {
+    const node = load<i32>(at + (<usize>i << 3));
+    const state = load<i32>(at + (<usize>i << 3), 4);
+    let j = i;
+    while (j > 0 && load<i32>(at + (<usize>(j - 1) << 3), 4) > state) {
+      store<u64>(at + (<usize>j << 3), load<u64>(at + (<usize>(j - 1) << 3)));
+      j--;
+    }
+    store<i32>(at + (<usize>j << 3), node);
+    store<i32>(at + (<usize>j << 3), state, 4);
+  }
 }
