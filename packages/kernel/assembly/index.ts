@@ -1,5 +1,12 @@
 // kernel.wasm exports. Every export takes and returns integers and pointers into linear
 // memory; errors are status codes (../src/abi.ts), never traps or exceptions.
+import { KERNEL_ABI_VERSION } from '../src/abi';
+
+/** The ABI this build speaks (`loadKernel` checks it). */
+export function kernelAbiVersion(): i32 {
+  return KERNEL_ABI_VERSION;
+}
+
 export { applyBitset, applyBrle } from './logits';
 export { bitsetAnd, bitsetAndBrle, bitsetCount, bitsetOr, brleDecode, brleEncode } from './brle';
 export { maskLiteral, vocabCheck } from './vocab';

@@ -17,6 +17,12 @@ export const STATUS_TRUNCATED = -4;
 export const STATUS_CAPACITY = -5;
 
 // Matcher outcomes (non-negative: not errors).
+/**
+ * The version of this ABI (exports, their arguments, statuses, layouts): kernel.wasm reports
+ * it (`kernelAbiVersion`) and `loadKernel` refuses a build that speaks another one.
+ */
+export const KERNEL_ABI_VERSION = 2;
+
 /** The token or byte is not allowed; the matcher is unchanged. */
 export const STATUS_REJECTED = 1;
 /** A lexer transition is not built yet: the host builds that state's whole row (`lexerSetRow`) and calls again (or resumes). */

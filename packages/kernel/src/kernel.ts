@@ -52,6 +52,7 @@ export interface KernelExports {
   matcherForcedBytes(matcher: number, out: number, maxBytes: number): number;
   matcherForcedCount(matcher: number): number;
   matcherStateKey(matcher: number, out: number): number;
+  kernelAbiVersion?(): number;
 }
 
 /** Where to get kernel.wasm: bytes, a compiled module, a URL (file: URLs read from disk in Node), or a fetch response. */
@@ -111,7 +112,12 @@ export async function loadKernel(source: KernelSource = defaultKernelUrl()): Pro
   } catch (error) {
     throw new KernelError('load_failed', `could not load kernel.wasm: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return new Kernel(instance.exports as unknown as KernelExports);
+  const exports = instance.exports as unknown as KernelExports;
+  const version = exports.kernelAbiVersion?.();
+  if (version !== abi.KERNEL_ABI_VERSION) {
+    throw new KernelError('bad_version', `kernel.wasm speaks ABI ${version ?? '1 or older'}, this loader ${abi.KERNEL_ABI_VERSION}: rebuild it (pnpm build) or serve the one built with this package`);
+  }
+  return new Kernel(exports);
 }
 
 async function kernelBytes(source: BufferSource | URL | string | Response): Promise<BufferSource> {

@@ -165,6 +165,12 @@ describe('kernel lifecycle', () => {
     expect(() => own.brleFromBitset(new Uint32Array(1), 8)).toThrow(expect.objectContaining({ code: 'disposed' }));
   });
 
+  it('refuses a kernel.wasm that speaks another ABI (a stale build) as bad_version', async () => {
+    // An empty module: no kernelAbiVersion export, as builds before the version had none.
+    const empty = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+    await expect(loadKernel(empty)).rejects.toMatchObject({ code: 'bad_version', message: expect.stringMatching(/speaks ABI 1 or older, this loader \d+: rebuild/) });
+  });
+
   it('reports a missing kernel.wasm as load_failed', async () => {
     await expect(loadKernel(new URL('file:///nonexistent/kernel.wasm'))).rejects.toMatchObject({ code: 'load_failed' });
   });
