@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileGrammar, GrammarError, GrammarLimitError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, parseGrammar, SchemaError, type CompiledGrammar, type GrammarFormat } from '../src/index.ts';
 import { loadCases } from './support/cases.ts';
+import { bitsetIds } from './support/oracle.ts';
 import { vocab } from './support/vocabs.ts';
 
 const RUNS = Number(process.env['SIEVE_FUZZ_RUNS'] ?? 300);
@@ -72,12 +73,7 @@ function run(frontEnd: string, place: 'span' | 'pointer', compile: () => Compile
   try {
     let random = seed >>> 0;
     for (let step = 0; step < WALK_TOKENS && !matcher.isFinished; step++) {
-      const bits = matcher.computeMaskBitset();
-      const allowed: number[] = [];
-      bits.forEach((word, w) => {
-        for (let b = 0; b < 32; b++) if (word & (1 << b)) allowed.push(w * 32 + b);
-      });
-      const text = allowed.filter((id) => !eos.includes(id));
+      const text = bitsetIds(matcher.computeMaskBitset(), vocab('stories260k').tokenCount).filter((id) => !eos.includes(id));
       if (text.length === 0) break;
       random = (Math.imul(random, 1664525) + 1013904223) >>> 0;
       expect(matcher.commitToken(text[random % text.length]!), 'a token the mask allowed was refused').toBe(true);

@@ -5,6 +5,8 @@
  * Ranges of numbers the sampler and grammar compiler check themselves are left to them.
  */
 import { DEFAULT_LIMITS, GRAMMAR_FORMATS } from '@sieve/grammar';
+import type { ConstraintInput } from './constraint-specs.ts';
+import { Grammar, isCustom } from './constraints.ts';
 import { InvalidRequestError } from './errors.ts';
 
 type Check = (value: unknown, path: string) => void;
@@ -115,7 +117,7 @@ function checkConstraintAt(depth: number): Check {
     if (depth > MAX_CONSTRAINT_DEPTH) throw new InvalidRequestError(path, `nests constraints more than ${MAX_CONSTRAINT_DEPTH} deep`);
     record(value, path);
     // A custom constraint or a compiled `Grammar` (objects with methods: in-thread only).
-    if (typeof (value as { step?: unknown }).step === 'function' || typeof (value as { matcher?: unknown }).matcher === 'function') return;
+    if (isCustom(value as ConstraintInput) || value instanceof Grammar) return;
     const nested = checkConstraintAt(depth + 1);
     const spec = value as { type?: unknown };
     switch (spec.type) {
