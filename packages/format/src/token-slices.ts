@@ -23,6 +23,8 @@ const JSON_STRING_EXCLUDED = [...CONTROL, 0x22, 0x5c];
 export const TOKEN_SLICES: readonly TokenSlice[] = [
   { name: 'json-string-content', excludedAscii: JSON_STRING_EXCLUDED },
   { name: 'json-string-content-8', excludedAscii: JSON_STRING_EXCLUDED, maxChars: 8 },
+  { name: 'json-string-content-16', excludedAscii: JSON_STRING_EXCLUDED, maxChars: 16 },
+  { name: 'json-string-content-32', excludedAscii: JSON_STRING_EXCLUDED, maxChars: 32 },
 ];
 
 if (TOKEN_SLICES.length > MAX_TOKEN_SLICES) throw new Error(`at most ${MAX_TOKEN_SLICES} token slices fit the vocab index`);

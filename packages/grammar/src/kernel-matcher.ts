@@ -11,7 +11,7 @@ import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
 import type { CompiledGrammar } from './compile.ts';
 import { GrammarLimitError } from './errors.ts';
-import { sliceMask } from './token-slices.ts';
+import { sliceMask, widestSlices } from './token-slices.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
@@ -123,7 +123,8 @@ export class KernelGrammar {
       k.free(scratch);
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
-      const slices = sliceMask(lexer, state);
+      // The widest accepted slice of each kind is enough: the narrower ones lie inside it.
+      const slices = widestSlices(sliceMask(lexer, state));
       this.syncLexer();
       k.lexerSetSlices(this.ptr, state, slices);
     } else {

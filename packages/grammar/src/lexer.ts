@@ -244,6 +244,8 @@ export class LexerDfa {
   #transitions = new Int32Array(0);
   readonly #winners: Int32Array[] = [];
   readonly #lazy: boolean[] = [];
+  // Per state: the state and byte it was first reached by (state * 256 + byte), -1 for starts.
+  readonly #origins: number[] = [];
   readonly #byKey = new Map<string, number>();
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
@@ -299,12 +301,9 @@ export class LexerDfa {
     const at = state * 256 + byte;
     const known = this.#transitions[at]!;
     if (known >= 0) return known;
-    const targets: number[] = [];
-    for (const nfaState of this.#sets[state]!) {
-      const edges = this.#nfa.edges[nfaState]!;
-      for (let i = 0; i < edges.length; i += 3) if (edges[i]! <= byte && byte <= edges[i + 1]!) targets.push(edges[i + 2]!);
-    }
-    const target = this.#intern(this.#closure(targets));
+    const count = this.#sets.length;
+    const target = this.#intern(this.stepThreads(this.#sets[state]!, byte));
+    if (target === count) this.#origins[target] = state * 256 + byte;
     // Every byte between the same two cuts leads to the same state.
     const cuts = this.byteCuts(state);
     let i = 1;
@@ -342,15 +341,46 @@ export class LexerDfa {
   byteCuts(state: number): readonly number[] {
     let cuts = this.#cuts.get(state);
     if (cuts === undefined) {
-      const set = new Set<number>([0, 256]);
-      for (const nfaState of this.#sets[state]!) {
-        const edges = this.#nfa.edges[nfaState]!;
-        for (let i = 0; i < edges.length; i += 3) set.add(edges[i]!).add(edges[i + 1]! + 1);
-      }
-      cuts = [...set].sort((a, b) => a - b);
+      cuts = this.threadCuts(this.#sets[state]!);
       this.#cuts.set(state, cuts);
     }
     return cuts;
+  }
+
+  /** How `state` was first reached: `[state, byte]` before it, or undefined for a start state. */
+  origin(state: number): readonly [from: number, byte: number] | undefined {
+    const origin = this.#origins[state] ?? -1;
+    return origin < 0 ? undefined : [Math.floor(origin / 256), origin % 256];
+  }
+
+  /** Whether some lexeme ends lazily (then a state's fate is not its threads' alone). */
+  get hasLazyLexemes(): boolean {
+    return this.lexemes.some((lexeme) => lexeme.mode === 'lazy');
+  }
+
+  /** The threads of `state`: its NFA states (sorted). */
+  threads(state: number): Int32Array {
+    return this.#sets[state]!;
+  }
+
+  /** The threads after `byte` from `threads`, as a DFA state would hold them (empty: dead). */
+  stepThreads(threads: ArrayLike<number>, byte: number): number[] {
+    const targets: number[] = [];
+    for (let t = 0; t < threads.length; t++) {
+      const edges = this.#nfa.edges[threads[t]!]!;
+      for (let i = 0; i < edges.length; i += 3) if (edges[i]! <= byte && byte <= edges[i + 1]!) targets.push(edges[i + 2]!);
+    }
+    return this.#closure(targets);
+  }
+
+  /** `byteCuts` for any set of threads. */
+  threadCuts(threads: ArrayLike<number>): number[] {
+    const set = new Set<number>([0, 256]);
+    for (let t = 0; t < threads.length; t++) {
+      const edges = this.#nfa.edges[threads[t]!]!;
+      for (let i = 0; i < edges.length; i += 3) set.add(edges[i]!).add(edges[i + 1]! + 1);
+    }
+    return [...set].sort((a, b) => a - b);
   }
 
   #closure(seeds: readonly number[]): number[] {

@@ -2,16 +2,32 @@
  * Which token slices (`TOKEN_SLICES` in @sieve/format) a lexer state accepts whole: reading
  * any token of the slice from the state never kills the lexer nor completes a lazy lexeme,
  * so the token is allowed whatever the parser expects, and the kernel adds the slice (or a
- * subtree of it) without stepping. Exact: a breadth-first search over every character
- * sequence of the slice as UTF-8 bytes, one byte standing for each run of bytes the lexer
- * treats alike. A search that would visit more than MAX_SLICE_STATES lexer states answers no.
+ * subtree of it) without stepping. Exact; what settles it, cheapest first:
+ *
+ * - an ASCII character that kills the state refuses every slice (the usual answer);
+ * - its threads (NFA states; when no lexeme ends lazily, a state lives while one of its
+ *   threads does): how many characters each surely lives, found on the graph of threads
+ *   one character apart, explored a bounded distance. A thread that can always go on
+ *   accepts every slice (inside a JSON string, whatever else the state tracks); one that
+ *   lives past the widest bound accepts the bounded slices. States reached from a state
+ *   whose life is known inherit it, less the characters read since, so a long counted
+ *   string settles in a few steps;
+ * - else a breadth-first search over the lexer states at character boundaries finds how
+ *   many characters the shortest killing sequence has: a slice whose tokens are shorter is
+ *   accepted. A search that would visit more than MAX_SLICE_STATES states stops there,
+ *   refusing what it has not settled.
+ *
+ * Characters are walked as UTF-8 bytes, one byte standing for each run of bytes the lexer
+ * treats alike.
  */
-import { TOKEN_SLICES, utf8Lead, type TokenSlice } from '@sieve/format';
+import { TOKEN_SLICES, utf8CharCount, utf8Lead, type TokenSlice } from '@sieve/format';
 import { GrammarLimitError } from './errors.ts';
 import { DEAD, type LexerDfa } from './lexer.ts';
 
 /** Most lexer states one slice check may visit before it gives up. */
 export const MAX_SLICE_STATES = 256;
+// How many characters further than the widest bound a state's life is looked for.
+const LIFE_SLACK = 16;
 
 // The bytes a UTF-8 position allows: any byte at a character boundary (range 0), else the
 // continuation byte due (narrower right after E0, ED, F0 and F4).
@@ -27,104 +43,415 @@ const RANGES: readonly (readonly [low: number, high: number])[] = [
 // leads whose next byte has a narrower range); 256 ends the list.
 const LEAD_CUTS = [0x80, 0xc2, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5, 0x100];
 const NO_CUTS = [0x100];
+// Per byte from 0x80: continuation bytes due after it as a lead (-1: no lead), the RANGES
+// index of the next.
+const LEAD_DUE = new Int8Array(256);
+const LEAD_RANGE = new Int8Array(256);
+for (let byte = 0x80; byte < 0x100; byte++) {
+  const [length, low, high] = utf8Lead(byte);
+  LEAD_DUE[byte] = length - 1;
+  LEAD_RANGE[byte] = Math.max(0, RANGES.findIndex(([l, h]) => l === low && h === high));
+}
 
-interface SliceSearch {
-  readonly slice: TokenSlice;
+/** Slices with the same characters, checked together (they differ in their bound only). */
+interface SliceGroup {
   readonly excluded: ReadonlySet<number>;
   /** Lead-byte and excluded-character cuts, sorted. */
   readonly cuts: readonly number[];
-  /** Earlier slices (in check order) with the same characters and a smaller bound. */
-  readonly shorter: readonly number[];
+  /** The first ASCII character its slices allow. */
+  readonly firstAscii: number;
+  /** Its slices' indices, by bound (Infinity: unbounded). */
+  readonly slices: readonly { readonly index: number; readonly bound: number }[];
 }
 
-// Slices are checked shortest bound first: when a slice with the same characters and a
-// smaller bound is refused, a longer one is too.
 const bound = (slice: TokenSlice): number => slice.maxChars ?? Infinity;
-const ORDER = TOKEN_SLICES.map((_, i) => i).sort((a, b) => bound(TOKEN_SLICES[a]!) - bound(TOKEN_SLICES[b]!));
-const SEARCHES: readonly SliceSearch[] = TOKEN_SLICES.map((slice, i) => {
-  if ((slice.maxChars ?? 0) > 15) throw new Error('token slice bounds above 15 characters are not supported by the slice check');
-  const sameChars = (other: TokenSlice): boolean => other.excludedAscii.join() === slice.excludedAscii.join();
+const GROUPS: readonly SliceGroup[] = [...new Set(TOKEN_SLICES.map((slice) => slice.excludedAscii.join()))].map((key) => {
+  const slices = TOKEN_SLICES.flatMap((slice, index) => (slice.excludedAscii.join() === key ? [{ index, bound: bound(slice) }] : []));
+  const excludedAscii = TOKEN_SLICES[slices[0]!.index]!.excludedAscii;
   return {
-    slice,
-    excluded: new Set(slice.excludedAscii),
-    cuts: [...new Set([...LEAD_CUTS, ...slice.excludedAscii.flatMap((b) => [b, b + 1])])].sort((a, b) => a - b),
-    shorter: ORDER.slice(0, ORDER.indexOf(i)).filter((j) => sameChars(TOKEN_SLICES[j]!) && bound(TOKEN_SLICES[j]!) <= bound(slice)),
+    excluded: new Set(excludedAscii),
+    firstAscii: firstAllowedAscii(excludedAscii),
+    cuts: [...new Set([...LEAD_CUTS, ...excludedAscii.flatMap((b) => [b, b + 1])])].sort((a, b) => a - b),
+    slices: slices.sort((a, b) => a.bound - b.bound),
   };
 });
 
-const masks = new WeakMap<LexerDfa, Map<number, number>>();
+function firstAllowedAscii(excludedAscii: readonly number[]): number {
+  for (let byte = 0; byte < 0x80; byte++) if (!excludedAscii.includes(byte)) return byte;
+  throw new Error('a token slice must allow some ASCII character');
+}
+
+/**
+ * A slice mask without the slices a wider accepted slice of the same characters contains:
+ * what the kernel needs (a subtree one slice covers, a wider one covers too).
+ */
+export function widestSlices(mask: number): number {
+  let widest = 0;
+  for (const group of GROUPS) {
+    const accepted = group.slices.filter(({ index }) => (mask & (1 << index)) !== 0);
+    if (accepted.length > 0) widest |= 1 << accepted[accepted.length - 1]!.index;
+  }
+  return widest;
+}
+
+/** What the checks remember about one lexer, per slice group. */
+interface GroupMemo {
+  /** Per state: the states one character on, or KILLS when a character kills it. */
+  readonly successors: Map<number, Int32Array | typeof KILLS>;
+  /** Per thread: the thread sets one character on, or KILLS. */
+  readonly threadSteps: Map<number, number[][] | typeof KILLS>;
+  /** Thread sets met by the thread walk, by key. */
+  readonly threadSets: Map<string, ThreadSet>;
+  /** Per thread: characters within which nothing kills it, a lower bound (`threadLives`). */
+  readonly threadLife: Map<number, number>;
+  /** Per state: characters within which nothing kills it (a lower bound). */
+  readonly lives: Map<number, number>;
+  /** Per state: characters within which some sequence kills it (an upper bound). */
+  readonly killWithin: Map<number, number>;
+}
+const KILLS = null;
+
+interface ThreadSet {
+  readonly key: string;
+  readonly threads: number[];
+  readonly cuts: readonly number[];
+  /** Per byte stepped (a run's first byte): the set after it, or KILLS when empty. */
+  readonly moves: Map<number, ThreadSet | typeof KILLS>;
+}
+
+interface LexerMemo {
+  readonly masks: Map<number, number>;
+  readonly groups: readonly GroupMemo[];
+}
+const memos = new WeakMap<LexerDfa, LexerMemo>();
 
 /**
  * The slices `state` of `lexer` accepts whole (bit i: `TOKEN_SLICES[i]`), memoized. A check
  * that would take the lexer past `maxLexerStates` answers no: it is only an optimization.
  */
 export function sliceMask(lexer: LexerDfa, state: number): number {
-  let known = masks.get(lexer);
-  if (known === undefined) masks.set(lexer, (known = new Map()));
-  let mask = known.get(state);
+  let memo = memos.get(lexer);
+  if (memo === undefined) memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets: new Map(), threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
+  let mask = memo.masks.get(state);
   if (mask === undefined) {
     mask = 0;
-    for (const i of ORDER) {
-      const search = SEARCHES[i]!;
-      if (search.shorter.some((j) => (mask! & (1 << j)) === 0)) continue;
+    for (let g = 0; g < GROUPS.length; g++) {
       try {
-        if (acceptsSlice(lexer, state, search)) mask |= 1 << i;
+        mask |= acceptedSlices(lexer, state, GROUPS[g]!, memo.groups[g]!);
       } catch (error) {
         if (!(error instanceof GrammarLimitError)) throw error;
       }
     }
-    known.set(state, mask);
+    memo.masks.set(state, mask);
   }
   return mask;
 }
 
-// Search items packed in one number: lexer state, continuation bytes due (0–3), RANGES
-// index (0–5), characters read (0–15, counted only for bounded slices).
-const pack = (state: number, due: number, range: number, chars: number): number => ((state * 4 + due) * 8 + range) * 16 + chars;
+function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo: GroupMemo): number {
+  const unbounded = group.slices.some(({ bound }) => bound === Infinity);
+  const widestBound = Math.max(0, ...group.slices.map(({ bound }) => bound).filter((bound) => bound < Infinity));
+  const bounded = settledSlices(group, Infinity, widestBound);
+  if (asciiKills(lexer, start, group)) {
+    memo.killWithin.set(start, 1);
+    return 0;
+  }
+  let life = 0; // no sequence of fewer characters kills the start
+  const threadsDecide = !lexer.hasLazyLexemes;
+  if (threadsDecide) {
+    // Looking LIFE_SLACK characters past the widest bound, the states reached from here
+    // settle themselves from this one for as many characters (`inheritedLife`).
+    const horizon = widestBound + 1 + LIFE_SLACK;
+    life = inheritedLife(lexer, start, horizon, group, memo);
+    if (life <= widestBound) life = Math.max(life, threadLives(lexer, lexer.threads(start), horizon, group, memo));
+    memo.lives.set(start, life);
+    if (life === Infinity) return bounded | settledSlices(group, Infinity, Infinity);
+    // Every bounded slice is settled; the search for the unbounded one is not worth it
+    // (it only adds the few tokens longer than the widest bound).
+    if (life > widestBound) return bounded;
+    // When one character repeated kills the start as soon as it can die, that settles it.
+    if (life > 0 && repeatedKills(lexer, start, life, group, memo)) return settledSlices(group, life, Infinity);
+  }
+  const fromThreads = settledSlices(group, life, Infinity) & bounded;
+  const statesBefore = lexer.stateCount;
+  // Breadth-first, one character a step: `depths[i]` characters at least lead to `states[i]`.
+  const states = [start];
+  const depths = [0];
+  const parents = [-1];
+  const seen = new Set<number>(states);
+  let killAt = Infinity; // some sequence of this many characters kills the start
+  let incomplete = false; // some state was left unexpanded
+  for (let at = 0; at < states.length; at++) {
+    // Every state fewer than `depth` characters away is expanded: the slices bounded by
+    // `depth` are settled, and the others too once a kill within depth + 1 refuses them;
+    // past the widest bound only the unbounded slice is open, until a kill refuses it.
+    const depth = depths[at]!;
+    if (killAt <= depth + 1 || (depth >= widestBound && (!unbounded || incomplete || killAt < Infinity))) return fromThreads | settledSlices(group, killAt, depth);
+    const state = states[at]!;
+    if (threadsDecide && at > 0) {
+      // A state whose threads are known to live long enough is left unexpanded (the
+      // unbounded slice then stays open only if they live forever).
+      const lives = knownLife(lexer.threads(state), memo);
+      if (lives === Infinity) continue;
+      if (depth + lives > widestBound) {
+        incomplete = true;
+        continue;
+      }
+    }
+    const known = memo.killWithin.get(state);
+    if (known !== undefined) killAt = Math.min(killAt, depth + known);
+    const next = successors(lexer, state, group, memo);
+    if (next === KILLS) {
+      killAt = Math.min(killAt, depth + 1);
+      // Every state on the way here is that many characters from death, or fewer.
+      for (let i = at; i >= 0; i = parents[i]!) {
+        const within = depth + 1 - depths[i]!;
+        const before = memo.killWithin.get(states[i]!);
+        if (before === undefined || within < before) memo.killWithin.set(states[i]!, within);
+      }
+      continue;
+    }
+    for (const target of next) {
+      if (seen.has(target)) continue;
+      // The search's cost is the lexer states it builds (those inside characters too).
+      if (seen.size >= MAX_SLICE_STATES || lexer.stateCount - statesBefore > MAX_SLICE_STATES) return fromThreads | settledSlices(group, killAt, depth);
+      seen.add(target);
+      states.push(target);
+      depths.push(depth + 1);
+      parents.push(at);
+    }
+  }
+  return fromThreads | settledSlices(group, killAt, incomplete ? widestBound : Infinity);
+}
 
-function acceptsSlice(lexer: LexerDfa, start: number, search: SliceSearch): boolean {
-  const maxChars = search.slice.maxChars ?? 0; // 0: unbounded, characters are not counted
-  const seen = new Set<number>();
-  const states = new Set<number>([start]);
-  const queue = [pack(start, 0, 0, 0)];
-  for (let at = 0; at < queue.length; at++) {
-    const item = queue[at]!;
-    const chars = item % 16;
-    const range = Math.floor(item / 16) % 8;
-    const due = Math.floor(item / 128) % 4;
-    const state = Math.floor(item / 512);
-    if (due === 0 && maxChars > 0 && chars === maxChars) continue;
-    const counted = maxChars > 0 ? chars + 1 : 0;
+// The slices of `group` a search settled as accepted: no kill within their bound, and
+// every state fewer characters away than their bound expanded.
+function settledSlices(group: SliceGroup, killAt: number, expandedBelow: number): number {
+  let mask = 0;
+  for (const { index, bound } of group.slices) {
+    const killFree = bound === Infinity ? killAt === Infinity : bound < killAt;
+    if (killFree && bound <= expandedBelow) mask |= 1 << index;
+  }
+  return mask;
+}
+
+// The states one character on from `state` (at a character boundary), or KILLS when some
+// character's bytes kill the lexer or complete a lazy lexeme on the way; memoized.
+function successors(lexer: LexerDfa, state: number, group: SliceGroup, memo: GroupMemo): Int32Array | typeof KILLS {
+  let known = memo.successors.get(state);
+  if (known === undefined) {
+    const targets = charSteps(group, state, (from, byte) => {
+      const to = lexer.next(from, byte);
+      return to === DEAD || lexer.endsLazily(to) ? undefined : to;
+    }, (from) => lexer.byteCuts(from), (at) => at);
+    known = targets === KILLS ? KILLS : Int32Array.from(targets);
+    memo.successors.set(state, known);
+  }
+  return known;
+}
+
+// Whether an ASCII character of the group kills `state` (or completes a lazy lexeme).
+function asciiKills(lexer: LexerDfa, state: number, group: SliceGroup): boolean {
+  const cuts = lexer.byteCuts(state);
+  for (let i = 0; cuts[i]! < 0x80; i++) {
+    for (let byte = cuts[i]!; byte < Math.min(cuts[i + 1]!, 0x80); byte++) {
+      if (group.excluded.has(byte)) continue;
+      const to = lexer.next(state, byte);
+      if (to === DEAD || lexer.endsLazily(to)) return true;
+      break; // the rest of the run goes the same way
+    }
+  }
+  return false;
+}
+
+// Whether reading the group's first ASCII character `chars` times from `state` kills it by
+// then; if so, the states on the way are remembered that close to death.
+function repeatedKills(lexer: LexerDfa, state: number, chars: number, group: SliceGroup, memo: GroupMemo): boolean {
+  const path = [state];
+  for (let at = state; path.length <= chars; ) {
+    at = lexer.next(at, group.firstAscii);
+    if (at === DEAD || lexer.endsLazily(at)) {
+      path.forEach((on, i) => {
+        const within = path.length - i;
+        const before = memo.killWithin.get(on);
+        if (before === undefined || within < before) memo.killWithin.set(on, within);
+      });
+      return true;
+    }
+    path.push(at);
+  }
+  return false;
+}
+
+// A lower bound on the characters within which nothing kills `state`, from a state it was
+// first reached from whose bound is known: that bound less the characters read since (when
+// they are characters of the group).
+function inheritedLife(lexer: LexerDfa, state: number, horizon: number, group: SliceGroup, memo: GroupMemo): number {
+  const path: number[] = []; // bytes read since, last first
+  for (let at = state; ; ) {
+    const origin = lexer.origin(at);
+    if (origin === undefined || path.length >= 4 * horizon) return 0; // (4 bytes at most per character)
+    path.push(origin[1]);
+    at = origin[0];
+    const known = memo.lives.get(at);
+    if (known === undefined) continue;
+    const bytes = Uint8Array.from(path.reverse());
+    const chars = utf8CharCount(bytes);
+    if (chars < 0 || bytes.some((byte) => group.excluded.has(byte))) return 0;
+    return Math.max(0, known - chars);
+  }
+}
+
+// The most any of `threads` surely lives (Infinity: one lives forever), from the threads
+// within `horizon` characters of them, found by exploring that far (at most
+// MAX_SLICE_STATES threads) and remembered for every thread explored.
+//
+// A thread's life is one more than the fewest, over the characters read first, of the most
+// any thread after that character lives; a thread that some character kills lives 1, one
+// left unexplored at the edge 0 (a lower bound). Values are settled smallest first, like
+// shortest paths: a character's successors are settled once all of them are (the last one
+// settled having the most), and a thread once the first of its characters is. The threads
+// never settled can always go on: for every character one of the next threads is unsettled.
+function threadLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: number, group: SliceGroup, memo: GroupMemo): number {
+  const known = knownLife(threads, memo);
+  if (known === Infinity) return known;
+  // Explore breadth-first: `explored[i]` first found `distance[i]` characters from `threads`.
+  const explored = Array.from(threads);
+  const index = new Map<number, number>(explored.map((thread, i) => [thread, i]));
+  const distance = explored.map(() => 0);
+  const steps: (number[][] | typeof KILLS | undefined)[] = [];
+  for (let i = 0; i < explored.length; i++) {
+    const thread = explored[i]!;
+    const life = memo.threadLife.get(thread);
+    // Left at the edge: too far, too many, or known to outlive what is asked.
+    if (distance[i]! >= horizon || explored.length > MAX_SLICE_STATES || (life !== undefined && life >= horizon - distance[i]!)) continue;
+    const next = threadSteps(lexer, thread, group, memo);
+    steps[i] = next;
+    if (next === KILLS) continue;
+    for (const set of next) {
+      for (const to of set) {
+        if (index.has(to)) continue;
+        index.set(to, explored.length);
+        explored.push(to);
+        distance.push(distance[i]! + 1);
+      }
+    }
+  }
+  // Settle smallest first (a bucket per life value).
+  const life = explored.map(() => Infinity);
+  const buckets: number[][] = [];
+  const settle = (i: number, value: number): void => {
+    (buckets[value] ??= []).push(i);
+  };
+  const waiting: number[][] = []; // per explored thread and character: successors not yet settled
+  const waitingOn = explored.map((): [thread: number, char: number][] => []);
+  explored.forEach((_, i) => {
+    const next = steps[i];
+    if (next === undefined) {
+      // At the edge: what is known of it (forever stays unsettled).
+      const known = memo.threadLife.get(explored[i]!) ?? 0;
+      if (known !== Infinity) settle(i, Math.min(known, horizon));
+    }
+    else if (next === KILLS) settle(i, 1);
+    else {
+      waiting[i] = next.map((set, c) => {
+        for (const to of set) waitingOn[index.get(to)!]!.push([i, c]);
+        return set.length;
+      });
+    }
+  });
+  for (let value = 0; value < buckets.length; value++) {
+    for (const i of buckets[value] ?? []) {
+      if (life[i] !== Infinity) continue;
+      life[i] = value;
+      for (const [thread, c] of waitingOn[i]!) if (--waiting[thread]![c]! === 0 && life[thread] === Infinity) settle(thread, value + 1);
+    }
+  }
+  let most = 0;
+  explored.forEach((thread, i) => {
+    const before = memo.threadLife.get(thread) ?? 0;
+    if (life[i]! > before) memo.threadLife.set(thread, life[i]!);
+    if (i < threads.length) most = Math.max(most, life[i]!, before);
+  });
+  return most;
+}
+
+// The most any of `threads` is known to live (0 when unknown).
+function knownLife(threads: ArrayLike<number>, memo: GroupMemo): number {
+  let most = 0;
+  for (let t = 0; t < threads.length; t++) most = Math.max(most, memo.threadLife.get(threads[t]!) ?? 0);
+  return most;
+}
+
+// The thread sets one character on from `thread` alone, or KILLS; memoized.
+function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): number[][] | typeof KILLS {
+  let known = memo.threadSteps.get(thread);
+  if (known === undefined) {
+    const steps = charSteps(group, threadSet(lexer, [thread], memo), (from, byte) => {
+      let to = from.moves.get(byte);
+      if (to === undefined) {
+        const threads = lexer.stepThreads(from.threads, byte);
+        from.moves.set(byte, (to = threads.length === 0 ? KILLS : threadSet(lexer, threads, memo)));
+      }
+      return to ?? undefined;
+    }, (from) => from.cuts, (at) => at.key);
+    known = steps === KILLS ? KILLS : steps.map((set) => set.threads);
+    memo.threadSteps.set(thread, known);
+  }
+  return known;
+}
+
+// A set of threads as the thread walk meets it (each distinct set once per lexer, so that
+// the bytes inside characters, shared by many threads' walks, are stepped once).
+function threadSet(lexer: LexerDfa, threads: number[], memo: GroupMemo): ThreadSet {
+  const key = threads.join();
+  let set = memo.threadSets.get(key);
+  if (set === undefined) memo.threadSets.set(key, (set = { key, threads, cuts: lexer.threadCuts(threads), moves: new Map() }));
+  return set;
+}
+
+/**
+ * Walks every character of `group` (its UTF-8 bytes, one byte per run of bytes that `cuts`
+ * and the UTF-8 structure treat alike) from `start` with `step`: the distinct places one
+ * character on, or KILLS when a step fails (undefined) on the way.
+ */
+function charSteps<T>(group: SliceGroup, start: T, step: (from: T, byte: number) => T | undefined, cuts: (from: T) => readonly number[], key: (at: T) => number | string): T[] | typeof KILLS {
+  const ends = new Map<number | string, T>();
+  const midSeen = new Set<string>();
+  // Places inside a character: continuation bytes due (0 at a boundary), RANGES index.
+  const stack: { at: T; due: number; range: number }[] = [{ at: start, due: 0, range: 0 }];
+  while (stack.length > 0) {
+    const { at, due, range } = stack.pop()!;
     const [low, high] = RANGES[range]!;
-    const stateCuts = lexer.byteCuts(state);
-    const extraCuts = due === 0 ? search.cuts : NO_CUTS;
+    const stepCuts = cuts(at);
+    const charCuts = due === 0 ? group.cuts : NO_CUTS;
     let i = 0;
     let j = 0;
     // One byte per run of bytes between two cuts of either list.
     for (let byte = low; byte <= high; ) {
-      while (stateCuts[i]! <= byte) i++;
-      while (extraCuts[j]! <= byte) j++;
-      const runEnd = Math.min(stateCuts[i]!, extraCuts[j]!, high + 1);
-      let next: number;
-      if (due > 0) next = due === 1 ? pack(0, 0, 0, counted) : pack(0, due - 1, 1, chars);
-      else if (byte < 0x80) next = search.excluded.has(byte) ? -1 : pack(0, 0, 0, counted);
+      while (stepCuts[i]! <= byte) i++;
+      while (charCuts[j]! <= byte) j++;
+      const runEnd = Math.min(stepCuts[i]!, charCuts[j]!, high + 1);
+      // What is due after this byte: -1 not a character of the group, 0 a boundary.
+      let nextDue: number;
+      let nextRange = 1;
+      if (due > 0) nextDue = due - 1;
+      else if (byte < 0x80) nextDue = group.excluded.has(byte) ? -1 : 0;
       else {
-        const [length, lo, hi] = utf8Lead(byte);
-        next = length === 0 ? -1 : pack(0, length - 1, RANGES.findIndex(([l, h]) => l === lo && h === hi), chars);
+        nextDue = LEAD_DUE[byte]!;
+        nextRange = LEAD_RANGE[byte]!;
       }
-      if (next >= 0) {
-        const target = lexer.next(state, byte);
-        if (target === DEAD || lexer.endsLazily(target)) return false;
-        const key = next + target * 512;
-        if (!seen.has(key)) {
-          seen.add(key);
-          states.add(target);
-          if (states.size > MAX_SLICE_STATES) return false;
-          queue.push(key);
+      if (nextDue >= 0) {
+        const to = step(at, byte);
+        if (to === undefined) return KILLS;
+        const k = key(to);
+        if (nextDue === 0) ends.set(k, to);
+        else if (!midSeen.has(`${k}/${nextDue}/${nextRange}`)) {
+          midSeen.add(`${k}/${nextDue}/${nextRange}`);
+          stack.push({ at: to, due: nextDue, range: nextRange });
         }
       }
       byte = runEnd;
     }
   }
-  return true;
+  return [...ends.values()];
 }

@@ -183,7 +183,8 @@ describe('kernel matcher against the oracle, llama3.1', () => {
 });
 
 describe('token slices, llama3.1: masks where the walk adds slices whole match the oracle', () => {
-  const KEYS_AND_MORE = { type: 'object', properties: { hostNetwork: { type: 'boolean' }, hostPID: { type: 'boolean' }, name: { type: 'string' }, short: { type: 'string', maxLength: 5 } } };
+  const KEYS_AND_MORE = { type: 'object', properties: { hostNetwork: { type: 'boolean' }, hostPID: { type: 'boolean' }, name: { type: 'string' }, short: { type: 'string', maxLength: 5 }, mid: { type: 'string', maxLength: 40 }, long: { type: 'string', maxLength: 100 } } };
+  const NAMED_KEYS = { type: 'object', patternProperties: { 'Red|Blue': { type: 'string' } }, additionalProperties: false };
   it.each([
     // Inside a string: the root state accepts plain string content whole.
     ['{"name": "Jo', KEYS_AND_MORE],
@@ -193,6 +194,13 @@ describe('token slices, llama3.1: masks where the walk adds slices whole match t
     // Counted characters: only short slices can apply, and only while enough characters remain.
     ['{"short": "ab', KEYS_AND_MORE],
     ['{"short": "abcd', KEYS_AND_MORE],
+    // Wider bounds: 38, 70 and 60 characters left.
+    ['{"mid": "ab', KEYS_AND_MORE],
+    [`{"long": "${'x'.repeat(30)}`, KEYS_AND_MORE],
+    [`{"long": "${'y'.repeat(40)}`, KEYS_AND_MORE],
+    // A key that must contain a name (an unanchored pattern): the free-text thread never dies.
+    ['{"xRe', NAMED_KEYS],
+    ['{"', NAMED_KEYS],
     // After a three-byte character.
     ['{"name": "\u65e5', KEYS_AND_MORE],
   ] as const)('after %j', (prefix, schema) => {
