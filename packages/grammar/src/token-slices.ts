@@ -62,6 +62,9 @@ interface SliceGroup {
   readonly firstAscii: number;
   /** Its slices' indices, by bound (Infinity: unbounded). */
   readonly slices: readonly { readonly index: number; readonly bound: number }[];
+  /** The largest finite bound, and whether one slice is unbounded. */
+  readonly widestBound: number;
+  readonly unbounded: boolean;
 }
 
 const bound = (slice: TokenSlice): number => slice.maxChars ?? Infinity;
@@ -73,6 +76,8 @@ const GROUPS: readonly SliceGroup[] = [...new Set(TOKEN_SLICES.map((slice) => sl
     firstAscii: firstAllowedAscii(excludedAscii),
     cuts: [...new Set([...LEAD_CUTS, ...excludedAscii.flatMap((b) => [b, b + 1])])].sort((a, b) => a - b),
     slices: slices.sort((a, b) => a.bound - b.bound),
+    widestBound: Math.max(0, ...slices.map((slice) => slice.bound).filter((b) => b < Infinity)),
+    unbounded: slices.some((slice) => slice.bound === Infinity),
   };
 });
 
@@ -148,11 +153,10 @@ export function sliceMask(lexer: LexerDfa, state: number): number {
 }
 
 function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo: GroupMemo): number {
-  const unbounded = group.slices.some(({ bound }) => bound === Infinity);
-  const widestBound = Math.max(0, ...group.slices.map(({ bound }) => bound).filter((bound) => bound < Infinity));
+  const { unbounded, widestBound } = group;
   const bounded = settledSlices(group, Infinity, widestBound);
   if (asciiKills(lexer, start, group)) {
-    memo.killWithin.set(start, 1);
+    rememberKill(memo, start, 1);
     return 0;
   }
   let life = 0; // no sequence of fewer characters kills the start
@@ -203,11 +207,7 @@ function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo:
     if (next === KILLS) {
       killAt = Math.min(killAt, depth + 1);
       // Every state on the way here is that many characters from death, or fewer.
-      for (let i = at; i >= 0; i = parents[i]!) {
-        const within = depth + 1 - depths[i]!;
-        const before = memo.killWithin.get(states[i]!);
-        if (before === undefined || within < before) memo.killWithin.set(states[i]!, within);
-      }
+      for (let i = at; i >= 0; i = parents[i]!) rememberKill(memo, states[i]!, depth + 1 - depths[i]!);
       continue;
     }
     for (const target of next) {
@@ -241,12 +241,23 @@ function successors(lexer: LexerDfa, state: number, group: SliceGroup, memo: Gro
   if (known === undefined) {
     const targets = charSteps(group, state, (from, byte) => {
       const to = lexer.next(from, byte);
-      return to === DEAD || lexer.endsLazily(to) ? undefined : to;
+      return kills(lexer, to) ? undefined : to;
     }, (from) => lexer.byteCuts(from), (at) => at);
     known = targets === KILLS ? KILLS : Int32Array.from(targets);
     memo.successors.set(state, known);
   }
   return known;
+}
+
+// Whether reaching `state` fails a slice token: the lexer died or a lazy lexeme ended.
+function kills(lexer: LexerDfa, state: number): boolean {
+  return state === DEAD || lexer.endsLazily(state);
+}
+
+// `state` dies within `within` characters (remembered when closer than known).
+function rememberKill(memo: GroupMemo, state: number, within: number): void {
+  const before = memo.killWithin.get(state);
+  if (before === undefined || within < before) memo.killWithin.set(state, within);
 }
 
 // Whether an ASCII character of the group kills `state` (or completes a lazy lexeme).
@@ -255,8 +266,7 @@ function asciiKills(lexer: LexerDfa, state: number, group: SliceGroup): boolean 
   for (let i = 0; cuts[i]! < 0x80; i++) {
     for (let byte = cuts[i]!; byte < Math.min(cuts[i + 1]!, 0x80); byte++) {
       if (group.excluded.has(byte)) continue;
-      const to = lexer.next(state, byte);
-      if (to === DEAD || lexer.endsLazily(to)) return true;
+      if (kills(lexer, lexer.next(state, byte))) return true;
       break; // the rest of the run goes the same way
     }
   }
@@ -269,12 +279,8 @@ function repeatedKills(lexer: LexerDfa, state: number, chars: number, group: Sli
   const path = [state];
   for (let at = state; path.length <= chars; ) {
     at = lexer.next(at, group.firstAscii);
-    if (at === DEAD || lexer.endsLazily(at)) {
-      path.forEach((on, i) => {
-        const within = path.length - i;
-        const before = memo.killWithin.get(on);
-        if (before === undefined || within < before) memo.killWithin.set(on, within);
-      });
+    if (kills(lexer, at)) {
+      path.forEach((on, i) => rememberKill(memo, on, path.length - i));
       return true;
     }
     path.push(at);

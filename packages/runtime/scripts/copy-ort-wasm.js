@@ -31,7 +31,7 @@ if (uses !== 1) throw new Error(`${name}.mjs has ${uses} uses of new Function (e
 // forbids): the module must never take a browser for Node.
 const browserOnly = glue.replace('new Function(', 'sieveEmbindFunction(').replaceAll('globalThis.process?.versions?.node', 'false');
 const patched = `const sieveEmbindFunction = ${embindFunction.toString()};\n${browserOnly}`;
-const evalLike = /\beval\(|\bFunction\(|setTimeout\(\s*["'`]|setInterval\(\s*["'`]/.exec(patched.replace(/sieveEmbindFunction\(/g, ''));
+const evalLike = /\beval\(|\bFunction\(|setTimeout\(\s*["'`]|setInterval\(\s*["'`]/.exec(patched);
 if (evalLike !== null) throw new Error(`${name}.mjs still evaluates source text (${evalLike[0]}): update embind-without-eval.js`);
 writeFileSync(join(out, `${name}.mjs`), patched);
 console.error(`copied onnxruntime-web (${dist}) to ${out}, without eval`);
