@@ -17,7 +17,7 @@ import { ANY } from '../code-point-sets.ts';
 import { GrammarError, GrammarLimitError } from '../errors.ts';
 import { JsonGrammarParts, jsonRegex, type JsonRepetition, type JsonWhitespace } from '../frontends/json.ts';
 import { regexToByteRegex } from '../frontends/regex.ts';
-import { GrammarBuilder, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { GrammarBuilder, MAX_NESTING, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './formats.ts';
 import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { jsonSchemaOf } from './zod.ts';
@@ -116,8 +116,7 @@ class SchemaCompiler {
   schemaExpr(schema: Schema, pointer: string): Expr {
     const maxRules = this.options.maxRules ?? MAX_SCHEMA_RULES;
     if (this.parts.builder.rules.size > maxRules) throw new GrammarLimitError('maxSchemaRules', maxRules, `the schema expands to more than ${maxRules} grammar rules (maxRules)`);
-    if (++this.#depth > 200) throw new UnsupportedSchemaError(pointer, '$ref', 'schema nesting deeper than 200 levels');
-    try {
+    return this.#nested(pointer, () => {
       if (schema === true) return this.parts.anyValue();
       if (schema === false) return expr.alt([]);
       if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
@@ -131,6 +130,15 @@ class SchemaCompiler {
         this.#built.set(schema, built);
       }
       return built;
+    });
+  }
+
+  // One level deeper into the schema: MAX_NESTING levels at most (a reference cycle through
+  // merged schemas, which keeps producing new ones, ends here too, not in a stack overflow).
+  #nested<T>(pointer: string, build: () => T): T {
+    if (++this.#depth > MAX_NESTING) throw new UnsupportedSchemaError(pointer, '$ref', `schema nesting deeper than ${MAX_NESTING} levels`);
+    try {
+      return build();
     } finally {
       this.#depth--;
     }
@@ -249,7 +257,8 @@ class SchemaCompiler {
         if (both !== false) merged.push(both);
       });
       const alternatives = keyword === 'oneOf' ? this.#exclusiveBranches(merged, pointer) : merged;
-      return expr.alt(alternatives.map((b) => this.#mergedRule(b, pointer)));
+      // (Not through schemaExpr: the level is counted here.)
+      return expr.alt(alternatives.map((b) => this.#nested(pointer, () => this.#mergedRule(b, pointer))));
     }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
     this.#checkUnsupported(schema, pointer);
@@ -351,14 +360,7 @@ class SchemaCompiler {
       name = this.#ruleName(`merged:${pointer}`);
       this.#mergedRules.set(key, name);
       this.parts.builder.rules.set(name, expr.empty); // reserved for recursion
-      // Merges that keep producing new schemas (a reference cycle through anyOf with sibling
-      // keywords) end here rather than in a stack overflow.
-      if (++this.#depth > 200) throw new UnsupportedSchemaError(pointer, '$ref', 'schema nesting deeper than 200 levels (a reference cycle through merged schemas?)');
-      try {
-        this.parts.builder.rules.set(name, this.#branches(schema, pointer));
-      } finally {
-        this.#depth--;
-      }
+      this.parts.builder.rules.set(name, this.#branches(schema, pointer));
     }
     return expr.ref(name);
   }
