@@ -9,6 +9,7 @@ import type { ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
 import type { GrammarLimits } from './limits.ts';
+import { SetTable } from './set-table.ts';
 
 /** The DFA state with no NFA states: nothing can follow. */
 export const DEAD = 0;
@@ -234,19 +235,36 @@ class Nfa {
 /** Lazily determinized lexer over a fixed list of lexemes. */
 export class LexerDfa {
   readonly lexemes: readonly LexemeDef[];
-  readonly #nfa: Nfa;
+  readonly hasLazyLexemes: boolean;
   readonly #starts: number[];
   readonly #maxStates: number;
+  // The NFA, frozen into flat arrays once every lexeme is built: the byte edges of NFA state
+  // s are entries edgeStart[s] to edgeStart[s + 1] of edgeLo/edgeHi/edgeTo, its ε-moves
+  // likewise; `kept` marks the states that matter to a DFA state's identity (byte edges or
+  // acceptance).
+  readonly #edgeStart: Int32Array;
+  readonly #edgeLo: Uint8Array;
+  readonly #edgeHi: Uint8Array;
+  readonly #edgeTo: Int32Array;
+  readonly #epsilonStart: Int32Array;
+  readonly #epsilonTo: Int32Array;
+  readonly #acceptOf: Int32Array;
+  readonly #kept: Uint8Array;
+  // Scratch for closures: a generation mark per NFA state, a stack, and the closure found.
+  readonly #mark: Uint32Array;
+  #generation = 0;
+  readonly #stack: Int32Array;
+  readonly #found: Int32Array;
+  readonly #cutScratch = new Uint8Array(257);
   // Per DFA state: its NFA state set, the lexemes it accepts (sorted), and 256 transitions
   // (-1 = not computed yet).
-  readonly #sets: Int32Array[] = [];
+  readonly #sets = new SetTable();
   readonly #accepting: Int32Array[] = [];
   #transitions = new Int32Array(0);
   readonly #winners: Int32Array[] = [];
   readonly #lazy: boolean[] = [];
   // Per state: the state and byte it was first reached by (state * 256 + byte), -1 for starts.
   readonly #origins: number[] = [];
-  readonly #byKey = new Map<string, number>();
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
@@ -254,24 +272,50 @@ export class LexerDfa {
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
+    this.hasLazyLexemes = lexemes.some((lexeme) => lexeme.mode === 'lazy');
     this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
-    this.#nfa = new Nfa(limits.maxNfaStates);
+    const nfa = new Nfa(limits.maxNfaStates);
     this.#starts = lexemes.map((lexeme, index) => {
-      const start = this.#nfa.newState();
-      const accept = this.#nfa.newState();
-      this.#nfa.accepts[accept] = index;
+      const start = nfa.newState();
+      const accept = nfa.newState();
+      nfa.accepts[accept] = index;
       try {
-        this.#nfa.build(lexeme.regex, start, accept);
+        nfa.build(lexeme.regex, start, accept);
       } catch (error) {
         if (!(error instanceof GrammarLimitError)) throw error;
         const where = lexeme.origin === undefined ? lexeme.name : `${lexeme.name} at ${lexeme.origin || '#'}`;
         throw new GrammarLimitError(error.limit, error.value, `${error.message}; lexeme ${where}`, error.span, { name: lexeme.name, ...(lexeme.origin !== undefined && { origin: lexeme.origin }) });
       }
-      if (!this.#nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
+      if (!nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
       return start;
     });
-    this.#intern([]); // DEAD
+    const count = nfa.accepts.length;
+    this.#edgeStart = new Int32Array(count + 1);
+    this.#epsilonStart = new Int32Array(count + 1);
+    for (let s = 0; s < count; s++) {
+      this.#edgeStart[s + 1] = this.#edgeStart[s]! + nfa.edges[s]!.length / 3;
+      this.#epsilonStart[s + 1] = this.#epsilonStart[s]! + nfa.epsilon[s]!.length;
+    }
+    this.#edgeLo = new Uint8Array(this.#edgeStart[count]!);
+    this.#edgeHi = new Uint8Array(this.#edgeStart[count]!);
+    this.#edgeTo = new Int32Array(this.#edgeStart[count]!);
+    this.#epsilonTo = Int32Array.from(nfa.epsilon.flat());
+    this.#acceptOf = Int32Array.from(nfa.accepts);
+    this.#kept = new Uint8Array(count);
+    for (let s = 0; s < count; s++) {
+      const edges = nfa.edges[s]!;
+      for (let i = 0, e = this.#edgeStart[s]!; i < edges.length; i += 3, e++) {
+        this.#edgeLo[e] = edges[i]!;
+        this.#edgeHi[e] = edges[i + 1]!;
+        this.#edgeTo[e] = edges[i + 2]!;
+      }
+      this.#kept[s] = edges.length > 0 || nfa.accepts[s]! >= 0 ? 1 : 0;
+    }
+    this.#mark = new Uint32Array(count);
+    this.#stack = new Int32Array(count);
+    this.#found = new Int32Array(count);
+    this.#intern(this.#found.subarray(0, 0)); // DEAD
   }
 
   /** Whether lexeme `index` matches no string at all. */
@@ -281,7 +325,7 @@ export class LexerDfa {
 
   /** Number of DFA states built so far. */
   get stateCount(): number {
-    return this.#sets.length;
+    return this.#sets.size;
   }
 
   /** The state in which any of `expected` (sorted lexeme indices) or an ignored lexeme may start. */
@@ -290,7 +334,10 @@ export class LexerDfa {
     const key = allowed.join(',');
     let state = this.#startByAllowed.get(key);
     if (state === undefined) {
-      state = this.#intern(this.#closure(allowed.map((i) => this.#starts[i]!)));
+      const generation = this.#nextGeneration();
+      let top = 0;
+      for (const lexeme of allowed) top = this.#push(this.#starts[lexeme]!, generation, top);
+      state = this.#intern(this.#close(generation, top));
       this.#startByAllowed.set(key, state);
     }
     return state;
@@ -301,8 +348,8 @@ export class LexerDfa {
     const at = state * 256 + byte;
     const known = this.#transitions[at]!;
     if (known >= 0) return known;
-    const count = this.#sets.length;
-    const target = this.#intern(this.stepThreads(this.#sets[state]!, byte));
+    const count = this.#sets.size;
+    const target = this.#intern(this.#step(this.#sets.get(state), byte));
     if (target === count) this.#origins[target] = state * 256 + byte;
     // Every byte between the same two cuts leads to the same state.
     const cuts = this.byteCuts(state);
@@ -341,7 +388,7 @@ export class LexerDfa {
   byteCuts(state: number): readonly number[] {
     let cuts = this.#cuts.get(state);
     if (cuts === undefined) {
-      cuts = this.threadCuts(this.#sets[state]!);
+      cuts = this.threadCuts(this.#sets.get(state));
       this.#cuts.set(state, cuts);
     }
     return cuts;
@@ -353,65 +400,94 @@ export class LexerDfa {
     return origin < 0 ? undefined : [Math.floor(origin / 256), origin % 256];
   }
 
-  /** Whether some lexeme ends lazily (then a state's fate is not its threads' alone). */
-  get hasLazyLexemes(): boolean {
-    return this.lexemes.some((lexeme) => lexeme.mode === 'lazy');
-  }
-
   /** The threads of `state`: its NFA states (sorted). */
   threads(state: number): Int32Array {
-    return this.#sets[state]!;
+    return this.#sets.get(state);
   }
 
-  /** The threads after `byte` from `threads`, as a DFA state would hold them (empty: dead). */
-  stepThreads(threads: ArrayLike<number>, byte: number): number[] {
-    const targets: number[] = [];
-    for (let t = 0; t < threads.length; t++) {
-      const edges = this.#nfa.edges[threads[t]!]!;
-      for (let i = 0; i < edges.length; i += 3) if (edges[i]! <= byte && byte <= edges[i + 1]!) targets.push(edges[i + 2]!);
-    }
-    return this.#closure(targets);
+  /**
+   * The threads after `byte` from `threads`, as a DFA state would hold them (empty: dead);
+   * a view of scratch memory, valid until the lexer steps again.
+   */
+  stepThreads(threads: ArrayLike<number>, byte: number): Int32Array {
+    return this.#step(threads, byte);
   }
 
   /** `byteCuts` for any set of threads. */
   threadCuts(threads: ArrayLike<number>): number[] {
-    const set = new Set<number>([0, 256]);
+    const cut = this.#cutScratch.fill(0);
+    cut[0] = cut[256] = 1;
     for (let t = 0; t < threads.length; t++) {
-      const edges = this.#nfa.edges[threads[t]!]!;
-      for (let i = 0; i < edges.length; i += 3) set.add(edges[i]!).add(edges[i + 1]! + 1);
+      const thread = threads[t]!;
+      for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) cut[this.#edgeLo[e]!] = cut[this.#edgeHi[e]! + 1] = 1;
     }
-    return [...set].sort((a, b) => a - b);
+    const cuts: number[] = [];
+    for (let byte = 0; byte <= 256; byte++) if (cut[byte] === 1) cuts.push(byte);
+    return cuts;
   }
 
-  #closure(seeds: readonly number[]): number[] {
-    const seen = new Set<number>(seeds);
-    const stack = [...seeds];
-    while (stack.length > 0) {
-      for (const next of this.#nfa.epsilon[stack.pop()!]!) {
-        if (!seen.has(next)) {
-          seen.add(next);
-          stack.push(next);
-        }
+  // The closure of the targets of `byte` from `threads` (a view into scratch memory, valid
+  // until the next closure).
+  #step(threads: ArrayLike<number>, byte: number): Int32Array {
+    const generation = this.#nextGeneration();
+    let top = 0;
+    for (let t = 0; t < threads.length; t++) {
+      const thread = threads[t]!;
+      for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) {
+        if (this.#edgeLo[e]! <= byte && byte <= this.#edgeHi[e]!) top = this.#push(this.#edgeTo[e]!, generation, top);
       }
     }
-    // Only states with byte edges or acceptance matter for the DFA state's identity.
-    return [...seen].filter((s) => this.#nfa.edges[s]!.length > 0 || this.#nfa.accepts[s]! >= 0).sort((a, b) => a - b);
+    return this.#close(generation, top);
   }
 
-  #intern(set: number[]): number {
-    const key = set.join(',');
-    const known = this.#byKey.get(key);
-    if (known !== undefined) return known;
-    const id = this.#sets.length;
+  #nextGeneration(): number {
+    if (this.#generation === 0xffffffff) {
+      this.#mark.fill(0);
+      this.#generation = 0;
+    }
+    return ++this.#generation;
+  }
+
+  // Pushes `state` onto the closure stack unless this generation has seen it; the new top.
+  #push(state: number, generation: number, top: number): number {
+    if (this.#mark[state] === generation) return top;
+    this.#mark[state] = generation;
+    this.#stack[top] = state;
+    return top + 1;
+  }
+
+  // The ε-closure of the stack's `top` states, kept states only, sorted (a scratch view).
+  #close(generation: number, top: number): Int32Array {
+    let found = 0;
+    while (top > 0) {
+      const state = this.#stack[--top]!;
+      if (this.#kept[state] === 1) this.#found[found++] = state;
+      for (let e = this.#epsilonStart[state]!, end = this.#epsilonStart[state + 1]!; e < end; e++) top = this.#push(this.#epsilonTo[e]!, generation, top);
+    }
+    return this.#found.subarray(0, found).sort();
+  }
+
+  // The DFA state holding `set` (a scratch view; copied when the state is new).
+  #intern(set: Int32Array): number {
+    const known = this.#sets.find(set);
+    if (known >= 0) return known;
+    const id = this.#sets.size;
     if (id >= this.#maxStates) {
       throw new GrammarLimitError('maxLexerStates', this.#maxStates, `the lexer needs more than ${this.#maxStates} states (maxLexerStates)`);
     }
-    this.#sets.push(Int32Array.from(set));
-    const accepting = [...new Set(set.map((s) => this.#nfa.accepts[s]!).filter((l) => l >= 0))].sort((a, b) => a - b);
+    this.#sets.add(set);
+    // Accepted lexemes (sorted, distinct), and the winners among them: highest priority.
+    const accepting: number[] = [];
+    let best = -Infinity;
+    for (const thread of set) {
+      const lexeme = this.#acceptOf[thread]!;
+      if (lexeme < 0 || accepting.includes(lexeme)) continue;
+      accepting.push(lexeme);
+      best = Math.max(best, this.lexemes[lexeme]!.priority ?? 0);
+    }
+    accepting.sort((a, b) => a - b);
     this.#accepting.push(Int32Array.from(accepting));
-    const priority = (l: number): number => this.lexemes[l]!.priority ?? 0;
-    const best = Math.max(...accepting.map(priority));
-    const winners = accepting.filter((l) => priority(l) === best);
+    const winners = accepting.filter((l) => (this.lexemes[l]!.priority ?? 0) === best);
     this.#winners.push(Int32Array.from(winners));
     this.#lazy.push(winners.some((l) => this.lexemes[l]!.mode === 'lazy'));
     if (this.#transitions.length < (id + 1) * 256) {
@@ -419,7 +495,6 @@ export class LexerDfa {
       grown.set(this.#transitions);
       this.#transitions = grown;
     }
-    this.#byKey.set(key, id);
     return id;
   }
 }

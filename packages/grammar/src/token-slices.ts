@@ -23,6 +23,7 @@
 import { TOKEN_SLICES, utf8CharCount, utf8Lead, type TokenSlice } from '@sieve/format';
 import { GrammarLimitError } from './errors.ts';
 import { DEAD, type LexerDfa } from './lexer.ts';
+import { SetTable } from './set-table.ts';
 
 /** Most lexer states one slice check may visit before it gives up. */
 export const MAX_SLICE_STATES = 256;
@@ -104,9 +105,14 @@ interface GroupMemo {
   /** Per state: the states one character on, or KILLS when a character kills it. */
   readonly successors: Map<number, Int32Array | typeof KILLS>;
   /** Per thread: the thread sets one character on, or KILLS. */
-  readonly threadSteps: Map<number, number[][] | typeof KILLS>;
-  /** Thread sets met by the thread walk, by key. */
-  readonly threadSets: Map<string, ThreadSet>;
+  readonly threadSteps: Map<number, Int32Array[] | typeof KILLS>;
+  /**
+   * Thread sets met by the thread walk, and per set id: its byte cuts, and the set after
+   * each byte stepped (a run's first byte; -1 when the set is empty).
+   */
+  readonly threadSets: SetTable;
+  readonly threadCuts: (readonly number[])[];
+  readonly threadMoves: Map<number, number>[];
   /** Per thread: characters within which nothing kills it, a lower bound (`threadLives`). */
   readonly threadLife: Map<number, number>;
   /** Per state: characters within which nothing kills it (a lower bound). */
@@ -115,14 +121,6 @@ interface GroupMemo {
   readonly killWithin: Map<number, number>;
 }
 const KILLS = null;
-
-interface ThreadSet {
-  readonly key: string;
-  readonly threads: number[];
-  readonly cuts: readonly number[];
-  /** Per byte stepped (a run's first byte): the set after it, or KILLS when empty. */
-  readonly moves: Map<number, ThreadSet | typeof KILLS>;
-}
 
 interface LexerMemo {
   readonly masks: Map<number, number>;
@@ -136,7 +134,7 @@ const memos = new WeakMap<LexerDfa, LexerMemo>();
  */
 export function sliceMask(lexer: LexerDfa, state: number): number {
   let memo = memos.get(lexer);
-  if (memo === undefined) memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets: new Map(), threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
+  if (memo === undefined) memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets: new SetTable(), threadCuts: [], threadMoves: [], threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
   let mask = memo.masks.get(state);
   if (mask === undefined) {
     mask = 0;
@@ -241,8 +239,8 @@ function successors(lexer: LexerDfa, state: number, group: SliceGroup, memo: Gro
   if (known === undefined) {
     const targets = charSteps(group, state, (from, byte) => {
       const to = lexer.next(from, byte);
-      return kills(lexer, to) ? undefined : to;
-    }, (from) => lexer.byteCuts(from), (at) => at);
+      return kills(lexer, to) ? -1 : to;
+    }, (from) => lexer.byteCuts(from));
     known = targets === KILLS ? KILLS : Int32Array.from(targets);
     memo.successors.set(state, known);
   }
@@ -324,7 +322,7 @@ function threadLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: numbe
   const explored = Array.from(threads);
   const index = new Map<number, number>(explored.map((thread, i) => [thread, i]));
   const distance = explored.map(() => 0);
-  const steps: (number[][] | typeof KILLS | undefined)[] = [];
+  const steps: (Int32Array[] | typeof KILLS | undefined)[] = [];
   for (let i = 0; i < explored.length; i++) {
     const thread = explored[i]!;
     const life = memo.threadLife.get(thread);
@@ -389,44 +387,52 @@ function knownLife(threads: ArrayLike<number>, memo: GroupMemo): number {
 }
 
 // The thread sets one character on from `thread` alone, or KILLS; memoized.
-function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): number[][] | typeof KILLS {
+function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): Int32Array[] | typeof KILLS {
   let known = memo.threadSteps.get(thread);
   if (known === undefined) {
-    const steps = charSteps(group, threadSet(lexer, [thread], memo), (from, byte) => {
-      let to = from.moves.get(byte);
+    const { threadSets, threadCuts, threadMoves } = memo;
+    const steps = charSteps(group, threadSet(lexer, Int32Array.of(thread), memo), (from, byte) => {
+      const moves = threadMoves[from]!;
+      let to = moves.get(byte);
       if (to === undefined) {
-        const threads = lexer.stepThreads(from.threads, byte);
-        from.moves.set(byte, (to = threads.length === 0 ? KILLS : threadSet(lexer, threads, memo)));
+        const threads = lexer.stepThreads(threadSets.get(from), byte);
+        moves.set(byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo)));
       }
-      return to ?? undefined;
-    }, (from) => from.cuts, (at) => at.key);
-    known = steps === KILLS ? KILLS : steps.map((set) => set.threads);
+      return to;
+    }, (from) => threadCuts[from]!);
+    known = steps === KILLS ? KILLS : steps.map((id) => threadSets.get(id));
     memo.threadSteps.set(thread, known);
   }
   return known;
 }
 
-// A set of threads as the thread walk meets it (each distinct set once per lexer, so that
-// the bytes inside characters, shared by many threads' walks, are stepped once).
-function threadSet(lexer: LexerDfa, threads: number[], memo: GroupMemo): ThreadSet {
-  const key = threads.join();
-  let set = memo.threadSets.get(key);
-  if (set === undefined) memo.threadSets.set(key, (set = { key, threads, cuts: lexer.threadCuts(threads), moves: new Map() }));
-  return set;
+// The id of a set of threads as the thread walk meets it (each distinct set once per lexer,
+// so that the bytes inside characters, shared by many threads' walks, are stepped once).
+function threadSet(lexer: LexerDfa, threads: Int32Array, memo: GroupMemo): number {
+  let id = memo.threadSets.find(threads);
+  if (id < 0) {
+    id = memo.threadSets.add(threads);
+    memo.threadCuts.push(lexer.threadCuts(threads));
+    memo.threadMoves.push(new Map());
+  }
+  return id;
 }
 
 /**
  * Walks every character of `group` (its UTF-8 bytes, one byte per run of bytes that `cuts`
  * and the UTF-8 structure treat alike) from `start` with `step`: the distinct places one
- * character on, or KILLS when a step fails (undefined) on the way.
+ * character on, or KILLS when a step fails (-1) on the way. Places are non-negative integers.
  */
-function charSteps<T>(group: SliceGroup, start: T, step: (from: T, byte: number) => T | undefined, cuts: (from: T) => readonly number[], key: (at: T) => number | string): T[] | typeof KILLS {
-  const ends = new Map<number | string, T>();
-  const midSeen = new Set<string>();
-  // Places inside a character: continuation bytes due (0 at a boundary), RANGES index.
-  const stack: { at: T; due: number; range: number }[] = [{ at: start, due: 0, range: 0 }];
+function charSteps(group: SliceGroup, start: number, step: (from: number, byte: number) => number, cuts: (from: number) => readonly number[]): number[] | typeof KILLS {
+  const ends = new Set<number>();
+  const midSeen = new Set<number>();
+  // Places inside a character, three numbers each: the place, continuation bytes due (0 at
+  // a boundary), RANGES index.
+  const stack = [start, 0, 0];
   while (stack.length > 0) {
-    const { at, due, range } = stack.pop()!;
+    const range = stack.pop()!;
+    const due = stack.pop()!;
+    const at = stack.pop()!;
     const [low, high] = RANGES[range]!;
     const stepCuts = cuts(at);
     const charCuts = due === 0 ? group.cuts : NO_CUTS;
@@ -448,16 +454,17 @@ function charSteps<T>(group: SliceGroup, start: T, step: (from: T, byte: number)
       }
       if (nextDue >= 0) {
         const to = step(at, byte);
-        if (to === undefined) return KILLS;
-        const k = key(to);
-        if (nextDue === 0) ends.set(k, to);
-        else if (!midSeen.has(`${k}/${nextDue}/${nextRange}`)) {
-          midSeen.add(`${k}/${nextDue}/${nextRange}`);
-          stack.push({ at: to, due: nextDue, range: nextRange });
+        if (to < 0) return KILLS;
+        // (due < 4 and range < 6: five bits)
+        const mid = to * 32 + nextDue * 8 + nextRange;
+        if (nextDue === 0) ends.add(to);
+        else if (!midSeen.has(mid)) {
+          midSeen.add(mid);
+          stack.push(to, nextDue, nextRange);
         }
       }
       byte = runEnd;
     }
   }
-  return [...ends.values()];
+  return [...ends];
 }
