@@ -13,6 +13,8 @@ import { SetTable } from './set-table.ts';
 
 /** The DFA state with no NFA states: nothing can follow. */
 export const DEAD = 0;
+// DFA states per block of transitions (64 KB).
+const ROW_BLOCK = 64;
 
 
 class Nfa {
@@ -257,10 +259,11 @@ export class LexerDfa {
   readonly #found: Int32Array;
   readonly #cutScratch = new Uint8Array(257);
   // Per DFA state: its NFA state set, the lexemes it accepts (sorted), and 256 transitions
-  // (-1 = not computed yet).
+  // (-1 = not computed yet), kept in blocks of ROW_BLOCK states (so that growing never
+  // copies them).
   readonly #sets = new SetTable();
   readonly #accepting: Int32Array[] = [];
-  #transitions = new Int32Array(0);
+  readonly #rows: Int32Array[] = [];
   readonly #winners: Int32Array[] = [];
   readonly #lazy: boolean[] = [];
   // Per state: the state and byte it was first reached by (state * 256 + byte), -1 for starts.
@@ -345,8 +348,9 @@ export class LexerDfa {
 
   /** The state after `byte`, or DEAD. */
   next(state: number, byte: number): number {
-    const at = state * 256 + byte;
-    const known = this.#transitions[at]!;
+    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
+    const at = (state % ROW_BLOCK) * 256;
+    const known = block[at + byte]!;
     if (known >= 0) return known;
     const count = this.#sets.size;
     const target = this.#intern(this.#step(this.#sets.get(state), byte));
@@ -355,7 +359,7 @@ export class LexerDfa {
     const cuts = this.byteCuts(state);
     let i = 1;
     while (cuts[i]! <= byte) i++;
-    this.#transitions.fill(target, state * 256 + cuts[i - 1]!, state * 256 + cuts[i]!);
+    block.fill(target, at + cuts[i - 1]!, at + cuts[i]!);
     return target;
   }
 
@@ -363,7 +367,8 @@ export class LexerDfa {
   row(state: number): Int32Array {
     const cuts = this.byteCuts(state);
     for (let i = 0; i + 1 < cuts.length; i++) this.next(state, cuts[i]!);
-    return this.#transitions.subarray(state * 256, state * 256 + 256);
+    const at = (state % ROW_BLOCK) * 256;
+    return this.#rows[Math.floor(state / ROW_BLOCK)]!.subarray(at, at + 256);
   }
 
   /** Lexemes that have a complete match in `state` (sorted indices). */
@@ -490,11 +495,7 @@ export class LexerDfa {
     const winners = accepting.filter((l) => (this.lexemes[l]!.priority ?? 0) === best);
     this.#winners.push(Int32Array.from(winners));
     this.#lazy.push(winners.some((l) => this.lexemes[l]!.mode === 'lazy'));
-    if (this.#transitions.length < (id + 1) * 256) {
-      const grown = new Int32Array(Math.max((id + 1) * 256, this.#transitions.length * 2)).fill(-1);
-      grown.set(this.#transitions);
-      this.#transitions = grown;
-    }
+    if (id % ROW_BLOCK === 0) this.#rows.push(new Int32Array(ROW_BLOCK * 256).fill(-1));
     return id;
   }
 }
