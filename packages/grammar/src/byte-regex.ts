@@ -14,6 +14,28 @@ export type ByteRegex =
 
 export const MAX_CODE_POINT = 0x10ffff;
 
+/**
+ * `build` memoized by `keyOf` of its argument: built again, the same character class or
+ * literal is the same (immutable) object, which is cheaper to build and to key as a lexeme.
+ * Forgets everything past 4,096 entries, so a long-lived process does not keep every
+ * schema's strings.
+ */
+export function memoized<A>(keyOf: (arg: A) => string, build: (arg: A) => ByteRegex): (arg: A) => ByteRegex {
+  const known = new Map<string, ByteRegex>();
+  return (arg) => {
+    const key = keyOf(arg);
+    let regex = known.get(key);
+    if (regex === undefined) {
+      if (known.size >= 4096) known.clear();
+      known.set(key, (regex = build(arg)));
+    }
+    return regex;
+  };
+}
+
+const SINGLE_BYTES: readonly ByteRegex[] = Array.from({ length: 256 }, (_, b) => ({ kind: 'bytes', ranges: [b, b] }));
+const encoder = new TextEncoder();
+
 export const rx = {
   /** Matches the empty string. */
   empty: { kind: 'seq', items: [] } as ByteRegex,
@@ -43,13 +65,9 @@ export const rx = {
     return flat.length === 1 ? flat[0]! : { kind: 'and', items: flat };
   },
   /** The UTF-8 bytes of `text`. */
-  literal(text: string): ByteRegex {
-    return rx.seq(Array.from(new TextEncoder().encode(text), (b) => rx.byteRanges([b, b])));
-  },
+  literal: memoized((text: string) => text, (text): ByteRegex => rx.seq(Array.from(encoder.encode(text), (b) => SINGLE_BYTES[b]!))),
   /** Any one character whose code point lies in the sorted disjoint [lo, hi] pairs. */
-  codePoints(ranges: readonly number[]): ByteRegex {
-    return codePointsToUtf8(ranges);
-  },
+  codePoints: memoized((ranges: readonly number[]) => ranges.join(), (ranges): ByteRegex => codePointsToUtf8(ranges)),
 };
 
 /** Sorts, merges and (optionally) complements code point ranges given as [lo, hi] pairs. */

@@ -130,15 +130,47 @@ export class GrammarBuilder {
   readonly ignore: number[] = [];
   readonly permutations = new Map<string, PermutationDef>();
   readonly #lexemeKeys = new Map<string, number>();
+  // Structural ids of regexes (equal ids: equal regexes), each node's found once: front-ends
+  // share subexpressions, so a lexeme's key costs its new nodes only.
+  readonly #regexIds = new WeakMap<ByteRegex, number>();
+  readonly #regexIdsByShape = new Map<string, number>();
 
   /** Adds a lexeme, or returns the index of an identical one. */
   lexeme(def: LexemeDef): number {
-    const key = JSON.stringify([def.regex, def.mode ?? 'greedy', def.priority ?? 0]);
+    const key = `${this.#regexId(def.regex)} ${def.mode ?? 'greedy'} ${def.priority ?? 0}`;
     const known = this.#lexemeKeys.get(key);
     if (known !== undefined) return known;
     this.lexemes.push(def);
     this.#lexemeKeys.set(key, this.lexemes.length - 1);
     return this.lexemes.length - 1;
+  }
+
+  #regexId(regex: ByteRegex): number {
+    let id = this.#regexIds.get(regex);
+    if (id === undefined) {
+      const ids = (items: readonly ByteRegex[]): string => items.map((item) => this.#regexId(item)).join(',');
+      let shape: string;
+      switch (regex.kind) {
+        case 'bytes':
+          shape = `b${regex.ranges.join(',')}`;
+          break;
+        case 'seq':
+        case 'alt':
+        case 'and':
+          shape = `${regex.kind} ${ids(regex.items)}`;
+          break;
+        case 'repeat':
+          shape = `r${this.#regexId(regex.item)},${regex.min},${regex.max}`;
+          break;
+        case 'not':
+          shape = `n${this.#regexId(regex.item)}`;
+          break;
+      }
+      id = this.#regexIdsByShape.get(shape);
+      if (id === undefined) this.#regexIdsByShape.set(shape, (id = this.#regexIdsByShape.size));
+      this.#regexIds.set(regex, id);
+    }
+    return id;
   }
 
   build(start: string): GrammarIR {

@@ -143,3 +143,32 @@ describe('UTF-8 encoding of code point ranges', () => {
     );
   });
 });
+
+describe('lexemes are stored once per distinct regex', () => {
+  it('finds a regex built again, and tells apart regexes that differ anywhere', () => {
+    const builder = new GrammarBuilder();
+    const digits = (min: number): ReturnType<typeof rx.seq> => rx.seq([rx.literal('#'), rx.repeat(rx.byteRanges([0x30, 0x39]), min, Infinity)]);
+    const first = builder.lexeme({ name: 'A', regex: digits(1) });
+    expect(builder.lexeme({ name: 'B', regex: digits(1) })).toBe(first);
+    expect(builder.lexeme({ name: 'C', regex: digits(2) })).not.toBe(first);
+    expect(builder.lexeme({ name: 'D', regex: digits(1), mode: 'lazy' })).not.toBe(first);
+    const ab = [rx.literal('a'), rx.literal('b')];
+    expect(builder.lexeme({ name: 'E', regex: rx.alt(ab) })).not.toBe(builder.lexeme({ name: 'F', regex: rx.seq(ab) }));
+    expect(builder.lexeme({ name: 'G', regex: rx.and(ab) })).not.toBe(builder.lexeme({ name: 'H', regex: rx.alt(ab) }));
+    expect(builder.lexeme({ name: 'I', regex: rx.not(rx.literal('a')) })).not.toBe(builder.lexeme({ name: 'J', regex: rx.not(rx.literal('b')) }));
+    expect(builder.lexemes.map((l) => l.name)).toEqual(['A', 'C', 'D', 'E', 'F', 'G', 'I', 'J']);
+  });
+
+  it('shares memoized character classes and literals, which stay correct', () => {
+    expect(rx.literal('ok')).toBe(rx.literal('ok'));
+    expect(rx.codePoints([0x61, 0x7a])).toBe(rx.codePoints([0x61, 0x7a]));
+    const g = compileGrammar(compileRegexGrammar('(?:ok|[a-z]é)+'));
+    const whole = (text: string): boolean => {
+      const result = recognize(g, encoder.encode(text));
+      return result.accepted && result.complete;
+    };
+    expect(whole('okxé')).toBe(true);
+    expect(whole('okx')).toBe(false);
+    expect(whole('xéok')).toBe(true);
+  });
+});

@@ -46,6 +46,9 @@ export function repetitionCaps(repetition: JsonRepetition = {}): Required<JsonRe
 
 const HEX = normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]);
 const DIGIT = rx.byteRanges([0x30, 0x39]);
+// Built once, then shared (regexes are immutable).
+let stringChar: ByteRegex | undefined;
+let number: ByteRegex | undefined;
 
 /** Regexes of JSON's lexemes. */
 export const jsonRegex = {
@@ -55,16 +58,17 @@ export const jsonRegex = {
   },
   /** One character of string content, unescaped or escaped. */
   stringChar(): ByteRegex {
-    return rx.alt([
+    return (stringChar ??= rx.alt([
       rx.codePoints(normalizeRanges([[0x20, 0x21], [0x23, 0x5b], [0x5d, 0x10ffff]])),
       rx.seq([rx.literal('\\'), rx.alt([rx.byteRanges(normalizeRanges([[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x62], [0x66, 0x66], [0x6e, 0x6e], [0x72, 0x72], [0x74, 0x74]])), rx.seq([rx.literal('u'), rx.repeat(rx.byteRanges(HEX), 4, 4)])])]),
-    ]);
+    ]));
   },
   number(): ByteRegex {
+    if (number !== undefined) return number;
     const int = rx.alt([rx.literal('0'), rx.seq([rx.byteRanges([0x31, 0x39]), rx.repeat(DIGIT, 0, Infinity)])]);
     const frac = rx.seq([rx.literal('.'), rx.repeat(DIGIT, 1, Infinity)]);
     const exp = rx.seq([rx.byteRanges(normalizeRanges([[0x45, 0x45], [0x65, 0x65]])), rx.repeat(rx.byteRanges(normalizeRanges([[0x2b, 0x2b], [0x2d, 0x2d]])), 0, 1), rx.repeat(DIGIT, 1, Infinity)]);
-    return rx.seq([rx.repeat(rx.literal('-'), 0, 1), int, rx.repeat(frac, 0, 1), rx.repeat(exp, 0, 1)]);
+    return (number = rx.seq([rx.repeat(rx.literal('-'), 0, 1), int, rx.repeat(frac, 0, 1), rx.repeat(exp, 0, 1)]));
   },
   whitespace(maxRun: number): ByteRegex {
     return rx.repeat(rx.byteRanges(normalizeRanges([[0x09, 0x0a], [0x0d, 0x0d], [0x20, 0x20]])), 1, maxRun);

@@ -5,7 +5,7 @@
  * UTF-8. Patterns, lengths and formats apply to the decoded string, so they are built over
  * these encodings.
  */
-import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
+import { memoized, normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
 import { contains, subtract } from '../code-point-sets.ts';
 
 const SHORT_ESCAPES = new Map([
@@ -23,7 +23,7 @@ const hexDigit = (digit: number): ByteRegex => {
 };
 
 /** One character of `ranges` (code points) in JSON string encoding. */
-export function jsonChars(ranges: readonly number[]): ByteRegex {
+export const jsonChars = memoized((ranges: readonly number[]) => ranges.join(), (ranges) => {
   const alternatives: ByteRegex[] = [rx.codePoints(subtract(ranges, SPECIAL))];
   if (contains(ranges, 0x22)) alternatives.push(rx.literal('\\"'));
   if (contains(ranges, 0x5c)) alternatives.push(rx.literal('\\\\'));
@@ -40,7 +40,7 @@ export function jsonChars(ranges: readonly number[]): ByteRegex {
     for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
   }
   return rx.alt(alternatives);
-}
+});
 
 /** A JSON string literal whose decoded content matches `content` (built with `jsonChars`). */
 export function jsonString(content: ByteRegex): ByteRegex {
