@@ -147,29 +147,28 @@ export class GrammarBuilder {
 
   #regexId(regex: ByteRegex): number {
     let id = this.#regexIds.get(regex);
-    if (id === undefined) {
-      const ids = (items: readonly ByteRegex[]): string => items.map((item) => this.#regexId(item)).join(',');
-      let shape: string;
-      switch (regex.kind) {
-        case 'bytes':
-          shape = `b${regex.ranges.join(',')}`;
-          break;
-        case 'seq':
-        case 'alt':
-        case 'and':
-          shape = `${regex.kind} ${ids(regex.items)}`;
-          break;
-        case 'repeat':
-          shape = `r${this.#regexId(regex.item)},${regex.min},${regex.max}`;
-          break;
-        case 'not':
-          shape = `n${this.#regexId(regex.item)}`;
-          break;
-      }
-      id = this.#regexIdsByShape.get(shape);
-      if (id === undefined) this.#regexIdsByShape.set(shape, (id = this.#regexIdsByShape.size));
-      this.#regexIds.set(regex, id);
+    if (id !== undefined) return id;
+    let shape: string;
+    switch (regex.kind) {
+      case 'bytes':
+        shape = `b${regex.ranges.join()}`;
+        break;
+      case 'seq':
+      case 'alt':
+      case 'and':
+        shape = regex.kind;
+        for (const item of regex.items) shape += ` ${this.#regexId(item)}`;
+        break;
+      case 'repeat':
+        shape = `r${this.#regexId(regex.item)},${regex.min},${regex.max}`;
+        break;
+      case 'not':
+        shape = `n${this.#regexId(regex.item)}`;
+        break;
     }
+    id = this.#regexIdsByShape.get(shape);
+    if (id === undefined) this.#regexIdsByShape.set(shape, (id = this.#regexIdsByShape.size));
+    this.#regexIds.set(regex, id);
     return id;
   }
 

@@ -17,28 +17,135 @@ export const DEAD = 0;
 const ROW_BLOCK = 64;
 
 
+// A growable list of 32-bit integers.
+class IntList {
+  data = new Int32Array(64);
+  length = 0;
+
+  push(value: number): number {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length] = value;
+    return this.length++;
+  }
+}
+
+// Unlinks, from the list of `state` (first entries in `heads`, links in `links`), the
+// entries whose target is not live.
+function keepLive(heads: IntList, links: IntList, targets: IntList, state: number, isLive: (target: number) => boolean): void {
+  let kept = -1;
+  for (let at = heads.data[state]!; at >= 0; ) {
+    const next = links.data[at]!;
+    if (isLive(targets.data[at]!)) {
+      links.data[at] = kept;
+      kept = at;
+    }
+    at = next;
+  }
+  heads.data[state] = kept;
+}
+
+/**
+ * A Thompson NFA over bytes, stored flat (typed arrays, no object per state): each state's
+ * ε-moves and byte edges are linked lists through the move and edge arrays (-1 ends a list).
+ */
 class Nfa {
-  readonly epsilon: number[][] = [];
-  readonly edges: number[][] = []; // per state: lo, hi, target triples
-  readonly accepts: number[] = []; // lexeme index, or -1
+  readonly #accepts = new IntList(); // per state: lexeme index, or -1
+  readonly #firstMove = new IntList(); // per state
+  readonly #firstEdge = new IntList(); // per state
+  readonly #moveTo = new IntList();
+  readonly #moveNext = new IntList();
+  readonly #edgeLo = new IntList();
+  readonly #edgeHi = new IntList();
+  readonly #edgeTo = new IntList();
+  readonly #edgeNext = new IntList();
 
   constructor(readonly maxStates: number) {}
 
+  get stateCount(): number {
+    return this.#accepts.length;
+  }
+
   newState(): number {
-    if (this.accepts.length >= this.maxStates) {
+    if (this.#accepts.length >= this.maxStates) {
       throw new GrammarLimitError('maxNfaStates', this.maxStates, `the lexemes need more than ${this.maxStates} automaton states (maxNfaStates); simplify large counted repetitions such as {1,100000}`);
     }
-    this.epsilon.push([]);
-    this.edges.push([]);
-    this.accepts.push(-1);
-    return this.accepts.length - 1;
+    this.#firstMove.push(-1);
+    this.#firstEdge.push(-1);
+    return this.#accepts.push(-1);
+  }
+
+  accepts(state: number): number {
+    return this.#accepts.data[state]!;
+  }
+
+  setAccepts(state: number, lexeme: number): void {
+    this.#accepts.data[state] = lexeme;
+  }
+
+  addMove(from: number, to: number): void {
+    this.#moveTo.push(to);
+    this.#firstMove.data[from] = this.#moveNext.push(this.#firstMove.data[from]!);
+  }
+
+  addEdge(from: number, lo: number, hi: number, to: number): void {
+    this.#edgeLo.push(lo);
+    this.#edgeHi.push(hi);
+    this.#edgeTo.push(to);
+    this.#firstEdge.data[from] = this.#edgeNext.push(this.#firstEdge.data[from]!);
+  }
+
+  /** The ε-move targets of `state`. */
+  moves(state: number): number[] {
+    const targets: number[] = [];
+    for (let m = this.#firstMove.data[state]!; m >= 0; m = this.#moveNext.data[m]!) targets.push(this.#moveTo.data[m]!);
+    return targets;
+  }
+
+  /** The byte edges of `state` as flat (lo, hi, target) triples. */
+  edges(state: number): number[] {
+    const triples: number[] = [];
+    for (let e = this.#firstEdge.data[state]!; e >= 0; e = this.#edgeNext.data[e]!) triples.push(this.#edgeLo.data[e]!, this.#edgeHi.data[e]!, this.#edgeTo.data[e]!);
+    return triples;
+  }
+
+  /**
+   * The automaton as compressed rows: state s's ε-move targets are entries moveStart[s] to
+   * moveStart[s + 1] of moveTo, its edges likewise.
+   */
+  frozen(): { moveStart: Int32Array; moveTo: Int32Array; edgeStart: Int32Array; edgeLo: Uint8Array; edgeHi: Uint8Array; edgeTo: Int32Array; accepts: Int32Array } {
+    const count = this.stateCount;
+    const moveStart = new Int32Array(count + 1);
+    const edgeStart = new Int32Array(count + 1);
+    const moveTo = new Int32Array(this.#moveTo.length);
+    const edgeLo = new Uint8Array(this.#edgeTo.length);
+    const edgeHi = new Uint8Array(this.#edgeTo.length);
+    const edgeTo = new Int32Array(this.#edgeTo.length);
+    let moves = 0;
+    let edges = 0;
+    for (let s = 0; s < count; s++) {
+      moveStart[s] = moves;
+      for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) moveTo[moves++] = this.#moveTo.data[m]!;
+      edgeStart[s] = edges;
+      for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!, edges++) {
+        edgeLo[edges] = this.#edgeLo.data[e]!;
+        edgeHi[edges] = this.#edgeHi.data[e]!;
+        edgeTo[edges] = this.#edgeTo.data[e]!;
+      }
+    }
+    moveStart[count] = moves;
+    edgeStart[count] = edges;
+    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(0, count) };
   }
 
   // Thompson construction: wires `regex` from state `from` to state `to`.
   build(regex: ByteRegex, from: number, to: number): void {
     switch (regex.kind) {
       case 'bytes':
-        for (let i = 0; i < regex.ranges.length; i += 2) this.edges[from]!.push(regex.ranges[i]!, regex.ranges[i + 1]!, to);
+        for (let i = 0; i < regex.ranges.length; i += 2) this.addEdge(from, regex.ranges[i]!, regex.ranges[i + 1]!, to);
         return;
       case 'seq': {
         let at = from;
@@ -47,7 +154,7 @@ class Nfa {
           this.build(item, at, next);
           at = next;
         });
-        if (regex.items.length === 0) this.epsilon[from]!.push(to);
+        if (regex.items.length === 0) this.addMove(from, to);
         return;
       }
       case 'alt':
@@ -62,18 +169,18 @@ class Nfa {
         }
         if (regex.max === Infinity) {
           const loop = this.newState();
-          this.epsilon[at]!.push(loop);
+          this.addMove(at, loop);
           const back = this.newState();
           this.build(regex.item, loop, back);
-          this.epsilon[back]!.push(loop);
-          this.epsilon[loop]!.push(to);
+          this.addMove(back, loop);
+          this.addMove(loop, to);
           return;
         }
-        this.epsilon[at]!.push(to);
+        this.addMove(at, to);
         for (let i = regex.min; i < regex.max; i++) {
           const next = this.newState();
           this.build(regex.item, at, next);
-          this.epsilon[next]!.push(to);
+          this.addMove(next, to);
           at = next;
         }
         return;
@@ -98,7 +205,7 @@ class Nfa {
       const seen = new Set(seeds);
       const stack = [...seeds];
       while (stack.length > 0) {
-        for (const n of sub.epsilon[stack.pop()!]!) {
+        for (const n of sub.moves(stack.pop()!)) {
           if (seen.has(n)) continue;
           seen.add(n);
           stack.push(n);
@@ -115,17 +222,17 @@ class Nfa {
         id = this.newState();
         ids.set(key, id);
         queue.push({ set, id });
-        if (!set.includes(accept)) this.epsilon[id]!.push(to);
+        if (!set.includes(accept)) this.addMove(id, to);
       }
       return id;
     };
-    this.epsilon[from]!.push(stateOf(closure([start])));
+    this.addMove(from, stateOf(closure([start])));
     for (let at = 0; at < queue.length; at++) {
       const { set, id } = queue[at]!;
+      const edgesOf = set.map((s) => sub.edges(s));
       // One target per run of bytes between two edge boundaries of the set.
       const cuts = new Set<number>([0, 256]);
-      for (const s of set) {
-        const edges = sub.edges[s]!;
+      for (const edges of edgesOf) {
         for (let e = 0; e < edges.length; e += 3) cuts.add(edges[e]!).add(edges[e + 1]! + 1);
       }
       const sorted = [...cuts].sort((a, b) => a - b);
@@ -134,40 +241,48 @@ class Nfa {
       for (let i = 0; i + 1 < sorted.length; i++) {
         const byte = sorted[i]!;
         const next: number[] = [];
-        for (const s of set) {
-          const edges = sub.edges[s]!;
+        for (const edges of edgesOf) {
           for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) next.push(edges[e + 2]!);
         }
         const target = stateOf(closure(next));
         if (target !== runTarget) {
-          if (runTarget >= 0) this.edges[id]!.push(runStart, byte - 1, runTarget);
+          if (runTarget >= 0) this.addEdge(id, runStart, byte - 1, runTarget);
           runStart = byte;
           runTarget = target;
         }
       }
-      this.edges[id]!.push(runStart, 255, runTarget);
+      this.addEdge(id, runStart, 255, runTarget);
     }
   }
 
   /**
-   * Removes edges into states (built since `first`) from which `accept` cannot be reached,
-   * so a live lexer state always has a way to finish its lexeme (masks never lead into a
-   * dead end). Intersections and empty alternatives create such states. Returns whether
-   * `first` (the start) is live, i.e. the lexeme matches anything.
+   * Removes moves and edges into states (built since `first`) from which `accept` cannot be
+   * reached, so a live lexer state always has a way to finish its lexeme (masks never lead
+   * into a dead end). Intersections and empty alternatives create such states. Returns
+   * whether `first` (the start) is live, i.e. the lexeme matches anything.
    */
   pruneDeadEnds(first: number, accept: number): boolean {
-    const count = this.accepts.length;
-    const incoming: number[][] = Array.from({ length: count - first }, () => []);
-    for (let s = first; s < count; s++) {
-      for (const t of this.epsilon[s]!) if (t >= first) incoming[t - first]!.push(s);
-      const edges = this.edges[s]!;
-      for (let e = 0; e < edges.length; e += 3) if (edges[e + 2]! >= first) incoming[edges[e + 2]! - first]!.push(s);
-    }
-    const live = new Uint8Array(count - first);
+    const count = this.stateCount - first;
+    // Who moves or steps into each state (compressed rows, by counting).
+    const start = new Int32Array(count + 1);
+    const eachSource = (visit: (source: number, target: number) => void): void => {
+      for (let s = first; s < first + count; s++) {
+        for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) if (this.#moveTo.data[m]! >= first) visit(s, this.#moveTo.data[m]! - first);
+        for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) if (this.#edgeTo.data[e]! >= first) visit(s, this.#edgeTo.data[e]! - first);
+      }
+    };
+    eachSource((_, t) => start[t + 1]!++);
+    for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
+    const sources = new Int32Array(start[count]!);
+    const filled = start.slice(0, count);
+    eachSource((s, t) => (sources[filled[t]!++] = s));
+    const live = new Uint8Array(count);
     const stack = [accept];
     live[accept - first] = 1;
     while (stack.length > 0) {
-      for (const s of incoming[stack.pop()! - first]!) {
+      const t = stack.pop()! - first;
+      for (let i = start[t]!; i < start[t + 1]!; i++) {
+        const s = sources[i]!;
         if (!live[s - first]) {
           live[s - first] = 1;
           stack.push(s);
@@ -175,12 +290,10 @@ class Nfa {
       }
     }
     const isLive = (t: number): boolean => t < first || live[t - first] === 1;
-    for (let s = first; s < count; s++) {
-      this.epsilon[s] = this.epsilon[s]!.filter(isLive);
-      const edges = this.edges[s]!;
-      const kept: number[] = [];
-      for (let e = 0; e < edges.length; e += 3) if (isLive(edges[e + 2]!)) kept.push(edges[e]!, edges[e + 1]!, edges[e + 2]!);
-      this.edges[s] = kept;
+    // Unlink what leads into dead states.
+    for (let s = first; s < first + count; s++) {
+      keepLive(this.#firstMove, this.#moveNext, this.#moveTo, s, isLive);
+      keepLive(this.#firstEdge, this.#edgeNext, this.#edgeTo, s, isLive);
     }
     return live[0] === 1;
   }
@@ -196,40 +309,59 @@ class Nfa {
       nfa.build(item, start, accept);
       return { nfa, start, accept };
     });
-    const ids = new Map<string, number>();
+    // A tuple's key: its states as digits of a mixed-radix number (exact below 2^53, which
+    // maxNfaStates keeps every realistic product under; else a string).
+    const radix = parts.map((p) => p.nfa.stateCount);
+    const numeric = radix.reduce((a, b) => a * b, 1) < Number.MAX_SAFE_INTEGER;
+    const keyOf = (tuple: readonly number[]): number | string => {
+      if (!numeric) return tuple.join();
+      let key = 0;
+      for (let i = 0; i < tuple.length; i++) key = key * radix[i]! + tuple[i]!;
+      return key;
+    };
+    const ids = new Map<number | string, number>();
     const queue: { tuple: number[]; id: number }[] = [];
     const stateOf = (tuple: number[]): number => {
-      const key = tuple.join(',');
+      const key = keyOf(tuple);
       let id = ids.get(key);
       if (id === undefined) {
         id = this.newState();
         ids.set(key, id);
         queue.push({ tuple, id });
-        if (tuple.every((s, i) => s === parts[i]!.accept)) this.epsilon[id]!.push(to);
+        if (tuple.every((s, i) => s === parts[i]!.accept)) this.addMove(id, to);
       }
       return id;
     };
-    this.epsilon[from]!.push(stateOf(parts.map((p) => p.start)));
+    this.addMove(from, stateOf(parts.map((p) => p.start)));
     for (let at = 0; at < queue.length; at++) {
       const { tuple, id } = queue[at]!;
       tuple.forEach((s, i) => {
-        for (const next of parts[i]!.nfa.epsilon[s]!) this.epsilon[id]!.push(stateOf(tuple.map((t, j) => (j === i ? next : t))));
+        for (const next of parts[i]!.nfa.moves(s)) this.addMove(id, stateOf(tuple.map((t, j) => (j === i ? next : t))));
       });
-      // Byte moves: every combination of one edge per operand whose ranges overlap.
-      let combos: { lo: number; hi: number; targets: number[] }[] = [{ lo: 0, hi: 255, targets: [] }];
-      tuple.forEach((s, i) => {
-        const edges = parts[i]!.nfa.edges[s]!;
-        const next: typeof combos = [];
-        for (const combo of combos) {
+      // Byte moves: every combination of one edge per operand whose ranges overlap, built
+      // operand by operand as ranges [lo, hi] (flat pairs) and, per range, the targets
+      // chosen so far (flat, i per range after i operands).
+      let ranges = [0, 255];
+      let targets: number[] = [];
+      for (let i = 0; i < tuple.length && ranges.length > 0; i++) {
+        const edges = parts[i]!.nfa.edges(tuple[i]!);
+        const nextRanges: number[] = [];
+        const nextTargets: number[] = [];
+        for (let c = 0; c < ranges.length; c += 2) {
           for (let e = 0; e < edges.length; e += 3) {
-            const lo = Math.max(combo.lo, edges[e]!);
-            const hi = Math.min(combo.hi, edges[e + 1]!);
-            if (lo <= hi) next.push({ lo, hi, targets: [...combo.targets, edges[e + 2]!] });
+            const lo = Math.max(ranges[c]!, edges[e]!);
+            const hi = Math.min(ranges[c + 1]!, edges[e + 1]!);
+            if (lo > hi) continue;
+            nextRanges.push(lo, hi);
+            for (let d = 0; d < i; d++) nextTargets.push(targets[(c / 2) * i + d]!);
+            nextTargets.push(edges[e + 2]!);
           }
         }
-        combos = next;
-      });
-      for (const combo of combos) this.edges[id]!.push(combo.lo, combo.hi, stateOf(combo.targets));
+        ranges = nextRanges;
+        targets = nextTargets;
+      }
+      const width = tuple.length;
+      for (let c = 0; c < ranges.length; c += 2) this.addEdge(id, ranges[c]!, ranges[c + 1]!, stateOf(targets.slice((c / 2) * width, (c / 2) * width + width)));
     }
   }
 }
@@ -282,7 +414,7 @@ export class LexerDfa {
     this.#starts = lexemes.map((lexeme, index) => {
       const start = nfa.newState();
       const accept = nfa.newState();
-      nfa.accepts[accept] = index;
+      nfa.setAccepts(accept, index);
       try {
         nfa.build(lexeme.regex, start, accept);
       } catch (error) {
@@ -293,28 +425,17 @@ export class LexerDfa {
       if (!nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
       return start;
     });
-    const count = nfa.accepts.length;
-    this.#edgeStart = new Int32Array(count + 1);
-    this.#epsilonStart = new Int32Array(count + 1);
-    for (let s = 0; s < count; s++) {
-      this.#edgeStart[s + 1] = this.#edgeStart[s]! + nfa.edges[s]!.length / 3;
-      this.#epsilonStart[s + 1] = this.#epsilonStart[s]! + nfa.epsilon[s]!.length;
-    }
-    this.#edgeLo = new Uint8Array(this.#edgeStart[count]!);
-    this.#edgeHi = new Uint8Array(this.#edgeStart[count]!);
-    this.#edgeTo = new Int32Array(this.#edgeStart[count]!);
-    this.#epsilonTo = Int32Array.from(nfa.epsilon.flat());
-    this.#acceptOf = Int32Array.from(nfa.accepts);
+    const frozen = nfa.frozen();
+    const count = nfa.stateCount;
+    this.#edgeStart = frozen.edgeStart;
+    this.#edgeLo = frozen.edgeLo;
+    this.#edgeHi = frozen.edgeHi;
+    this.#edgeTo = frozen.edgeTo;
+    this.#epsilonStart = frozen.moveStart;
+    this.#epsilonTo = frozen.moveTo;
+    this.#acceptOf = frozen.accepts;
     this.#kept = new Uint8Array(count);
-    for (let s = 0; s < count; s++) {
-      const edges = nfa.edges[s]!;
-      for (let i = 0, e = this.#edgeStart[s]!; i < edges.length; i += 3, e++) {
-        this.#edgeLo[e] = edges[i]!;
-        this.#edgeHi[e] = edges[i + 1]!;
-        this.#edgeTo[e] = edges[i + 2]!;
-      }
-      this.#kept[s] = edges.length > 0 || nfa.accepts[s]! >= 0 ? 1 : 0;
-    }
+    for (let s = 0; s < count; s++) this.#kept[s] = frozen.edgeStart[s + 1]! > frozen.edgeStart[s]! || frozen.accepts[s]! >= 0 ? 1 : 0;
     this.#mark = new Uint32Array(count);
     this.#stack = new Int32Array(count);
     this.#found = new Int32Array(count);
