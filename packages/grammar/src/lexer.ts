@@ -298,72 +298,74 @@ class Nfa {
     return live[0] === 1;
   }
 
-  // Intersection by product construction: each operand is built as its own automaton, then
-  // the reachable tuples of their states become states here (ε-moves one operand at a time,
-  // byte moves on overlapping ranges of all operands together).
+  // Intersection by product construction, two operands at a time (the product of the first
+  // two, then of that and the third, ...).
   #product(items: readonly ByteRegex[], from: number, to: number): void {
-    const parts = items.map((item) => {
+    if (items.length < 2) {
+      if (items.length === 1) this.build(items[0]!, from, to);
+      else this.build({ kind: 'repeat', item: { kind: 'bytes', ranges: [0, 255] }, min: 0, max: Infinity }, from, to);
+      return;
+    }
+    let left = this.#operand(items[0]!);
+    for (let i = 1; i < items.length - 1; i++) {
       const nfa = new Nfa(this.maxStates);
       const start = nfa.newState();
       const accept = nfa.newState();
-      nfa.build(item, start, accept);
-      return { nfa, start, accept };
-    });
-    // A tuple's key: its states as digits of a mixed-radix number (exact below 2^53, which
-    // maxNfaStates keeps every realistic product under; else a string).
-    const radix = parts.map((p) => p.nfa.stateCount);
-    const numeric = radix.reduce((a, b) => a * b, 1) < Number.MAX_SAFE_INTEGER;
-    const keyOf = (tuple: readonly number[]): number | string => {
-      if (!numeric) return tuple.join();
-      let key = 0;
-      for (let i = 0; i < tuple.length; i++) key = key * radix[i]! + tuple[i]!;
-      return key;
-    };
-    const ids = new Map<number | string, number>();
-    const queue: { tuple: number[]; id: number }[] = [];
-    const stateOf = (tuple: number[]): number => {
-      const key = keyOf(tuple);
+      nfa.#pair(left, this.#operand(items[i]!), start, accept);
+      left = { nfa, start, accept };
+    }
+    this.#pair(left, this.#operand(items[items.length - 1]!), from, to);
+  }
+
+  // An operand of a product, built as its own automaton.
+  #operand(item: ByteRegex): ProductOperand {
+    const nfa = new Nfa(this.maxStates);
+    const start = nfa.newState();
+    const accept = nfa.newState();
+    nfa.build(item, start, accept);
+    return { nfa, start, accept };
+  }
+
+  // The reachable pairs of states of `a` and `b` become states here: ε-moves one operand at
+  // a time, byte moves on the overlap of an edge of each.
+  #pair(a: ProductOperand, b: ProductOperand, from: number, to: number): void {
+    const A = a.nfa;
+    const B = b.nfa;
+    const ids = new Map<number, number>(); // by x * |B| + y
+    const pairs: number[] = []; // x, y, id per pair found
+    const stateOf = (x: number, y: number): number => {
+      const key = x * B.stateCount + y;
       let id = ids.get(key);
       if (id === undefined) {
         id = this.newState();
         ids.set(key, id);
-        queue.push({ tuple, id });
-        if (tuple.every((s, i) => s === parts[i]!.accept)) this.addMove(id, to);
+        pairs.push(x, y, id);
+        if (x === a.accept && y === b.accept) this.addMove(id, to);
       }
       return id;
     };
-    this.addMove(from, stateOf(parts.map((p) => p.start)));
-    for (let at = 0; at < queue.length; at++) {
-      const { tuple, id } = queue[at]!;
-      tuple.forEach((s, i) => {
-        for (const next of parts[i]!.nfa.moves(s)) this.addMove(id, stateOf(tuple.map((t, j) => (j === i ? next : t))));
-      });
-      // Byte moves: every combination of one edge per operand whose ranges overlap, built
-      // operand by operand as ranges [lo, hi] (flat pairs) and, per range, the targets
-      // chosen so far (flat, i per range after i operands).
-      let ranges = [0, 255];
-      let targets: number[] = [];
-      for (let i = 0; i < tuple.length && ranges.length > 0; i++) {
-        const edges = parts[i]!.nfa.edges(tuple[i]!);
-        const nextRanges: number[] = [];
-        const nextTargets: number[] = [];
-        for (let c = 0; c < ranges.length; c += 2) {
-          for (let e = 0; e < edges.length; e += 3) {
-            const lo = Math.max(ranges[c]!, edges[e]!);
-            const hi = Math.min(ranges[c + 1]!, edges[e + 1]!);
-            if (lo > hi) continue;
-            nextRanges.push(lo, hi);
-            for (let d = 0; d < i; d++) nextTargets.push(targets[(c / 2) * i + d]!);
-            nextTargets.push(edges[e + 2]!);
-          }
+    this.addMove(from, stateOf(a.start, b.start));
+    for (let at = 0; at < pairs.length; at += 3) {
+      const x = pairs[at]!;
+      const y = pairs[at + 1]!;
+      const id = pairs[at + 2]!;
+      for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) this.addMove(id, stateOf(A.#moveTo.data[m]!, y));
+      for (let m = B.#firstMove.data[y]!; m >= 0; m = B.#moveNext.data[m]!) this.addMove(id, stateOf(x, B.#moveTo.data[m]!));
+      for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) {
+        for (let f = B.#firstEdge.data[y]!; f >= 0; f = B.#edgeNext.data[f]!) {
+          const lo = Math.max(A.#edgeLo.data[e]!, B.#edgeLo.data[f]!);
+          const hi = Math.min(A.#edgeHi.data[e]!, B.#edgeHi.data[f]!);
+          if (lo <= hi) this.addEdge(id, lo, hi, stateOf(A.#edgeTo.data[e]!, B.#edgeTo.data[f]!));
         }
-        ranges = nextRanges;
-        targets = nextTargets;
       }
-      const width = tuple.length;
-      for (let c = 0; c < ranges.length; c += 2) this.addEdge(id, ranges[c]!, ranges[c + 1]!, stateOf(targets.slice((c / 2) * width, (c / 2) * width + width)));
     }
   }
+}
+
+interface ProductOperand {
+  readonly nfa: Nfa;
+  readonly start: number;
+  readonly accept: number;
 }
 
 /** Lazily determinized lexer over a fixed list of lexemes. */
