@@ -171,4 +171,12 @@ describe('lexemes are stored once per distinct regex', () => {
     expect(whole('okx')).toBe(false);
     expect(whole('xéok')).toBe(true);
   });
+
+  it('converts a pattern once per encoding, and reports a bad one each time with its own offset', () => {
+    expect(regexToByteRegex('[a-f]+\\d')).toBe(regexToByteRegex('[a-f]+\\d'));
+    expect(regexToByteRegex('[a-f]+\\d', { mode: 'search' })).not.toBe(regexToByteRegex('[a-f]+\\d'));
+    for (const offset of [0, 10]) {
+      expect(() => regexToByteRegex('a(?=b)', { offset })).toThrow(expect.objectContaining({ span: expect.objectContaining({ start: offset + 1 }) }));
+    }
+  });
 });

@@ -4,7 +4,7 @@
  * boundaries are reported as unsupported.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
-import { rx, type ByteRegex } from '../byte-regex.ts';
+import { memoized, rx, type ByteRegex } from '../byte-regex.ts';
 import { ANY, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, withCaseVariants, type CodePointSet } from '../code-point-sets.ts';
 import { GrammarError, type Span } from '../errors.ts';
 import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir.ts';
@@ -36,14 +36,24 @@ export function compileRegexGrammar(pattern: string, options: RegexOptions = {})
   return builder.build('start');
 }
 
+// Conversions memoized per character encoding: schemas repeat patterns (formats, numeric bounds).
+const conversions = new WeakMap<(ranges: readonly number[]) => ByteRegex, (args: { pattern: string; options: RegexOptions }) => ByteRegex>();
+
 /** Converts a regex to a byte regex over its UTF-8 encoding. */
 export function regexToByteRegex(pattern: string, options: RegexOptions = {}): ByteRegex {
-  const flags = options.flags ?? '';
-  const offset = options.offset ?? 0;
-  const ast = parse(pattern, flags, offset);
-  const converter = new Converter(flags, offset, options.encodeChars ?? rx.codePoints);
-  const alternatives = ast.alternatives.map((alt) => converter.alternative(alt, options.mode === 'search'));
-  return rx.alt(alternatives);
+  const encode = options.encodeChars ?? rx.codePoints;
+  let convert = conversions.get(encode);
+  if (convert === undefined) {
+    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.mode ?? 'match'} ${options.offset ?? 0} ${pattern}`, ({ pattern, options }) => {
+      const flags = options.flags ?? '';
+      const offset = options.offset ?? 0;
+      const ast = parse(pattern, flags, offset);
+      const converter = new Converter(flags, offset, encode);
+      return rx.alt(ast.alternatives.map((alt) => converter.alternative(alt, options.mode === 'search')));
+    });
+    conversions.set(encode, convert);
+  }
+  return convert({ pattern, options });
 }
 
 function parse(pattern: string, flags: string, offset: number): AST.Pattern {
