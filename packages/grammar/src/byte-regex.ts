@@ -17,13 +17,14 @@ export const MAX_CODE_POINT = 0x10ffff;
 /**
  * `build` memoized by `keyOf` of its argument: built again, the same character class or
  * literal is the same (immutable) object, which is cheaper to build and to key as a lexeme.
- * Forgets everything past 4,096 entries, so a long-lived process does not keep every
- * schema's strings.
+ * Keeps at most 4,096 entries (then starts over) and none whose key is longer than 256
+ * characters, so a long-lived process does not keep every schema's strings.
  */
 export function memoized<A>(keyOf: (arg: A) => string, build: (arg: A) => ByteRegex): (arg: A) => ByteRegex {
   const known = new Map<string, ByteRegex>();
   return (arg) => {
     const key = keyOf(arg);
+    if (key.length > 256) return build(arg);
     let regex = known.get(key);
     if (regex === undefined) {
       if (known.size >= 4096) known.clear();

@@ -78,10 +78,6 @@ class Nfa {
     return this.#accepts.push(-1);
   }
 
-  accepts(state: number): number {
-    return this.#accepts.data[state]!;
-  }
-
   setAccepts(state: number, lexeme: number): void {
     this.#accepts.data[state] = lexeme;
   }
@@ -299,7 +295,8 @@ class Nfa {
   }
 
   // Intersection by product construction, two operands at a time (the product of the first
-  // two, then of that and the third, ...).
+  // two, then of that and the third, ...); each partial product is pruned of dead ends, and
+  // an empty one ends the construction (nothing leads to `to`).
   #product(items: readonly ByteRegex[], from: number, to: number): void {
     if (items.length < 2) {
       if (items.length === 1) this.build(items[0]!, from, to);
@@ -312,6 +309,7 @@ class Nfa {
       const start = nfa.newState();
       const accept = nfa.newState();
       nfa.#pair(left, this.#operand(items[i]!), start, accept);
+      if (!nfa.pruneDeadEnds(start, accept)) return;
       left = { nfa, start, accept };
     }
     this.#pair(left, this.#operand(items[items.length - 1]!), from, to);

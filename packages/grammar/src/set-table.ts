@@ -1,7 +1,8 @@
 /**
- * Sorted sets of small integers (NFA states), each stored once and numbered in the order
- * added: how the lexer names its DFA states and the slice checks their thread sets. Looked
- * up by a hash of the contents, so a set is found without building a key string.
+ * Sets of small integers (NFA states), each stored once and numbered in the order added:
+ * how the lexer names its DFA states and the slice checks their thread sets. Compared
+ * element by element (callers pass them sorted), found by a hash of the contents, so
+ * without building a key string.
  */
 export class SetTable {
   readonly #sets: Int32Array[] = [];

@@ -123,6 +123,10 @@ describe('intersections of regexes', () => {
     const builder = new GrammarBuilder();
     builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'none', regex: rx.and([regexToByteRegex('a+'), regexToByteRegex('b+')]) })));
     expect(() => compileGrammar(builder.build('start'))).toThrow(expect.objectContaining({ code: 'empty_language' }));
+    // Empty after the first two of three operands too.
+    const three = new GrammarBuilder();
+    three.rules.set('start', expr.lexeme(three.lexeme({ name: 'none', regex: rx.and([regexToByteRegex('a+'), regexToByteRegex('b+'), regexToByteRegex('.*')]) })));
+    expect(() => compileGrammar(three.build('start'))).toThrow(expect.objectContaining({ code: 'empty_language' }));
   });
 });
 
@@ -162,6 +166,10 @@ describe('lexemes are stored once per distinct regex', () => {
   it('shares memoized character classes and literals, which stay correct', () => {
     expect(rx.literal('ok')).toBe(rx.literal('ok'));
     expect(rx.codePoints([0x61, 0x7a])).toBe(rx.codePoints([0x61, 0x7a]));
+    // Long keys are not kept (built anew, equal in structure).
+    const long = 'x'.repeat(300);
+    expect(rx.literal(long)).not.toBe(rx.literal(long));
+    expect(rx.literal(long)).toEqual(rx.literal(long));
     const g = compileGrammar(compileRegexGrammar('(?:ok|[a-z]é)+'));
     const whole = (text: string): boolean => {
       const result = recognize(g, encoder.encode(text));

@@ -36,7 +36,8 @@ export function compileRegexGrammar(pattern: string, options: RegexOptions = {})
   return builder.build('start');
 }
 
-// Conversions memoized per character encoding: schemas repeat patterns (formats, numeric bounds).
+// Conversions memoized per character encoding: schemas repeat patterns (formats, numeric
+// bounds). The offset only places errors, and a failed conversion is not kept.
 const conversions = new WeakMap<(ranges: readonly number[]) => ByteRegex, (args: { pattern: string; options: RegexOptions }) => ByteRegex>();
 
 /** Converts a regex to a byte regex over its UTF-8 encoding. */
@@ -44,7 +45,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   const encode = options.encodeChars ?? rx.codePoints;
   let convert = conversions.get(encode);
   if (convert === undefined) {
-    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.mode ?? 'match'} ${options.offset ?? 0} ${pattern}`, ({ pattern, options }) => {
+    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.mode ?? 'match'} ${pattern}`, ({ pattern, options }) => {
       const flags = options.flags ?? '';
       const offset = options.offset ?? 0;
       const ast = parse(pattern, flags, offset);
