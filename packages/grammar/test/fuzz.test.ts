@@ -199,8 +199,10 @@ const property = (frontEnd: string, place: 'span' | 'pointer', input: fc.Arbitra
       fc.property(input, fc.nat(), (value, walkSeed) => run(frontEnd, place, () => compile(value as never), walkSeed)),
       { seed: SEED, numRuns: RUNS },
     );
-    const outcomes = Object.values(report[frontEnd] ?? {}).reduce((a, b) => a + b, 0);
-    expect(outcomes).toBeGreaterThanOrEqual(RUNS);
+    // The inputs reach both sides: grammars that compile (their masks walked) and typed errors.
+    const outcomes = Object.keys(report[frontEnd] ?? {});
+    expect(outcomes.some((o) => o.startsWith('compiled')), `${frontEnd}: nothing compiled`).toBe(true);
+    expect(outcomes.some((o) => !o.startsWith('compiled')), `${frontEnd}: no input failed`).toBe(true);
   });
 
 describe('fuzzing the front-ends', () => {
