@@ -473,23 +473,30 @@ export class LexerDfa {
     const at = (state % ROW_BLOCK) * 256;
     const known = block[at + byte]!;
     if (known >= 0) return known;
-    const count = this.#sets.size;
-    const target = this.#intern(this.#step(this.#sets.get(state), byte));
-    if (target === count) this.#origins[target] = state * 256 + byte;
-    // Every byte between the same two cuts leads to the same state.
     const cuts = this.byteCuts(state);
     let i = 1;
     while (cuts[i]! <= byte) i++;
-    block.fill(target, at + cuts[i - 1]!, at + cuts[i]!);
-    return target;
+    return this.#fillRun(state, block, at, byte, cuts[i - 1]!, cuts[i]!);
   }
 
   /** All 256 transitions of `state` (a view; building the states they lead to). */
   row(state: number): Int32Array {
-    const cuts = this.byteCuts(state);
-    for (let i = 0; i + 1 < cuts.length; i++) this.next(state, cuts[i]!);
+    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
     const at = (state % ROW_BLOCK) * 256;
-    return this.#rows[Math.floor(state / ROW_BLOCK)]!.subarray(at, at + 256);
+    const cuts = this.byteCuts(state);
+    for (let i = 0; i + 1 < cuts.length; i++) if (block[at + cuts[i]!]! < 0) this.#fillRun(state, block, at, cuts[i]!, cuts[i]!, cuts[i + 1]!);
+    return block.subarray(at, at + 256);
+  }
+
+  // Computes the transitions of `state` (its row at `at` in `block`) on the bytes from `from`
+  // up to `to`, which lie between two cuts and so lead to one state, stepping `byte` (one of
+  // them, recorded as the origin of a new state); returns that state.
+  #fillRun(state: number, block: Int32Array, at: number, byte: number, from: number, to: number): number {
+    const count = this.#sets.size;
+    const target = this.#intern(this.#step(this.#sets.get(state), byte));
+    if (target === count) this.#origins[target] = state * 256 + byte;
+    block.fill(target, at + from, at + to);
+    return target;
   }
 
   /** Lexemes that have a complete match in `state` (sorted indices). */

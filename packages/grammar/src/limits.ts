@@ -6,7 +6,7 @@
 export interface GrammarLimits {
   /** NFA states over all lexemes (grows with regex size and counted repetitions). */
   readonly maxNfaStates: number;
-  /** Lexer DFA states built lazily during matching (each costs 1 KB of transitions). */
+  /** Lexer DFA states built lazily during matching (each costs 1 KB of transitions in the kernel and 1 KB here). */
   readonly maxLexerStates: number;
   /** Rules plus symbols after lowering to BNF (counted repetitions expand). */
   readonly maxGrammarSymbols: number;

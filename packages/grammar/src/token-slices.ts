@@ -25,8 +25,11 @@ import { GrammarLimitError } from './errors.ts';
 import { DEAD, type LexerDfa } from './lexer.ts';
 import { SetTable } from './set-table.ts';
 
-/** Most lexer states one slice check may visit before it gives up. */
-export const MAX_SLICE_STATES = 256;
+/**
+ * What one check may explore before it gives up: threads in `threadLives`, and lexer states
+ * visited (or built) by the search.
+ */
+const MAX_SLICE_STATES = 256;
 // How many characters further than the widest bound a state's life is looked for.
 const LIFE_SLACK = 16;
 
@@ -40,19 +43,19 @@ const RANGES: readonly (readonly [low: number, high: number])[] = [
   [0x90, 0xbf],
   [0x80, 0x8f],
 ];
-// Where the kind of a lead byte changes (ASCII, continuation, 2-, 3-, 4-byte leads, and the
-// leads whose next byte has a narrower range); 256 ends the list.
-const LEAD_CUTS = [0x80, 0xc2, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5, 0x100];
 const NO_CUTS = [0x100];
 // Per byte from 0x80: continuation bytes due after it as a lead (-1: no lead), the RANGES
-// index of the next.
+// index of the next; and where that changes (ASCII ends at 0x80; 256 ends the list).
 const LEAD_DUE = new Int8Array(256);
 const LEAD_RANGE = new Int8Array(256);
+const LEAD_CUTS = [0x80];
 for (let byte = 0x80; byte < 0x100; byte++) {
   const [length, low, high] = utf8Lead(byte);
   LEAD_DUE[byte] = length - 1;
   LEAD_RANGE[byte] = Math.max(0, RANGES.findIndex(([l, h]) => l === low && h === high));
+  if (byte > 0x80 && (LEAD_DUE[byte] !== LEAD_DUE[byte - 1] || LEAD_RANGE[byte] !== LEAD_RANGE[byte - 1])) LEAD_CUTS.push(byte);
 }
+LEAD_CUTS.push(0x100);
 
 /** Slices with the same characters, checked together (they differ in their bound only). */
 interface SliceGroup {
@@ -66,6 +69,9 @@ interface SliceGroup {
   /** The largest finite bound, and whether one slice is unbounded. */
   readonly widestBound: number;
   readonly unbounded: boolean;
+  /** Masks of its bounded slices, and of all its slices. */
+  readonly boundedMask: number;
+  readonly allMask: number;
 }
 
 const bound = (slice: TokenSlice): number => slice.maxChars ?? Infinity;
@@ -79,6 +85,8 @@ const GROUPS: readonly SliceGroup[] = [...new Set(TOKEN_SLICES.map((slice) => sl
     slices: slices.sort((a, b) => a.bound - b.bound),
     widestBound: Math.max(0, ...slices.map((slice) => slice.bound).filter((b) => b < Infinity)),
     unbounded: slices.some((slice) => slice.bound === Infinity),
+    boundedMask: slices.reduce((mask, slice) => (slice.bound < Infinity ? mask | (1 << slice.index) : mask), 0),
+    allMask: slices.reduce((mask, slice) => mask | (1 << slice.index), 0),
   };
 });
 
@@ -106,13 +114,8 @@ interface GroupMemo {
   readonly successors: Map<number, Int32Array | typeof KILLS>;
   /** Per thread: the thread sets one character on, or KILLS. */
   readonly threadSteps: Map<number, Int32Array[] | typeof KILLS>;
-  /**
-   * Thread sets met by the thread walk, and per set id: its byte cuts, and the set after
-   * each byte stepped (a run's first byte; -1 when the set is empty).
-   */
-  readonly threadSets: SetTable;
-  readonly threadCuts: (readonly number[])[];
-  readonly threadMoves: Map<number, number>[];
+  /** The thread sets met by the thread walk (shared by the groups of one lexer). */
+  readonly threadSets: ThreadSets;
   /** Per thread: characters within which nothing kills it, a lower bound (`threadLives`). */
   readonly threadLife: Map<number, number>;
   /** Per state: characters within which nothing kills it (a lower bound). */
@@ -121,6 +124,18 @@ interface GroupMemo {
   readonly killWithin: Map<number, number>;
 }
 const KILLS = null;
+
+/**
+ * Thread sets as the thread walk meets them, each distinct set once per lexer (so that the
+ * bytes inside characters, shared by many threads' walks, are stepped once), and per set
+ * id: its byte cuts, and the set after each byte stepped (a run's first byte; -1 when the
+ * set is empty).
+ */
+interface ThreadSets {
+  readonly sets: SetTable;
+  readonly cuts: (readonly number[])[];
+  readonly moves: Map<number, number>[];
+}
 
 interface LexerMemo {
   readonly masks: Map<number, number>;
@@ -134,7 +149,10 @@ const memos = new WeakMap<LexerDfa, LexerMemo>();
  */
 export function sliceMask(lexer: LexerDfa, state: number): number {
   let memo = memos.get(lexer);
-  if (memo === undefined) memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets: new SetTable(), threadCuts: [], threadMoves: [], threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
+  if (memo === undefined) {
+    const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], moves: [] };
+    memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets, threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
+  }
   let mask = memo.masks.get(state);
   if (mask === undefined) {
     mask = 0;
@@ -152,7 +170,6 @@ export function sliceMask(lexer: LexerDfa, state: number): number {
 
 function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo: GroupMemo): number {
   const { unbounded, widestBound } = group;
-  const bounded = settledSlices(group, Infinity, widestBound);
   if (asciiKills(lexer, start, group)) {
     rememberKill(memo, start, 1);
     return 0;
@@ -166,14 +183,16 @@ function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo:
     life = inheritedLife(lexer, start, horizon, group, memo);
     if (life <= widestBound) life = Math.max(life, threadLives(lexer, lexer.threads(start), horizon, group, memo));
     memo.lives.set(start, life);
-    if (life === Infinity) return bounded | settledSlices(group, Infinity, Infinity);
+    if (life === Infinity) return group.allMask;
     // Every bounded slice is settled; the search for the unbounded one is not worth it
     // (it only adds the few tokens longer than the widest bound).
-    if (life > widestBound) return bounded;
-    // When one character repeated kills the start as soon as it can die, that settles it.
-    if (life > 0 && repeatedKills(lexer, start, life, group, memo)) return settledSlices(group, life, Infinity);
+    if (life > widestBound) return group.boundedMask;
   }
-  const fromThreads = settledSlices(group, life, Infinity) & bounded;
+  // The bounded slices shorter than the start's life (none when the threads do not decide).
+  const fromThreads = settledSlices(group, life, Infinity);
+  // When one character repeated kills the start as soon as it can die, that settles it.
+  if (threadsDecide && life > 0 && repeatedKills(lexer, start, life, group, memo)) return fromThreads;
+  const answer = (killAt: number, expandedBelow: number): number => fromThreads | settledSlices(group, killAt, expandedBelow);
   const statesBefore = lexer.stateCount;
   // Breadth-first, one character a step: `depths[i]` characters at least lead to `states[i]`.
   const states = [start];
@@ -187,7 +206,7 @@ function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo:
     // `depth` are settled, and the others too once a kill within depth + 1 refuses them;
     // past the widest bound only the unbounded slice is open, until a kill refuses it.
     const depth = depths[at]!;
-    if (killAt <= depth + 1 || (depth >= widestBound && (!unbounded || incomplete || killAt < Infinity))) return fromThreads | settledSlices(group, killAt, depth);
+    if (killAt <= depth + 1 || (depth >= widestBound && (!unbounded || incomplete || killAt < Infinity))) return answer(killAt, depth);
     const state = states[at]!;
     if (threadsDecide && at > 0) {
       // A state whose threads are known to live long enough is left unexpanded (the
@@ -211,14 +230,14 @@ function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo:
     for (const target of next) {
       if (seen.has(target)) continue;
       // The search's cost is the lexer states it builds (those inside characters too).
-      if (seen.size >= MAX_SLICE_STATES || lexer.stateCount - statesBefore > MAX_SLICE_STATES) return fromThreads | settledSlices(group, killAt, depth);
+      if (seen.size >= MAX_SLICE_STATES || lexer.stateCount - statesBefore > MAX_SLICE_STATES) return answer(killAt, depth);
       seen.add(target);
       states.push(target);
       depths.push(depth + 1);
       parents.push(at);
     }
   }
-  return fromThreads | settledSlices(group, killAt, incomplete ? widestBound : Infinity);
+  return answer(killAt, incomplete ? widestBound : Infinity);
 }
 
 // The slices of `group` a search settled as accepted: no kill within their bound, and
@@ -390,30 +409,28 @@ function knownLife(threads: ArrayLike<number>, memo: GroupMemo): number {
 function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): Int32Array[] | typeof KILLS {
   let known = memo.threadSteps.get(thread);
   if (known === undefined) {
-    const { threadSets, threadCuts, threadMoves } = memo;
-    const steps = charSteps(group, threadSet(lexer, Int32Array.of(thread), memo), (from, byte) => {
-      const moves = threadMoves[from]!;
-      let to = moves.get(byte);
+    const { sets, cuts, moves } = memo.threadSets;
+    const steps = charSteps(group, threadSet(lexer, Int32Array.of(thread), memo.threadSets), (from, byte) => {
+      let to = moves[from]!.get(byte);
       if (to === undefined) {
-        const threads = lexer.stepThreads(threadSets.get(from), byte);
-        moves.set(byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo)));
+        const threads = lexer.stepThreads(sets.get(from), byte);
+        moves[from]!.set(byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo.threadSets)));
       }
       return to;
-    }, (from) => threadCuts[from]!);
-    known = steps === KILLS ? KILLS : steps.map((id) => threadSets.get(id));
+    }, (from) => cuts[from]!);
+    known = steps === KILLS ? KILLS : steps.map((id) => sets.get(id));
     memo.threadSteps.set(thread, known);
   }
   return known;
 }
 
-// The id of a set of threads as the thread walk meets it (each distinct set once per lexer,
-// so that the bytes inside characters, shared by many threads' walks, are stepped once).
-function threadSet(lexer: LexerDfa, threads: Int32Array, memo: GroupMemo): number {
-  let id = memo.threadSets.find(threads);
+// The id of a set of threads in `known` (added, with its cuts, when new).
+function threadSet(lexer: LexerDfa, threads: Int32Array, known: ThreadSets): number {
+  let id = known.sets.find(threads);
   if (id < 0) {
-    id = memo.threadSets.add(threads);
-    memo.threadCuts.push(lexer.threadCuts(threads));
-    memo.threadMoves.push(new Map());
+    id = known.sets.add(threads);
+    known.cuts.push(lexer.threadCuts(threads));
+    known.moves.push(new Map());
   }
   return id;
 }

@@ -22,6 +22,7 @@ const CORPORA = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'cor
 let kernel: Kernel;
 let kernelVocab: KernelVocab;
 const eos = vocab('stories260k').meta.eos_token_ids;
+const tokenCount = vocab('stories260k').tokenCount;
 beforeAll(async () => {
   kernel = await loadKernel();
   kernelVocab = kernel.loadVocab(vocab('stories260k').file);
@@ -73,7 +74,7 @@ function run(frontEnd: string, place: 'span' | 'pointer', compile: () => Compile
   try {
     let random = seed >>> 0;
     for (let step = 0; step < WALK_TOKENS && !matcher.isFinished; step++) {
-      const text = bitsetIds(matcher.computeMaskBitset(), vocab('stories260k').tokenCount).filter((id) => !eos.includes(id));
+      const text = bitsetIds(matcher.computeMaskBitset(), tokenCount).filter((id) => !eos.includes(id));
       if (text.length === 0) break;
       random = (Math.imul(random, 1664525) + 1013904223) >>> 0;
       expect(matcher.commitToken(text[random % text.length]!), 'a token the mask allowed was refused').toBe(true);

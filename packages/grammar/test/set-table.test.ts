@@ -25,11 +25,22 @@ describe('SetTable', () => {
     expect(table.find(Int32Array.of(9, 6))).toBe(-1);
   });
 
-  it('tells apart many sets, whatever their hashes share', () => {
+  it('tells apart many sets', () => {
     const table = new SetTable();
     const sets: Int32Array[] = [];
     for (let a = 0; a < 60; a++) for (let b = a; b < 60; b++) sets.push(a === b ? Int32Array.of(a) : Int32Array.of(a, b * 1024 + a));
     sets.forEach((set, i) => expect(table.add(set)).toBe(i));
     sets.forEach((set, i) => expect(table.find(set)).toBe(i));
+  });
+
+  it('chains sets whose hashes are equal', () => {
+    // {3001} and {2, 3000} have the same hash (found by search).
+    const table = new SetTable();
+    const one = table.add(Int32Array.of(3001));
+    expect(table.find(Int32Array.of(2, 3000))).toBe(-1);
+    const two = table.add(Int32Array.of(2, 3000));
+    expect(two).not.toBe(one);
+    expect(table.find(Int32Array.of(3001))).toBe(one);
+    expect(table.find(Int32Array.of(2, 3000))).toBe(two);
   });
 });

@@ -12,11 +12,11 @@ const CONTENT = bit('json-string-content');
 const UP_TO = (n: number): number => TOKEN_SLICES.reduce((mask, s, i) => (s.maxChars !== undefined && s.maxChars <= n ? mask | (1 << i) : mask), 0);
 const ALL = CONTENT | UP_TO(Infinity);
 
-// The lexer and its state after `text`, for a grammar that is one regex.
-function lexerAfter(regex: string, text: string): { lexer: LexerDfa; state: number } {
+// The lexer and its state after `text` (or bytes), for a grammar that is one regex.
+function lexerAfter(regex: string, text: string | readonly number[]): { lexer: LexerDfa; state: number } {
   const lexer = compileGrammar(parseGrammar('regex', regex)).lexer;
   let state = lexer.start(lexer.lexemes.map((_, i) => i));
-  for (const byte of new TextEncoder().encode(text)) state = lexer.next(state, byte);
+  for (const byte of typeof text === 'string' ? new TextEncoder().encode(text) : text) state = lexer.next(state, byte);
   return { lexer, state };
 }
 function stateAfter(regex: string, text: string): { mask: number } {
@@ -43,9 +43,7 @@ describe('token slices a lexer state accepts whole', () => {
   });
 
   it('refuses after half a UTF-8 character', () => {
-    const lexer = compileGrammar(parseGrammar('regex', `"${STRING_CHAR}*"`)).lexer;
-    let state = lexer.start(lexer.lexemes.map((_, i) => i));
-    for (const byte of [0x22, 0xe6, 0x97]) state = lexer.next(state, byte);
+    const { lexer, state } = lexerAfter(`"${STRING_CHAR}*"`, [0x22, 0xe6, 0x97]);
     expect(sliceMask(lexer, state)).toBe(0);
   });
 
