@@ -15,6 +15,8 @@ import { SetTable } from './set-table.ts';
 export const DEAD = 0;
 // DFA states per block of transitions (64 KB).
 const ROW_BLOCK = 64;
+// The largest product operand copied as a shadow (`Nfa.#noteShadows`).
+const MAX_SHADOW_STATES = 4096;
 
 
 // A growable list of 32-bit integers.
@@ -62,6 +64,8 @@ class Nfa {
   readonly #edgeHi = new IntList();
   readonly #edgeTo = new IntList();
   readonly #edgeNext = new IntList();
+  // Products whose states get a stand-in for the slice checks (`frozen` copies them in).
+  readonly #shadows: PendingShadow[] = [];
 
   constructor(readonly maxStates: number) {}
 
@@ -112,7 +116,8 @@ class Nfa {
    * The automaton as compressed rows: state s's ε-move targets are entries moveStart[s] to
    * moveStart[s + 1] of moveTo, its edges likewise.
    */
-  frozen(): { moveStart: Int32Array; moveTo: Int32Array; edgeStart: Int32Array; edgeLo: Uint8Array; edgeHi: Uint8Array; edgeTo: Int32Array; accepts: Int32Array } {
+  frozen(): { moveStart: Int32Array; moveTo: Int32Array; edgeStart: Int32Array; edgeLo: Uint8Array; edgeHi: Uint8Array; edgeTo: Int32Array; accepts: Int32Array; lifeProxy: Int32Array } {
+    const lifeProxy = this.#buildShadows();
     const count = this.stateCount;
     const moveStart = new Int32Array(count + 1);
     const edgeStart = new Int32Array(count + 1);
@@ -134,7 +139,35 @@ class Nfa {
     }
     moveStart[count] = moves;
     edgeStart[count] = edges;
-    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(0, count) };
+    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(0, count), lifeProxy };
+  }
+
+  // Copies in the shadows noted by products (now that no pruning can touch them: nothing
+  // leads into them, and they lead to no lexeme's end); per state, its shadow or -1.
+  #buildShadows(): Int32Array {
+    const proxies: number[] = [];
+    for (const { operand, blocked, pairs } of this.#shadows) {
+      const A = operand.nfa;
+      if (this.stateCount + A.stateCount > this.maxStates) continue;
+      const copy = new Int32Array(A.stateCount).fill(-1);
+      const queue: number[] = [];
+      const copyOf = (x: number): number => {
+        if (copy[x]! < 0) {
+          copy[x] = this.newState();
+          queue.push(x);
+        }
+        return copy[x]!;
+      };
+      for (let i = 0; i < pairs.length; i += 2) proxies.push(pairs[i]!, copyOf(pairs[i + 1]!));
+      for (let at = 0; at < queue.length; at++) {
+        const x = queue[at]!;
+        for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) if (!blocked.has(-1 - m)) this.addMove(copy[x]!, copyOf(A.#moveTo.data[m]!));
+        for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) if (!blocked.has(e)) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copyOf(A.#edgeTo.data[e]!));
+      }
+    }
+    const lifeProxy = new Int32Array(this.stateCount).fill(-1);
+    for (let i = 0; i < proxies.length; i += 2) lifeProxy[proxies[i]!] = proxies[i + 1]!;
+    return lifeProxy;
   }
 
   // Thompson construction: wires `regex` from state `from` to state `to`.
@@ -258,46 +291,61 @@ class Nfa {
    * whether `first` (the start) is live, i.e. the lexeme matches anything.
    */
   pruneDeadEnds(first: number, accept: number): boolean {
-    const count = this.stateCount - first;
-    // Who moves or steps into each state (compressed rows, by counting).
-    const start = new Int32Array(count + 1);
-    const eachSource = (visit: (source: number, target: number) => void): void => {
-      for (let s = first; s < first + count; s++) {
-        for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) if (this.#moveTo.data[m]! >= first) visit(s, this.#moveTo.data[m]! - first);
-        for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) if (this.#edgeTo.data[e]! >= first) visit(s, this.#edgeTo.data[e]! - first);
-      }
-    };
-    eachSource((_, t) => start[t + 1]!++);
-    for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
-    const sources = new Int32Array(start[count]!);
-    const filled = start.slice(0, count);
-    eachSource((s, t) => (sources[filled[t]!++] = s));
-    const live = new Uint8Array(count);
-    const stack = [accept];
-    live[accept - first] = 1;
-    while (stack.length > 0) {
-      const t = stack.pop()! - first;
-      for (let i = start[t]!; i < start[t + 1]!; i++) {
-        const s = sources[i]!;
-        if (!live[s - first]) {
-          live[s - first] = 1;
-          stack.push(s);
-        }
-      }
-    }
+    const live = this.#coReachable(first, this.stateCount - first, accept);
     const isLive = (t: number): boolean => t < first || live[t - first] === 1;
     // Unlink what leads into dead states.
-    for (let s = first; s < first + count; s++) {
+    for (let s = first; s < this.stateCount; s++) {
       keepLive(this.#firstMove, this.#moveNext, this.#moveTo, s, isLive);
       keepLive(this.#firstEdge, this.#edgeNext, this.#edgeTo, s, isLive);
     }
     return live[0] === 1;
   }
 
+  // Per state from `first` (`count` of them, in order): 1 when `target` (one of them, or a
+  // state before them) can be reached from it.
+  #coReachable(first: number, count: number, target: number): Uint8Array {
+    const inside = (to: number): boolean => to >= first && to < first + count;
+    const seeds: number[] = inside(target) ? [target] : [];
+    const eachLink = (visit: (source: number, to: number) => void): void => {
+      for (let s = first; s < first + count; s++) {
+        for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) visit(s, this.#moveTo.data[m]!);
+        for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) visit(s, this.#edgeTo.data[e]!);
+      }
+    };
+    // Who moves or steps into each state (compressed rows, by counting); a state that moves
+    // into an outside target is a seed.
+    const start = new Int32Array(count + 1);
+    eachLink((source, to) => {
+      if (inside(to)) start[to - first + 1]!++;
+      else if (to === target) seeds.push(source);
+    });
+    for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
+    const sources = new Int32Array(start[count]!);
+    const filled = start.slice(0, count);
+    eachLink((source, to) => {
+      if (inside(to)) sources[filled[to - first]!++] = source;
+    });
+    const live = new Uint8Array(count);
+    for (const seed of seeds) live[seed - first] = 1;
+    while (seeds.length > 0) {
+      const t = seeds.pop()! - first;
+      for (let i = start[t]!; i < start[t + 1]!; i++) {
+        const s = sources[i]!;
+        if (live[s - first] === 0) {
+          live[s - first] = 1;
+          seeds.push(s);
+        }
+      }
+    }
+    return live;
+  }
+
   // Intersection by product construction, two operands at a time (the product of the first
   // two, then of that and the third, ...); each partial product is pruned of dead ends, and
   // an empty one ends the construction (nothing leads to `to`).
-  #product(items: readonly ByteRegex[], from: number, to: number): void {
+  // Complements go last: a product whose last operand is one gets shadows (`#noteShadows`).
+  #product(unordered: readonly ByteRegex[], from: number, to: number): void {
+    const items = [...unordered.filter((item) => item.kind !== 'not'), ...unordered.filter((item) => item.kind === 'not')];
     if (items.length < 2) {
       if (items.length === 1) this.build(items[0]!, from, to);
       else this.build({ kind: 'repeat', item: { kind: 'bytes', ranges: [0, 255] }, min: 0, max: Infinity }, from, to);
@@ -312,7 +360,9 @@ class Nfa {
       if (!nfa.pruneDeadEnds(start, accept)) return;
       left = { nfa, start, accept };
     }
-    this.#pair(left, this.#operand(items[items.length - 1]!), from, to);
+    const last = this.#operand(items[items.length - 1]!);
+    const product = this.#pair(left, last, from, to);
+    if (last.total && left.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(left, last, product, to);
   }
 
   // An operand of a product, built as its own automaton.
@@ -321,16 +371,51 @@ class Nfa {
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    return { nfa, start, accept };
+    return { nfa, start, accept, total: item.kind === 'not' };
+  }
+
+  // The slice checks need how long a lexer state surely lives, from its threads; a product
+  // of `a` and a complement `b` has a state per pair of theirs, so many (a long name list
+  // in `b`, say) that exploring them is too costly. But `b` never stops a byte (every state
+  // of a complement has an edge for each byte), so a live pair (x, y) reads what x reads,
+  // except where that would lead to a dead pair (a declared name just closed, say). So a
+  // copy of `a` without those edges (the shadow; x's copy is what (x, y) reads, whatever
+  // y) dies no later than any pair of x: a lower bound on the pair's life, which is all a
+  // slice check needs, found on a graph the size of `a`.
+  #noteShadows(a: ProductOperand, b: ProductOperand, product: Product, to: number): void {
+    const { pairs, edgeBase, edgeOrigin, moveBase, moveOrigin } = product;
+    const first = pairs[2]!;
+    const count = pairs.length / 3;
+    const live = this.#coReachable(first, count, to);
+    const dead = (state: number): boolean => state >= first && live[state - first] === 0;
+    // A's edges (e) and moves (-1 - m) that lead some live pair to a dead one.
+    const blocked = new Set<number>();
+    const shadowed: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const pair = first + i;
+      if (live[i] === 0 || b.nfa.#firstEdge.data[pairs[3 * i + 1]!]! < 0) continue;
+      shadowed.push(pair, pairs[3 * i]!);
+      for (let m = this.#firstMove.data[pair]!; m >= 0; m = this.#moveNext.data[m]!) {
+        const origin = moveOrigin[m - moveBase]!;
+        if (origin >= 0 && dead(this.#moveTo.data[m]!)) blocked.add(-1 - origin);
+      }
+      for (let e = this.#firstEdge.data[pair]!; e >= 0; e = this.#edgeNext.data[e]!) if (dead(this.#edgeTo.data[e]!)) blocked.add(edgeOrigin[e - edgeBase]!);
+    }
+    this.#shadows.push({ operand: a, blocked, pairs: shadowed });
   }
 
   // The reachable pairs of states of `a` and `b` become states here: ε-moves one operand at
   // a time, byte moves on the overlap of an edge of each.
-  #pair(a: ProductOperand, b: ProductOperand, from: number, to: number): void {
+  #pair(a: ProductOperand, b: ProductOperand, from: number, to: number): Product {
     const A = a.nfa;
     const B = b.nfa;
     const ids = new Map<number, number>(); // by x * |B| + y
     const pairs: number[] = []; // x, y, id per pair found
+    // Per move and edge added: the move or edge of A it follows (-1: a move of B).
+    const moveBase = this.#moveTo.length;
+    const edgeBase = this.#edgeTo.length;
+    const moveOrigin: number[] = [];
+    const edgeOrigin: number[] = [];
     const stateOf = (x: number, y: number): number => {
       const key = x * B.stateCount + y;
       let id = ids.get(key);
@@ -338,25 +423,38 @@ class Nfa {
         id = this.newState();
         ids.set(key, id);
         pairs.push(x, y, id);
-        if (x === a.accept && y === b.accept) this.addMove(id, to);
+        if (x === a.accept && y === b.accept) {
+          this.addMove(id, to);
+          moveOrigin.push(-1);
+        }
       }
       return id;
     };
     this.addMove(from, stateOf(a.start, b.start));
+    moveOrigin.push(-1);
     for (let at = 0; at < pairs.length; at += 3) {
       const x = pairs[at]!;
       const y = pairs[at + 1]!;
       const id = pairs[at + 2]!;
-      for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) this.addMove(id, stateOf(A.#moveTo.data[m]!, y));
-      for (let m = B.#firstMove.data[y]!; m >= 0; m = B.#moveNext.data[m]!) this.addMove(id, stateOf(x, B.#moveTo.data[m]!));
+      for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) {
+        this.addMove(id, stateOf(A.#moveTo.data[m]!, y));
+        moveOrigin.push(m);
+      }
+      for (let m = B.#firstMove.data[y]!; m >= 0; m = B.#moveNext.data[m]!) {
+        this.addMove(id, stateOf(x, B.#moveTo.data[m]!));
+        moveOrigin.push(-1);
+      }
       for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) {
         for (let f = B.#firstEdge.data[y]!; f >= 0; f = B.#edgeNext.data[f]!) {
           const lo = Math.max(A.#edgeLo.data[e]!, B.#edgeLo.data[f]!);
           const hi = Math.min(A.#edgeHi.data[e]!, B.#edgeHi.data[f]!);
-          if (lo <= hi) this.addEdge(id, lo, hi, stateOf(A.#edgeTo.data[e]!, B.#edgeTo.data[f]!));
+          if (lo > hi) continue;
+          this.addEdge(id, lo, hi, stateOf(A.#edgeTo.data[e]!, B.#edgeTo.data[f]!));
+          edgeOrigin.push(e);
         }
       }
     }
+    return { pairs, moveBase, moveOrigin, edgeBase, edgeOrigin };
   }
 }
 
@@ -364,6 +462,28 @@ interface ProductOperand {
   readonly nfa: Nfa;
   readonly start: number;
   readonly accept: number;
+  /** Built from a complement: every state with edges has one for each byte. */
+  readonly total?: boolean;
+}
+
+/**
+ * The states of a product: (x, y, state) triples, states consecutive; and per move and edge
+ * it added (from index `moveBase`, `edgeBase` on), the move or edge of its first operand
+ * followed (-1: a move of the second).
+ */
+interface Product {
+  readonly pairs: readonly number[];
+  readonly moveBase: number;
+  readonly moveOrigin: readonly number[];
+  readonly edgeBase: number;
+  readonly edgeOrigin: readonly number[];
+}
+
+/** A product's shadow to copy in: `operand` without the `blocked` edges and moves (-1 - m), for (state, x) `pairs`. */
+interface PendingShadow {
+  readonly operand: ProductOperand;
+  readonly blocked: ReadonlySet<number>;
+  readonly pairs: readonly number[];
 }
 
 /** Lazily determinized lexer over a fixed list of lexemes. */
@@ -383,6 +503,8 @@ export class LexerDfa {
   readonly #epsilonStart: Int32Array;
   readonly #epsilonTo: Int32Array;
   readonly #acceptOf: Int32Array;
+  // Per NFA state: a state that dies no later than it on any input (a product's shadow), or -1.
+  readonly #lifeProxy: Int32Array;
   readonly #kept: Uint8Array;
   // Scratch for closures: a generation mark per NFA state, a stack, and the closure found.
   readonly #mark: Uint32Array;
@@ -434,6 +556,7 @@ export class LexerDfa {
     this.#epsilonStart = frozen.moveStart;
     this.#epsilonTo = frozen.moveTo;
     this.#acceptOf = frozen.accepts;
+    this.#lifeProxy = frozen.lifeProxy;
     this.#kept = new Uint8Array(count);
     for (let s = 0; s < count; s++) this.#kept[s] = frozen.edgeStart[s + 1]! > frozen.edgeStart[s]! || frozen.accepts[s]! >= 0 ? 1 : 0;
     this.#mark = new Uint32Array(count);
@@ -531,6 +654,16 @@ export class LexerDfa {
   origin(state: number): readonly [from: number, byte: number] | undefined {
     const origin = this.#origins[state] ?? -1;
     return origin < 0 ? undefined : [Math.floor(origin / 256), origin % 256];
+  }
+
+  /**
+   * A thread that dies no later than `thread` whatever the input: itself, or for a state of
+   * a product with a complement, its stand-in on the other operand (far fewer states to
+   * explore). What slice checks measure lives on.
+   */
+  lifeProxy(thread: number): number {
+    const proxy = this.#lifeProxy[thread]!;
+    return proxy < 0 ? thread : proxy;
   }
 
   /** The threads of `state`: its NFA states (sorted). */

@@ -11,7 +11,9 @@
  *   accepts every slice (inside a JSON string, whatever else the state tracks); one that
  *   lives past the widest bound accepts the bounded slices. States reached from a state
  *   whose life is known inherit it, less the characters read since, so a long counted
- *   string settles in a few steps;
+ *   string settles in a few steps. A thread of a product with a complement is measured on
+ *   its shadow first (`LexerDfa.lifeProxy`: a lower bound on a graph the size of the other
+ *   operand, instead of one state per pair);
  * - else a breadth-first search over the lexer states at character boundaries finds how
  *   many characters the shortest killing sequence has: a slice whose tokens are shorter is
  *   accepted. A search that would visit more than MAX_SLICE_STATES states stops there,
@@ -211,7 +213,7 @@ function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo:
     if (threadsDecide && at > 0) {
       // A state whose threads are known to live long enough is left unexpanded (the
       // unbounded slice then stays open only if they live forever).
-      const lives = knownLife(lexer.threads(state), memo);
+      const lives = knownLife(lexer, lexer.threads(state), memo);
       if (lives === Infinity) continue;
       if (depth + lives > widestBound) {
         incomplete = true;
@@ -334,9 +336,20 @@ function inheritedLife(lexer: LexerDfa, state: number, horizon: number, group: S
 // shortest paths: a character's successors are settled once all of them are (the last one
 // settled having the most), and a thread once the first of its characters is. The threads
 // never settled can always go on: for every character one of the next threads is unsettled.
+//
+// Threads of a product with a complement first stand in by their shadows (`lexer.lifeProxy`),
+// whose lives are lower bounds on theirs, found on a much smaller graph: enough when they
+// reach the horizon, else the threads themselves are explored too.
 function threadLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: number, group: SliceGroup, memo: GroupMemo): number {
-  const known = knownLife(threads, memo);
+  const known = knownLife(lexer, threads, memo);
   if (known === Infinity) return known;
+  const proxies = new Set<number>();
+  for (let t = 0; t < threads.length; t++) if (lexer.lifeProxy(threads[t]!) !== threads[t]) proxies.add(lexer.lifeProxy(threads[t]!));
+  const shadowLife = proxies.size === 0 ? 0 : exploredLives(lexer, [...proxies], horizon, group, memo);
+  return shadowLife >= horizon ? shadowLife : Math.max(shadowLife, exploredLives(lexer, threads, horizon, group, memo));
+}
+
+function exploredLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: number, group: SliceGroup, memo: GroupMemo): number {
   // Explore breadth-first: `explored[i]` first found `distance[i]` characters from `threads`.
   const explored = Array.from(threads);
   const index = new Map<number, number>(explored.map((thread, i) => [thread, i]));
@@ -398,10 +411,10 @@ function threadLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: numbe
   return most;
 }
 
-// The most any of `threads` is known to live (0 when unknown).
-function knownLife(threads: ArrayLike<number>, memo: GroupMemo): number {
+// The most any of `threads` (or its shadow) is known to live (0 when unknown).
+function knownLife(lexer: LexerDfa, threads: ArrayLike<number>, memo: GroupMemo): number {
   let most = 0;
-  for (let t = 0; t < threads.length; t++) most = Math.max(most, memo.threadLife.get(threads[t]!) ?? 0);
+  for (let t = 0; t < threads.length; t++) most = Math.max(most, memo.threadLife.get(threads[t]!) ?? 0, memo.threadLife.get(lexer.lifeProxy(threads[t]!)) ?? 0);
   return most;
 }
 

@@ -2,8 +2,12 @@
 // mask-level exactness tests in kernel-matcher.test.ts check the masks they produce).
 import { TOKEN_SLICES } from '@sieve/format';
 import { describe, expect, it } from 'vitest';
+import { rx, type ByteRegex } from '../src/byte-regex.ts';
+import { jsonRegex } from '../src/frontends/json.ts';
 import { compileGrammar, parseGrammar } from '../src/index.ts';
-import type { LexerDfa } from '../src/lexer.ts';
+import { jsonStringSpellings } from '../src/json-schema/json-strings.ts';
+import { LexerDfa } from '../src/lexer.ts';
+import { DEFAULT_LIMITS } from '../src/limits.ts';
 import { sliceMask, widestSlices } from '../src/token-slices.ts';
 
 const bit = (name: string): number => 1 << TOKEN_SLICES.findIndex((s) => s.name === name);
@@ -25,6 +29,16 @@ function stateAfter(regex: string, text: string): { mask: number } {
 }
 
 const STRING_CHAR = '[^"\\\\\\x00-\\x1f]';
+
+// The state after `text` of a lexer whose one lexeme is `regex` (built directly: the text
+// front ends have no intersection or complement).
+function byteRegexAfter(regex: ByteRegex, text: string): { lexer: LexerDfa; state: number } {
+  const lexer = new LexerDfa([{ name: 'KEY', regex }], [], DEFAULT_LIMITS);
+  let state = lexer.start([0]);
+  for (const byte of new TextEncoder().encode(text)) state = lexer.next(state, byte);
+  return { lexer, state };
+}
+const ANY_STRING = jsonRegex.string(jsonRegex.stringChar(), 0, Infinity);
 
 describe('token slices a lexer state accepts whole', () => {
   it.each([
@@ -82,6 +96,34 @@ describe('token slices a lexer state accepts whole', () => {
       at = lexer.next(at, 0x61);
       expect(sliceMask(lexer, at), `${read} read`).toBe(UP_TO(200 - read));
     }
+  });
+
+  it('accepts inside a key that is not one of many declared names, from the shadow of the product (no search)', () => {
+    // An open object's other keys: any string but the 400 names. Its product with the names'
+    // complement has a state per name prefix; the shadow is the string automaton's.
+    const names = Array.from({ length: 400 }, (_, i) => `n${i.toString(36)}x${i}`);
+    const { lexer, state } = byteRegexAfter(rx.and([ANY_STRING, rx.not(rx.alt(names.map(jsonStringSpellings)))]), '"n1');
+    const before = lexer.stateCount;
+    expect(sliceMask(lexer, state)).toBe(ALL);
+    // (The states one ASCII character on, from the probe for the usual refusals; a search
+    // would build a hundred more.)
+    const asciiRuns = lexer.byteCuts(state).filter((cut) => cut < 0x80).length;
+    expect(lexer.stateCount - before).toBeLessThanOrEqual(asciiRuns);
+  });
+
+  it('leaves out of the shadow what kills the product but not its operand', () => {
+    // Up to 60 characters, but not starting with "abcdefgh": after "abcdefg" an "h" (one
+    // character, in every slice) kills the key while the plain string would live on.
+    const key = rx.and([jsonRegex.string(jsonRegex.stringChar(), 0, 60), rx.not(rx.seq([rx.literal('"abcdefgh'), rx.repeat(rx.byteRanges([0, 255]), 0, Infinity)]))]);
+    const slicesAfter = (text: string): number => {
+      const { lexer, state } = byteRegexAfter(key, text);
+      return sliceMask(lexer, state);
+    };
+    expect(slicesAfter('"abcdefg')).toBe(0);
+    expect(slicesAfter('"abcdef')).toBe(0); // "gh"
+    // Off the prefix, the bounded slices that fit the length left (the shadow, cut where the
+    // prefix was, says less: the threads themselves are explored).
+    expect(slicesAfter('"abcdefx')).toBe(UP_TO(32));
   });
 
   it('keeps the widest accepted slice of each kind for the kernel', () => {
