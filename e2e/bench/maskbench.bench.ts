@@ -3,21 +3,17 @@
 // runner in this Node process, then through the same runner in the demo's bench page
 // (apps/demo/maskbench.html). Prints both summaries and the browser/Node ratios as JSON.
 // Part of `pnpm bench`; SIEVE_MASKBENCH_LIMIT sets the sample size (default 100).
-import { maskBenchCases, sieveEngine } from '../../packages/cli/src/conformance.ts';
-import { MaskBenchTally, type MaskBenchResult } from '../../packages/cli/src/maskbench-core.ts';
+import { prepareMaskBench, tallyMaskBench, unpackMaskBenchCase } from '../../packages/cli/src/conformance.ts';
+import type { MaskBenchResult } from '../../packages/cli/src/maskbench-core.ts';
 import { runBenchPage } from './bench-page.ts';
 
 const TOKENIZER = 'llama3.1';
 const limit = Number(process.env.SIEVE_MASKBENCH_LIMIT ?? 100);
 const dir = new URL('../../../shared/corpora/maskbench-dev', import.meta.url).pathname;
 
-const engine = await sieveEngine(TOKENIZER);
-const cases = [...maskBenchCases(dir, engine.tokenizer, limit)];
-const tally = new MaskBenchTally(engine);
-for (const c of cases) await tally.add(c);
-engine.dispose();
-const node = tally.result(TOKENIZER);
-const browser = (await runBenchPage('/maskbench.html', { '/maskbench-cases.json': JSON.stringify({ tokenizer: TOKENIZER, cases }) })) as MaskBenchResult & { user_agent: string };
+const { cases, engine } = await prepareMaskBench(dir, TOKENIZER, limit);
+const node = await tallyMaskBench(cases, engine, TOKENIZER);
+const browser = (await runBenchPage('/maskbench.html', { '/maskbench-cases.json': JSON.stringify({ tokenizer: TOKENIZER, cases: cases.map(unpackMaskBenchCase) }) })) as MaskBenchResult & { user_agent: string };
 
 // A summary without per-file outcomes (and, from the page, without its browser facts).
 const summary = (result: MaskBenchResult): Omit<MaskBenchResult, 'outcomes'> => {

@@ -14,19 +14,15 @@ import { loadCliTokenizer, type CliTokenizer } from './tokenizer.ts';
 
 export type { EngineGrammar, MaskBenchResult, Outcome } from './maskbench-core.ts';
 
-/** An engine with the tokenizer that turns instances into its tokens. */
-export interface BenchEngine extends GrammarEngine {
-  readonly tokenizer: CliTokenizer;
-}
+/** An engine the runners drive; made from a tokenizer, whose encoder it does not keep. */
+export type BenchEngine = GrammarEngine;
 
-/** Sieve: the JSON Schema compiler and the kernel matcher, on `tokenizer`. */
-export async function sieveEngine(tokenizer: string): Promise<BenchEngine> {
-  const loaded = loadCliTokenizer(tokenizer);
+/** Sieve: the JSON Schema compiler and the kernel matcher, on `tokenizer`'s vocab index. */
+export async function sieveEngine(tokenizer: CliTokenizer): Promise<BenchEngine> {
   const kernel = await loadKernel();
-  const vocab = kernel.loadVocab(loaded.vocab.file);
+  const vocab = kernel.loadVocab(tokenizer.vocab.file);
   return {
-    ...sieveGrammarEngine(kernel, vocab, loaded.vocab.meta.eos_token_ids),
-    tokenizer: loaded,
+    ...sieveGrammarEngine(kernel, vocab, tokenizer.vocab.meta.eos_token_ids),
     dispose: () => kernel.dispose(),
   };
 }
@@ -55,7 +51,8 @@ export function suiteFiles(dir: string): string[] {
 }
 
 /** Runs the JSON-Schema-Test-Suite. */
-export async function runSuite(dir: string, tokenizer = 'llama3.1'): Promise<SuiteResult> {
+export async function runSuite(dir: string, tokenizerName = 'llama3.1'): Promise<SuiteResult> {
+  const tokenizer = loadCliTokenizer(tokenizerName);
   const engine = await sieveEngine(tokenizer);
   const outcomes: Record<string, Outcome> = {};
   const base = join(dir, 'tests', 'draft2020-12');
@@ -68,7 +65,7 @@ export async function runSuite(dir: string, tokenizer = 'llama3.1'): Promise<Sui
         for (const test of group.tests) {
           const id = `${name} | ${group.description} | ${test.description}`;
           if ('error' in compiled) outcomes[id] = compiled.error.startsWith('invalid_schema') ? 'skipped_invalid_schema' : 'skipped_unsupported';
-          else outcomes[id] = await outcomeOf(compiled, serializations(engine.tokenizer, test.data), test.valid);
+          else outcomes[id] = await outcomeOf(compiled, serializations(tokenizer, test.data), test.valid);
         }
         if (!('error' in compiled)) compiled.dispose();
       }
@@ -103,16 +100,65 @@ export function* maskBenchCases(dir: string, tokenizer: CliTokenizer, limit?: nu
   }
 }
 
+/** A MaskBench file ready to run: its schema as JSON text, and every instance's tokens in one array. */
+export interface PackedMaskBenchCase {
+  readonly file: string;
+  readonly schema: string;
+  /** Tests, then per test: valid (0/1), serializations, then per serialization: length, tokens. */
+  readonly tokens: Int32Array;
+}
+
+export function packMaskBenchCase(c: MaskBenchCase): PackedMaskBenchCase {
+  const tokens: number[] = [c.tests.length];
+  for (const test of c.tests) {
+    tokens.push(test.valid ? 1 : 0, test.serializations.length);
+    for (const serialization of test.serializations) tokens.push(serialization.length, ...serialization);
+  }
+  return { file: c.file, schema: JSON.stringify(c.schema), tokens: Int32Array.from(tokens) };
+}
+
+export function unpackMaskBenchCase(packed: PackedMaskBenchCase): MaskBenchCase {
+  const t = packed.tokens;
+  let at = 0;
+  const tests = Array.from({ length: t[at++]! }, () => {
+    const valid = t[at++] === 1;
+    const serializations = Array.from({ length: t[at++]! }, () => {
+      const length = t[at++]!;
+      at += length;
+      return Array.from(t.subarray(at - length, at));
+    });
+    return { valid, serializations };
+  });
+  return { file: packed.file, schema: JSON.parse(packed.schema) as unknown, tests };
+}
+
 /**
- * Runs MaskBench over `dir` (all files, or an evenly spread sample of `limit`) with `engine`
- * (default: Sieve on `tokenizer`). With `timed: false` masks are not computed (commit only:
- * same outcomes, much faster).
+ * MaskBench's cases over `dir` (all files, or an evenly spread sample of `limit`), tokenized
+ * and packed, and the engine (default: Sieve) on `tokenizer`. The tokenizer is not kept: its
+ * encoder is some 100 MB of JS objects, and alive it would make each major GC of the timed
+ * thread pause for about as many milliseconds, landing in some token's mask time. (Packed,
+ * the cases are a few thousand objects.)
  */
-export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine: (tokenizer: string) => Promise<BenchEngine> = sieveEngine): Promise<MaskBenchResult> {
-  const engine = await makeEngine(tokenizer);
+export async function prepareMaskBench(dir: string, tokenizer: string, limit?: number, makeEngine: (tokenizer: CliTokenizer) => Promise<BenchEngine> = sieveEngine): Promise<{ cases: PackedMaskBenchCase[]; engine: BenchEngine }> {
+  const loaded = loadCliTokenizer(tokenizer);
+  const cases = Array.from(maskBenchCases(dir, loaded, limit), packMaskBenchCase);
+  return { cases, engine: await makeEngine(loaded) };
+}
+
+/**
+ * Runs MaskBench (see `prepareMaskBench`). With `timed: false` masks are not computed
+ * (commit only: same outcomes, much faster).
+ */
+export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine?: (tokenizer: CliTokenizer) => Promise<BenchEngine>): Promise<MaskBenchResult> {
+  const { cases, engine } = await prepareMaskBench(dir, tokenizer, limit, makeEngine);
+  return tallyMaskBench(cases, engine, tokenizer, timed);
+}
+
+/** Runs packed MaskBench cases on `engine` (disposed at the end). */
+export async function tallyMaskBench(cases: readonly PackedMaskBenchCase[], engine: BenchEngine, tokenizer: string, timed = true): Promise<MaskBenchResult> {
   const tally = new MaskBenchTally(engine, timed);
   try {
-    for (const c of maskBenchCases(dir, engine.tokenizer, limit)) await tally.add(c);
+    for (const c of cases) await tally.add(unpackMaskBenchCase(c));
   } finally {
     engine.dispose();
   }

@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { BenchEngine } from './conformance.ts';
-import { loadCliTokenizer } from './tokenizer.ts';
+import type { CliTokenizer } from './tokenizer.ts';
 
 // The subset of the web-xgrammar API used here (its package ships a UMD bundle).
 interface XGrammarMatcher {
@@ -67,8 +67,7 @@ function vocabType(json: TokenizerJson): string {
  * each keyword it ignores) go to stderr; a schema that crashes its WASM instance counts as
  * `xgrammar_error` and the next schema gets a fresh instance.
  */
-export async function xgrammarEngine(tokenizer: string): Promise<BenchEngine> {
-  const loaded = loadCliTokenizer(tokenizer);
+export async function xgrammarEngine(loaded: CliTokenizer): Promise<BenchEngine> {
   const json = loaded.json as TokenizerJson;
   const size = loaded.vocab.tokenCount;
   const encoded = new Array<string>(size).fill('');
@@ -87,7 +86,6 @@ export async function xgrammarEngine(tokenizer: string): Promise<BenchEngine> {
   const allowed = (mask: Int32Array, id: number): boolean => ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1;
   return {
     name: 'xgrammar',
-    tokenizer: loaded,
     async compile(schema) {
       if (crashed) {
         instance = await start();
