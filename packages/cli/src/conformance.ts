@@ -14,11 +14,8 @@ import { loadCliTokenizer, type CliTokenizer } from './tokenizer.ts';
 
 export type { EngineGrammar, MaskBenchResult, Outcome } from './maskbench-core.ts';
 
-/** An engine the runners drive; made from a tokenizer, whose encoder it does not keep. */
-export type BenchEngine = GrammarEngine;
-
 /** Sieve: the JSON Schema compiler and the kernel matcher, on `tokenizer`'s vocab index. */
-export async function sieveEngine(tokenizer: CliTokenizer): Promise<BenchEngine> {
+export async function sieveEngine(tokenizer: CliTokenizer): Promise<GrammarEngine> {
   const kernel = await loadKernel();
   const vocab = kernel.loadVocab(tokenizer.vocab.file);
   return {
@@ -139,7 +136,7 @@ export function unpackMaskBenchCase(packed: PackedMaskBenchCase): MaskBenchCase 
  * thread pause for about as many milliseconds, landing in some token's mask time. (Packed,
  * the cases are a few thousand objects.)
  */
-export async function prepareMaskBench(dir: string, tokenizer: string, limit?: number, makeEngine: (tokenizer: CliTokenizer) => Promise<BenchEngine> = sieveEngine): Promise<{ cases: PackedMaskBenchCase[]; engine: BenchEngine }> {
+export async function prepareMaskBench(dir: string, tokenizer: string, limit?: number, makeEngine: (tokenizer: CliTokenizer) => Promise<GrammarEngine> = sieveEngine): Promise<{ cases: PackedMaskBenchCase[]; engine: GrammarEngine }> {
   const loaded = loadCliTokenizer(tokenizer);
   const cases = Array.from(maskBenchCases(dir, loaded, limit), packMaskBenchCase);
   return { cases, engine: await makeEngine(loaded) };
@@ -149,13 +146,13 @@ export async function prepareMaskBench(dir: string, tokenizer: string, limit?: n
  * Runs MaskBench (see `prepareMaskBench`). With `timed: false` masks are not computed
  * (commit only: same outcomes, much faster).
  */
-export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine?: (tokenizer: CliTokenizer) => Promise<BenchEngine>): Promise<MaskBenchResult> {
+export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine?: (tokenizer: CliTokenizer) => Promise<GrammarEngine>): Promise<MaskBenchResult> {
   const { cases, engine } = await prepareMaskBench(dir, tokenizer, limit, makeEngine);
   return tallyMaskBench(cases, engine, tokenizer, timed);
 }
 
 /** Runs packed MaskBench cases on `engine` (disposed at the end). */
-export async function tallyMaskBench(cases: readonly PackedMaskBenchCase[], engine: BenchEngine, tokenizer: string, timed = true): Promise<MaskBenchResult> {
+export async function tallyMaskBench(cases: readonly PackedMaskBenchCase[], engine: GrammarEngine, tokenizer: string, timed = true): Promise<MaskBenchResult> {
   const tally = new MaskBenchTally(engine, timed);
   try {
     for (const c of cases) await tally.add(unpackMaskBenchCase(c));

@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { BenchEngine } from './conformance.ts';
+import type { GrammarEngine } from './maskbench-core.ts';
 import type { CliTokenizer } from './tokenizer.ts';
 
 // The subset of the web-xgrammar API used here (its package ships a UMD bundle).
@@ -67,7 +67,7 @@ function vocabType(json: TokenizerJson): string {
  * each keyword it ignores) go to stderr; a schema that crashes its WASM instance counts as
  * `xgrammar_error` and the next schema gets a fresh instance.
  */
-export async function xgrammarEngine(loaded: CliTokenizer): Promise<BenchEngine> {
+export async function xgrammarEngine(loaded: CliTokenizer): Promise<GrammarEngine> {
   const json = loaded.json as TokenizerJson;
   const size = loaded.vocab.tokenCount;
   const encoded = new Array<string>(size).fill('');

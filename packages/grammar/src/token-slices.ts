@@ -344,7 +344,10 @@ function threadLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: numbe
   const known = knownLife(lexer, threads, memo);
   if (known === Infinity) return known;
   const proxies = new Set<number>();
-  for (let t = 0; t < threads.length; t++) if (lexer.lifeProxy(threads[t]!) !== threads[t]) proxies.add(lexer.lifeProxy(threads[t]!));
+  for (let t = 0; t < threads.length; t++) {
+    const proxy = lexer.lifeProxy(threads[t]!);
+    if (proxy !== threads[t]) proxies.add(proxy);
+  }
   const shadowLife = proxies.size === 0 ? 0 : exploredLives(lexer, [...proxies], horizon, group, memo);
   return shadowLife >= horizon ? shadowLife : Math.max(shadowLife, exploredLives(lexer, threads, horizon, group, memo));
 }
