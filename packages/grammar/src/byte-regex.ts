@@ -174,6 +174,67 @@ export function isNullable(regex: ByteRegex): boolean {
   }
 }
 
+/**
+ * What the structure of a regex proves about its language, with no automaton built: that it
+ * matches some string (`some`), some non-empty string (`long`), infinitely many (`infinite`),
+ * finitely many (`finite`); false is "not proven". An intersection or complement is judged
+ * only where counting settles it (infinitely many strings minus finitely many leave
+ * infinitely many). `costly`: it has an intersection or complement, whose automata take
+ * products and determinizing to build.
+ */
+export interface LanguageFacts {
+  readonly some: boolean;
+  readonly long: boolean;
+  readonly infinite: boolean;
+  readonly finite: boolean;
+  readonly costly: boolean;
+}
+
+const factsOf = new WeakMap<ByteRegex, LanguageFacts>();
+
+/** `LanguageFacts` of `regex` (remembered per regex object). */
+export function languageFacts(regex: ByteRegex): LanguageFacts {
+  let facts = factsOf.get(regex);
+  if (facts === undefined) {
+    facts = judge(regex);
+    factsOf.set(regex, facts);
+  }
+  return facts;
+}
+
+function judge(regex: ByteRegex): LanguageFacts {
+  switch (regex.kind) {
+    case 'bytes': {
+      const some = regex.ranges.length > 0;
+      return { some, long: some, infinite: false, finite: true, costly: false };
+    }
+    case 'seq':
+    case 'alt': {
+      const items = regex.items.map(languageFacts);
+      const any = (fact: keyof LanguageFacts): boolean => items.some((f) => f[fact]);
+      const some = regex.kind === 'seq' ? items.every((f) => f.some) : any('some');
+      return { some, long: some && any('long'), infinite: some && any('infinite'), finite: items.every((f) => f.finite), costly: any('costly') };
+    }
+    case 'repeat': {
+      const item = languageFacts(regex.item);
+      const some = regex.min === 0 || item.some;
+      const long = regex.max >= 1 && item.long;
+      return { some, long, infinite: (regex.max === Infinity && item.long) || (regex.max >= 1 && item.infinite), finite: regex.max === 0 || (regex.max !== Infinity && item.finite), costly: item.costly };
+    }
+    case 'not': {
+      const item = languageFacts(regex.item);
+      return { some: item.finite || !isNullable(regex.item), long: item.finite, infinite: item.finite, finite: false, costly: true };
+    }
+    case 'and': {
+      const items = regex.items.map(languageFacts);
+      const positive = regex.items.filter((item) => item.kind !== 'not').map(languageFacts);
+      const negativeFinite = regex.items.every((item) => item.kind !== 'not' || languageFacts(item.item).finite);
+      const infinite = negativeFinite && (positive.length === 0 || (positive.length === 1 && positive[0]!.infinite));
+      return { some: infinite, long: infinite, infinite, finite: items.some((f) => f.finite), costly: true };
+    }
+  }
+}
+
 /** The same language without the empty string. */
 export function nonEmpty(regex: ByteRegex): ByteRegex {
   if (!isNullable(regex)) return regex;

@@ -1,11 +1,12 @@
 /**
- * The lexer: every lexeme compiled to one Thompson NFA over bytes, and a DFA built lazily
- * from it by subset construction. A DFA state is a set of NFA states of the lexemes allowed
+ * The lexer: every lexeme compiled to one Thompson NFA over bytes (those with an
+ * intersection or complement when first allowed, if they surely match something), and a DFA
+ * built lazily from it by subset construction. A DFA state is a set of NFA states of the lexemes allowed
  * at the current boundary; its transitions are computed the first time a byte is tried (for
  * every byte that behaves alike at once) and cached, so steady-state lexing is one table
  * lookup per byte.
  */
-import type { ByteRegex } from './byte-regex.ts';
+import { languageFacts, type ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
 import type { GrammarLimits } from './limits.ts';
@@ -33,6 +34,24 @@ class IntList {
     this.data[this.length] = value;
     return this.length++;
   }
+}
+
+// `a` followed by `b`.
+function appended<T extends Int32Array | Uint8Array>(a: T, b: T): T {
+  const joined = new (a.constructor as new (length: number) => T)(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
+
+// Row starts of a compressed table (one more than rows, the last one the entry count)
+// followed by those of `more`, which start at its own entry 0.
+function appendedRows(starts: Int32Array, more: Int32Array): Int32Array {
+  const base = starts[starts.length - 1]!;
+  const joined = new Int32Array(starts.length + more.length - 1);
+  joined.set(starts);
+  for (let i = 1; i < more.length; i++) joined[starts.length - 1 + i] = base + more[i]!;
+  return joined;
 }
 
 // Unlinks, from the list of `state` (first entries in `heads`, links in `links`), the
@@ -66,6 +85,9 @@ class Nfa {
   readonly #edgeNext = new IntList();
   // Products whose states get a stand-in for the slice checks (`frozen` copies them in).
   readonly #shadows: PendingShadow[] = [];
+  // Moves and edges when `frozen` last ran.
+  #frozenMoves = 0;
+  #frozenEdges = 0;
 
   constructor(readonly maxStates: number) {}
 
@@ -113,25 +135,27 @@ class Nfa {
   }
 
   /**
-   * The automaton as compressed rows: state s's ε-move targets are entries moveStart[s] to
-   * moveStart[s + 1] of moveTo, its edges likewise.
+   * The states from `first` on as compressed rows, once the shadows noted since are copied
+   * in: state first + i's ε-move targets are entries moveStart[i] to moveStart[i + 1] of
+   * moveTo, its edges likewise; per state, its life proxy (`#buildShadows`) or -1.
    */
-  frozen(): { moveStart: Int32Array; moveTo: Int32Array; edgeStart: Int32Array; edgeLo: Uint8Array; edgeHi: Uint8Array; edgeTo: Int32Array; accepts: Int32Array; lifeProxy: Int32Array } {
-    const lifeProxy = this.#buildShadows();
-    const count = this.stateCount;
+  frozen(first: number): FrozenNfa {
+    const proxies = this.#buildShadows();
+    const count = this.stateCount - first;
     const moveStart = new Int32Array(count + 1);
     const edgeStart = new Int32Array(count + 1);
-    const moveTo = new Int32Array(this.#moveTo.length);
-    const edgeLo = new Uint8Array(this.#edgeTo.length);
-    const edgeHi = new Uint8Array(this.#edgeTo.length);
-    const edgeTo = new Int32Array(this.#edgeTo.length);
+    // The states' moves and edges were all added since the last freeze.
+    const moveTo = new Int32Array(this.#moveTo.length - this.#frozenMoves);
+    const edgeLo = new Uint8Array(this.#edgeTo.length - this.#frozenEdges);
+    const edgeHi = new Uint8Array(edgeLo.length);
+    const edgeTo = new Int32Array(edgeLo.length);
     let moves = 0;
     let edges = 0;
-    for (let s = 0; s < count; s++) {
-      moveStart[s] = moves;
-      for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) moveTo[moves++] = this.#moveTo.data[m]!;
-      edgeStart[s] = edges;
-      for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!, edges++) {
+    for (let i = 0; i < count; i++) {
+      moveStart[i] = moves;
+      for (let m = this.#firstMove.data[first + i]!; m >= 0; m = this.#moveNext.data[m]!) moveTo[moves++] = this.#moveTo.data[m]!;
+      edgeStart[i] = edges;
+      for (let e = this.#firstEdge.data[first + i]!; e >= 0; e = this.#edgeNext.data[e]!, edges++) {
         edgeLo[edges] = this.#edgeLo.data[e]!;
         edgeHi[edges] = this.#edgeHi.data[e]!;
         edgeTo[edges] = this.#edgeTo.data[e]!;
@@ -139,12 +163,16 @@ class Nfa {
     }
     moveStart[count] = moves;
     edgeStart[count] = edges;
-    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(0, count), lifeProxy };
+    this.#frozenMoves = this.#moveTo.length;
+    this.#frozenEdges = this.#edgeTo.length;
+    const lifeProxy = new Int32Array(count).fill(-1);
+    for (let i = 0; i < proxies.length; i += 2) lifeProxy[proxies[i]! - first] = proxies[i + 1]!;
+    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(first, first + count), lifeProxy };
   }
 
   // Copies in the shadows noted by products (now that no pruning can touch them: nothing
-  // leads into them, and they lead to no lexeme's end); per state, its shadow or -1.
-  #buildShadows(): Int32Array {
+  // leads into them, and they lead to no lexeme's end); (state, its shadow) pairs.
+  #buildShadows(): number[] {
     const proxies: number[] = [];
     for (const { operand, blocked, pairs } of this.#shadows) {
       const A = operand.nfa;
@@ -165,9 +193,8 @@ class Nfa {
         for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) if (!blocked.has(e)) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copyOf(A.#edgeTo.data[e]!));
       }
     }
-    const lifeProxy = new Int32Array(this.stateCount).fill(-1);
-    for (let i = 0; i < proxies.length; i += 2) lifeProxy[proxies[i]!] = proxies[i + 1]!;
-    return lifeProxy;
+    this.#shadows.length = 0;
+    return proxies;
   }
 
   // Thompson construction: wires `regex` from state `from` to state `to`.
@@ -479,6 +506,18 @@ interface Product {
   readonly edgeOrigin: readonly number[];
 }
 
+/** Part of an automaton as compressed rows (`Nfa.frozen`). */
+interface FrozenNfa {
+  readonly moveStart: Int32Array;
+  readonly moveTo: Int32Array;
+  readonly edgeStart: Int32Array;
+  readonly edgeLo: Uint8Array;
+  readonly edgeHi: Uint8Array;
+  readonly edgeTo: Int32Array;
+  readonly accepts: Int32Array;
+  readonly lifeProxy: Int32Array;
+}
+
 /** A product's shadow to copy in: `operand` without the `blocked` edges and moves (-1 - m), for (state, x) `pairs`. */
 interface PendingShadow {
   readonly operand: ProductOperand;
@@ -490,27 +529,30 @@ interface PendingShadow {
 export class LexerDfa {
   readonly lexemes: readonly LexemeDef[];
   readonly hasLazyLexemes: boolean;
-  readonly #starts: number[];
   readonly #maxStates: number;
-  // The NFA, frozen into flat arrays once every lexeme is built: the byte edges of NFA state
-  // s are entries edgeStart[s] to edgeStart[s + 1] of edgeLo/edgeHi/edgeTo, its ε-moves
-  // likewise; `kept` marks the states that matter to a DFA state's identity (byte edges or
-  // acceptance).
-  readonly #edgeStart: Int32Array;
-  readonly #edgeLo: Uint8Array;
-  readonly #edgeHi: Uint8Array;
-  readonly #edgeTo: Int32Array;
-  readonly #epsilonStart: Int32Array;
-  readonly #epsilonTo: Int32Array;
-  readonly #acceptOf: Int32Array;
+  // The NFA of the lexemes built so far (kept while some are not: see `#build`), and per
+  // lexeme its start state there (-1: not built yet).
+  #nfa: Nfa | undefined;
+  readonly #starts: number[];
+  // The NFA frozen into flat arrays: the byte edges of NFA state s are entries edgeStart[s]
+  // to edgeStart[s + 1] of edgeLo/edgeHi/edgeTo, its ε-moves likewise; `kept` marks the
+  // states that matter to a DFA state's identity (byte edges or acceptance). Lexemes built
+  // later append their states.
+  #edgeStart: Int32Array = new Int32Array(1);
+  #edgeLo: Uint8Array = new Uint8Array(0);
+  #edgeHi: Uint8Array = new Uint8Array(0);
+  #edgeTo: Int32Array = new Int32Array(0);
+  #epsilonStart: Int32Array = new Int32Array(1);
+  #epsilonTo: Int32Array = new Int32Array(0);
+  #acceptOf: Int32Array = new Int32Array(0);
   // Per NFA state: a state that dies no later than it on any input (a product's shadow), or -1.
-  readonly #lifeProxy: Int32Array;
-  readonly #kept: Uint8Array;
+  #lifeProxy: Int32Array = new Int32Array(0);
+  #kept: Uint8Array = new Uint8Array(0);
   // Scratch for closures: a generation mark per NFA state, a stack, and the closure found.
-  readonly #mark: Uint32Array;
+  #mark: Uint32Array = new Uint32Array(0);
   #generation = 0;
-  readonly #stack: Int32Array;
-  readonly #found: Int32Array;
+  #stack: Int32Array = new Int32Array(0);
+  #found: Int32Array = new Int32Array(0);
   readonly #cutScratch = new Uint8Array(257);
   // Per DFA state: its NFA state set, the lexemes it accepts (sorted), and 256 transitions
   // (-1 = not computed yet), kept in blocks of ROW_BLOCK states (so that growing never
@@ -532,12 +574,31 @@ export class LexerDfa {
     this.hasLazyLexemes = lexemes.some((lexeme) => lexeme.mode === 'lazy');
     this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
-    const nfa = new Nfa(limits.maxNfaStates);
-    this.#starts = lexemes.map((lexeme, index) => {
-      const start = nfa.newState();
-      const accept = nfa.newState();
-      nfa.setAccepts(accept, index);
+    this.#nfa = new Nfa(limits.maxNfaStates);
+    this.#starts = lexemes.map(() => -1);
+    // A lexeme with an intersection or complement is built when a start state first allows
+    // it, if its structure proves it matches something (a product takes most of a compile:
+    // an open object's key, say, is a string that is none of the declared names).
+    this.#build(lexemes.flatMap((lexeme, index) => {
+      const facts = languageFacts(lexeme.regex);
+      return facts.costly && facts.some ? [] : [index];
+    }));
+    this.#intern(this.#found.subarray(0, 0)); // DEAD
+  }
+
+  // Builds the automata of `indices` (lexemes not built yet) and appends their states to
+  // the flat arrays. A lexeme that matches nothing is noted as such.
+  #build(indices: readonly number[]): void {
+    const nfa = this.#nfa!;
+    const first = nfa.stateCount;
+    for (const index of indices) {
+      const lexeme = this.lexemes[index]!;
+      let start: number;
+      let accept: number;
       try {
+        start = nfa.newState();
+        accept = nfa.newState();
+        nfa.setAccepts(accept, index);
         nfa.build(lexeme.regex, start, accept);
       } catch (error) {
         if (!(error instanceof GrammarLimitError)) throw error;
@@ -545,24 +606,26 @@ export class LexerDfa {
         throw new GrammarLimitError(error.limit, error.value, `${error.message}; lexeme ${where}`, error.span, { name: lexeme.name, ...(lexeme.origin !== undefined && { origin: lexeme.origin }) });
       }
       if (!nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
-      return start;
-    });
-    const frozen = nfa.frozen();
+      this.#starts[index] = start;
+    }
+    const part = nfa.frozen(first);
+    this.#edgeStart = appendedRows(this.#edgeStart, part.edgeStart);
+    this.#edgeLo = appended(this.#edgeLo, part.edgeLo);
+    this.#edgeHi = appended(this.#edgeHi, part.edgeHi);
+    this.#edgeTo = appended(this.#edgeTo, part.edgeTo);
+    this.#epsilonStart = appendedRows(this.#epsilonStart, part.moveStart);
+    this.#epsilonTo = appended(this.#epsilonTo, part.moveTo);
+    this.#acceptOf = appended(this.#acceptOf, part.accepts);
+    this.#lifeProxy = appended(this.#lifeProxy, part.lifeProxy);
+    const kept = new Uint8Array(part.accepts.length);
+    for (let i = 0; i < kept.length; i++) kept[i] = part.edgeStart[i + 1]! > part.edgeStart[i]! || part.accepts[i]! >= 0 ? 1 : 0;
+    this.#kept = appended(this.#kept, kept);
+    // Fresh marks are below any generation to come.
     const count = nfa.stateCount;
-    this.#edgeStart = frozen.edgeStart;
-    this.#edgeLo = frozen.edgeLo;
-    this.#edgeHi = frozen.edgeHi;
-    this.#edgeTo = frozen.edgeTo;
-    this.#epsilonStart = frozen.moveStart;
-    this.#epsilonTo = frozen.moveTo;
-    this.#acceptOf = frozen.accepts;
-    this.#lifeProxy = frozen.lifeProxy;
-    this.#kept = new Uint8Array(count);
-    for (let s = 0; s < count; s++) this.#kept[s] = frozen.edgeStart[s + 1]! > frozen.edgeStart[s]! || frozen.accepts[s]! >= 0 ? 1 : 0;
     this.#mark = new Uint32Array(count);
     this.#stack = new Int32Array(count);
     this.#found = new Int32Array(count);
-    this.#intern(this.#found.subarray(0, 0)); // DEAD
+    if (this.#starts.every((start) => start >= 0)) this.#nfa = undefined;
   }
 
   /** Whether lexeme `index` matches no string at all. */
@@ -581,6 +644,8 @@ export class LexerDfa {
     const key = allowed.join(',');
     let state = this.#startByAllowed.get(key);
     if (state === undefined) {
+      const unbuilt = allowed.filter((lexeme) => this.#starts[lexeme]! < 0);
+      if (unbuilt.length > 0) this.#build(unbuilt);
       const generation = this.#nextGeneration();
       let top = 0;
       for (const lexeme of allowed) top = this.#push(this.#starts[lexeme]!, generation, top);

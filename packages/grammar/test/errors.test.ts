@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, GrammarError, GrammarLimitError, jsonGrammar, Matcher, parseGrammar, renderError, type GrammarFormat } from '../src/index.ts';
+import { compileGrammar, GrammarError, GrammarLimitError, jsonGrammar, jsonSchemaGrammar, Matcher, parseGrammar, renderError, type GrammarFormat } from '../src/index.ts';
 import { vocab } from './support/vocabs.ts';
 
 function failure(format: GrammarFormat, source: string): GrammarError {
@@ -56,6 +56,32 @@ describe('limits are typed errors', () => {
   it('maxNfaStates stops huge counted repetitions in lexemes', () => {
     expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'))).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
     expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'), { maxNfaStates: 400_000 })).not.toThrow();
+  });
+
+  it('a lexeme with an intersection is built when first allowed: its maxNfaStates trips then, naming it', () => {
+    // An open object's other keys: a string that is none of the declared names.
+    const ir = jsonSchemaGrammar({ type: 'object', properties: { alpha: { type: 'integer' }, beta: { type: 'integer' } } }).grammar;
+    const compiles = (maxNfaStates: number): boolean => {
+      try {
+        compileGrammar(ir, { maxNfaStates });
+        return true;
+      } catch (error) {
+        if (error instanceof GrammarLimitError) return false;
+        throw error;
+      }
+    };
+    // The least budget that compiles: what the lexemes built at compile time take.
+    let low = 1;
+    let high = 200_000;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (compiles(mid)) high = mid;
+      else low = mid + 1;
+    }
+    const matcher = new Matcher(compileGrammar(ir, { maxNfaStates: low }));
+    expect(() => matcher.commitBytes(new TextEncoder().encode('{"'))).toThrow(expect.objectContaining({ limit: 'maxNfaStates', lexeme: { name: 'KEY' } }));
+    // With room for it, the same key is fine.
+    expect(new Matcher(compileGrammar(ir)).commitBytes(new TextEncoder().encode('{"gamma": 1}'))).toBe(true);
   });
 
   it('maxGrammarSymbols stops huge counted repetitions of rules', () => {
