@@ -1,10 +1,10 @@
 /**
  * The lexer: every lexeme compiled to one Thompson NFA over bytes (those with an
  * intersection or complement when first allowed, if they surely match something), and a DFA
- * built lazily from it by subset construction. A DFA state is a set of NFA states of the lexemes allowed
- * at the current boundary; its transitions are computed the first time a byte is tried (for
- * every byte that behaves alike at once) and cached, so steady-state lexing is one table
- * lookup per byte.
+ * built lazily from it by subset construction. A DFA state is a set of NFA states of the
+ * lexemes allowed at the current boundary; its transitions are computed the first time a
+ * byte is tried (for every byte that behaves alike at once) and cached, so steady-state
+ * lexing is one table lookup per byte.
  */
 import { languageFacts, type ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
@@ -36,22 +36,13 @@ class IntList {
   }
 }
 
-// `a` followed by `b`.
-function appended<T extends Int32Array | Uint8Array>(a: T, b: T): T {
-  const joined = new (a.constructor as new (length: number) => T)(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
-}
-
-// Row starts of a compressed table (one more than rows, the last one the entry count)
-// followed by those of `more`, which start at its own entry 0.
-function appendedRows(starts: Int32Array, more: Int32Array): Int32Array {
-  const base = starts[starts.length - 1]!;
-  const joined = new Int32Array(starts.length + more.length - 1);
-  joined.set(starts);
-  for (let i = 1; i < more.length; i++) joined[starts.length - 1 + i] = base + more[i]!;
-  return joined;
+// `array`, or a copy with room for at least `length` entries (twice as many as before, so
+// that appending piece by piece copies little).
+function withRoom<T extends Int32Array | Uint8Array | Uint32Array>(array: T, length: number): T {
+  if (array.length >= length) return array;
+  const copy = new (array.constructor as new (length: number) => T)(Math.max(length, 2 * array.length));
+  copy.set(array);
+  return copy;
 }
 
 // Unlinks, from the list of `state` (first entries in `heads`, links in `links`), the
@@ -537,7 +528,7 @@ export class LexerDfa {
   // The NFA frozen into flat arrays: the byte edges of NFA state s are entries edgeStart[s]
   // to edgeStart[s + 1] of edgeLo/edgeHi/edgeTo, its ε-moves likewise; `kept` marks the
   // states that matter to a DFA state's identity (byte edges or acceptance). Lexemes built
-  // later append their states.
+  // later append their states (the arrays have room to spare).
   #edgeStart: Int32Array = new Int32Array(1);
   #edgeLo: Uint8Array = new Uint8Array(0);
   #edgeHi: Uint8Array = new Uint8Array(0);
@@ -609,22 +600,33 @@ export class LexerDfa {
       this.#starts[index] = start;
     }
     const part = nfa.frozen(first);
-    this.#edgeStart = appendedRows(this.#edgeStart, part.edgeStart);
-    this.#edgeLo = appended(this.#edgeLo, part.edgeLo);
-    this.#edgeHi = appended(this.#edgeHi, part.edgeHi);
-    this.#edgeTo = appended(this.#edgeTo, part.edgeTo);
-    this.#epsilonStart = appendedRows(this.#epsilonStart, part.moveStart);
-    this.#epsilonTo = appended(this.#epsilonTo, part.moveTo);
-    this.#acceptOf = appended(this.#acceptOf, part.accepts);
-    this.#lifeProxy = appended(this.#lifeProxy, part.lifeProxy);
-    const kept = new Uint8Array(part.accepts.length);
-    for (let i = 0; i < kept.length; i++) kept[i] = part.edgeStart[i + 1]! > part.edgeStart[i]! || part.accepts[i]! >= 0 ? 1 : 0;
-    this.#kept = appended(this.#kept, kept);
-    // Fresh marks are below any generation to come.
     const count = nfa.stateCount;
-    this.#mark = new Uint32Array(count);
-    this.#stack = new Int32Array(count);
-    this.#found = new Int32Array(count);
+    const edges = this.#edgeStart[first]!;
+    const moves = this.#epsilonStart[first]!;
+    this.#edgeStart = withRoom(this.#edgeStart, count + 1);
+    this.#epsilonStart = withRoom(this.#epsilonStart, count + 1);
+    for (let i = 1; i <= count - first; i++) {
+      this.#edgeStart[first + i] = edges + part.edgeStart[i]!;
+      this.#epsilonStart[first + i] = moves + part.moveStart[i]!;
+    }
+    this.#edgeLo = withRoom(this.#edgeLo, edges + part.edgeTo.length);
+    this.#edgeHi = withRoom(this.#edgeHi, edges + part.edgeTo.length);
+    this.#edgeTo = withRoom(this.#edgeTo, edges + part.edgeTo.length);
+    this.#edgeLo.set(part.edgeLo, edges);
+    this.#edgeHi.set(part.edgeHi, edges);
+    this.#edgeTo.set(part.edgeTo, edges);
+    this.#epsilonTo = withRoom(this.#epsilonTo, moves + part.moveTo.length);
+    this.#epsilonTo.set(part.moveTo, moves);
+    this.#acceptOf = withRoom(this.#acceptOf, count);
+    this.#acceptOf.set(part.accepts, first);
+    this.#lifeProxy = withRoom(this.#lifeProxy, count);
+    this.#lifeProxy.set(part.lifeProxy, first);
+    this.#kept = withRoom(this.#kept, count);
+    for (let s = first; s < count; s++) this.#kept[s] = this.#edgeStart[s + 1]! > this.#edgeStart[s]! || this.#acceptOf[s]! >= 0 ? 1 : 0;
+    // Marks of new room are 0, below any generation to come.
+    this.#mark = withRoom(this.#mark, count);
+    this.#stack = withRoom(this.#stack, count);
+    this.#found = withRoom(this.#found, count);
     if (this.#starts.every((start) => start >= 0)) this.#nfa = undefined;
   }
 
