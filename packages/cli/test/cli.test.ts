@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,16 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string; s
   const code = await main(args, (s) => (stdout += s + '\n'), (s) => (stderr += s + '\n'));
   return { code, stdout, stderr };
 }
+
+describe('the sieve command', () => {
+  it('runs from its bin script, the TypeScript sources loaded with their types stripped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sieve-bin-'));
+    const grammar = join(dir, 'ab.regex');
+    writeFileSync(grammar, 'a+b');
+    const out = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'sieve.js'), 'compile', '--format', 'regex', '--grammar', grammar, '--json'], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toMatchObject({ format: 'regex', lexemes: 1 });
+  });
+});
 
 describe('sieve vocab', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sieve-cli-'));
