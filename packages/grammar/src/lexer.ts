@@ -241,64 +241,107 @@ class Nfa {
     }
   }
 
-  // Complement: the item's automaton determinized (byte by byte), acceptance flipped, and a
-  // sink that accepts everything once the item can no longer match.
+  // Complement: the item's automaton determinized, acceptance flipped, and a sink that
+  // accepts everything once the item can no longer match.
   #complement(item: ByteRegex, from: number, to: number): void {
     const sub = new Nfa(this.maxStates);
     const start = sub.newState();
     const accept = sub.newState();
     sub.build(item, start, accept);
-    const closure = (seeds: number[]): number[] => {
-      const seen = new Set(seeds);
-      const stack = [...seeds];
-      while (stack.length > 0) {
-        for (const n of sub.moves(stack.pop()!)) {
-          if (seen.has(n)) continue;
-          seen.add(n);
-          stack.push(n);
-        }
-      }
-      return [...seen].sort((a, b) => a - b);
+    this.#copyIn(sub.#complemented(start, accept), from, to);
+  }
+
+  /**
+   * The complement of this automaton from `start` to `accept`, by subset construction (one
+   * target per run of bytes between edge boundaries) into a new automaton: a state per set
+   * of the states that matter (those with byte edges, and `accept`), a move to the new accept
+   * state from each set without `accept`, and every byte read (the empty set is the sink,
+   * which accepts everything).
+   */
+  #complemented(start: number, accept: number): ProductOperand {
+    const dfa = new Nfa(this.maxStates);
+    const dfaAccept = dfa.newState();
+    const sets = new SetTable(); // set i is state i + 1
+    // Closure scratch: a generation mark per state, a stack, the states found.
+    const mark = new Int32Array(this.stateCount);
+    let generation = 0;
+    const stack = new Int32Array(this.stateCount);
+    const found = new Int32Array(this.stateCount);
+    let top = 0;
+    const push = (s: number): void => {
+      if (mark[s] === generation) return;
+      mark[s] = generation;
+      stack[top++] = s;
     };
-    const ids = new Map<string, number>();
-    const queue: { set: number[]; id: number }[] = [];
-    const stateOf = (set: number[]): number => {
-      const key = set.join(',');
-      let id = ids.get(key);
-      if (id === undefined) {
-        id = this.newState();
-        ids.set(key, id);
-        queue.push({ set, id });
-        if (!set.includes(accept)) this.addMove(id, to);
+    const close = (): Int32Array => {
+      let count = 0;
+      while (top > 0) {
+        const s = stack[--top]!;
+        if (s === accept || this.#firstEdge.data[s]! >= 0) found[count++] = s;
+        for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) push(this.#moveTo.data[m]!);
       }
+      return found.subarray(0, count).sort();
+    };
+    const stateOf = (set: Int32Array): number => {
+      const known = sets.find(set);
+      if (known >= 0) return known + 1;
+      sets.add(set);
+      const id = dfa.newState();
+      if (!set.includes(accept)) dfa.addMove(id, dfaAccept);
       return id;
     };
-    this.addMove(from, stateOf(closure([start])));
-    for (let at = 0; at < queue.length; at++) {
-      const { set, id } = queue[at]!;
-      const edgesOf = set.map((s) => sub.edges(s));
-      // One target per run of bytes between two edge boundaries of the set.
-      const cuts = new Set<number>([0, 256]);
-      for (const edges of edgesOf) {
-        for (let e = 0; e < edges.length; e += 3) cuts.add(edges[e]!).add(edges[e + 1]! + 1);
+    // The edges of the set being expanded (lo, hi, target triples), and its byte cuts.
+    let edges = new Int32Array(48);
+    const cut = new Uint8Array(257);
+    generation++;
+    push(start);
+    const dfaStart = stateOf(close());
+    for (let id = 1; id <= sets.size; id++) {
+      let edgeCount = 0;
+      cut.fill(0);
+      cut[0] = cut[256] = 1;
+      for (const s of sets.get(id - 1)) {
+        for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) {
+          if (edgeCount + 3 > edges.length) edges = withRoom(edges, edgeCount + 3);
+          const lo = this.#edgeLo.data[e]!;
+          const hi = this.#edgeHi.data[e]!;
+          edges[edgeCount++] = lo;
+          edges[edgeCount++] = hi;
+          edges[edgeCount++] = this.#edgeTo.data[e]!;
+          cut[lo] = cut[hi + 1] = 1;
+        }
       }
-      const sorted = [...cuts].sort((a, b) => a - b);
+      // One target per run; adjacent runs with the same target make one edge.
       let runStart = 0;
       let runTarget = -1;
-      for (let i = 0; i + 1 < sorted.length; i++) {
-        const byte = sorted[i]!;
-        const next: number[] = [];
-        for (const edges of edgesOf) {
-          for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) next.push(edges[e + 2]!);
-        }
-        const target = stateOf(closure(next));
+      for (let lo = 0; lo < 256; ) {
+        let hi = lo + 1;
+        while (cut[hi] === 0) hi++;
+        generation++;
+        for (let e = 0; e < edgeCount; e += 3) if (edges[e]! <= lo && lo <= edges[e + 1]!) push(edges[e + 2]!);
+        const target = stateOf(close());
         if (target !== runTarget) {
-          if (runTarget >= 0) this.addEdge(id, runStart, byte - 1, runTarget);
-          runStart = byte;
+          if (runTarget >= 0) dfa.addEdge(id, runStart, lo - 1, runTarget);
+          runStart = lo;
           runTarget = target;
         }
+        lo = hi;
       }
-      this.addEdge(id, runStart, 255, runTarget);
+      dfa.addEdge(id, runStart, 255, runTarget);
+    }
+    return { nfa: dfa, start: dfaStart, accept: dfaAccept, total: true };
+  }
+
+  // Copies `operand`'s automaton in, wired from `from` to `to`.
+  #copyIn(operand: ProductOperand, from: number, to: number): void {
+    const A = operand.nfa;
+    const copy = new Int32Array(A.stateCount);
+    for (let x = 0; x < A.stateCount; x++) copy[x] = x === operand.accept ? to : this.newState();
+    this.addMove(from, copy[operand.start]!);
+    for (let x = 0; x < A.stateCount; x++) {
+      if (x === operand.accept) continue;
+      for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) this.addMove(copy[x]!, copy[A.#moveTo.data[m]!]!);
+      for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copy[A.#edgeTo.data[e]!]!);
     }
   }
 
