@@ -111,20 +111,6 @@ class Nfa {
     this.#firstEdge.data[from] = this.#edgeNext.push(this.#firstEdge.data[from]!);
   }
 
-  /** The ε-move targets of `state`. */
-  moves(state: number): number[] {
-    const targets: number[] = [];
-    for (let m = this.#firstMove.data[state]!; m >= 0; m = this.#moveNext.data[m]!) targets.push(this.#moveTo.data[m]!);
-    return targets;
-  }
-
-  /** The byte edges of `state` as flat (lo, hi, target) triples. */
-  edges(state: number): number[] {
-    const triples: number[] = [];
-    for (let e = this.#firstEdge.data[state]!; e >= 0; e = this.#edgeNext.data[e]!) triples.push(this.#edgeLo.data[e]!, this.#edgeHi.data[e]!, this.#edgeTo.data[e]!);
-    return triples;
-  }
-
   /**
    * The states from `first` on as compressed rows, once the shadows noted since are copied
    * in: state first + i's ε-move targets are entries moveStart[i] to moveStart[i + 1] of
@@ -244,11 +230,16 @@ class Nfa {
   // Complement: the item's automaton determinized, acceptance flipped, and a sink that
   // accepts everything once the item can no longer match.
   #complement(item: ByteRegex, from: number, to: number): void {
+    this.#copyIn(this.#complementOf(item), from, to);
+  }
+
+  // The complement of `item` as an automaton of its own.
+  #complementOf(item: ByteRegex): ProductOperand {
     const sub = new Nfa(this.maxStates);
     const start = sub.newState();
     const accept = sub.newState();
     sub.build(item, start, accept);
-    this.#copyIn(sub.#complemented(start, accept), from, to);
+    return sub.#complemented(start, accept);
   }
 
   /**
@@ -426,13 +417,14 @@ class Nfa {
     if (last.total && left.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(left, last, product, to);
   }
 
-  // An operand of a product, built as its own automaton.
+  // An operand of a product, built as its own automaton (a complement's as it is determinized).
   #operand(item: ByteRegex): ProductOperand {
+    if (item.kind === 'not') return this.#complementOf(item.item);
     const nfa = new Nfa(this.maxStates);
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    return { nfa, start, accept, total: item.kind === 'not' };
+    return { nfa, start, accept };
   }
 
   // The slice checks need how long a lexer state surely lives, from its threads; a product
