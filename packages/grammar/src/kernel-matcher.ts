@@ -113,14 +113,15 @@ export class KernelGrammar {
       this.grammar.expand(k.matcherNeedState(matcher) + this.grammar.terminalCount);
       this.syncRules();
     } else if (status === abi.STATUS_NEED_TRANSITION) {
-      // The whole row at once: a walk tries most bytes of a state it reaches.
+      // Only the run of bytes that leads where the needed byte does: a walk below the root
+      // tries few of a state's bytes, and each state built costs (one per run, eagerly,
+      // was four times the states a walk uses).
       const state = k.matcherNeedState(matcher);
-      const row = lexer.row(state).slice();
+      const byte = k.matcherNeedByte(matcher);
+      const target = lexer.next(state, byte);
+      const [from, to] = lexer.runAround(state, byte);
       this.syncLexer();
-      const scratch = k.alloc(1024) >>> 0;
-      new Int32Array(k.memory.buffer, scratch, 256).set(row);
-      k.lexerSetRow(this.ptr, state, scratch);
-      k.free(scratch);
+      k.lexerSetRun(this.ptr, state, from, to, target);
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
       // The widest accepted slice of each kind is enough: the narrower ones lie inside it.

@@ -36,6 +36,13 @@ class IntList {
   }
 }
 
+// The index of the first of `cuts` (sorted, 0 and 256 included) above `byte`.
+function cutAfter(cuts: readonly number[], byte: number): number {
+  let i = 1;
+  while (cuts[i]! <= byte) i++;
+  return i;
+}
+
 // `array`, or a copy with room for at least `length` entries (twice as many as before, so
 // that appending piece by piece copies little).
 function withRoom<T extends Int32Array | Uint8Array | Uint32Array>(array: T, length: number): T {
@@ -699,9 +706,15 @@ export class LexerDfa {
     const known = block[at + byte]!;
     if (known >= 0) return known;
     const cuts = this.byteCuts(state);
-    let i = 1;
-    while (cuts[i]! <= byte) i++;
+    const i = cutAfter(cuts, byte);
     return this.#fillRun(state, block, at, byte, cuts[i - 1]!, cuts[i]!);
+  }
+
+  /** The run of bytes around `byte` that lead from `state` to one state: [first, last + 1). */
+  runAround(state: number, byte: number): readonly [from: number, to: number] {
+    const cuts = this.byteCuts(state);
+    const i = cutAfter(cuts, byte);
+    return [cuts[i - 1]!, cuts[i]!];
   }
 
   /** All 256 transitions of `state` (a view; building the states they lead to). */
@@ -783,14 +796,27 @@ export class LexerDfa {
 
   /** `byteCuts` for any set of threads. */
   threadCuts(threads: ArrayLike<number>): number[] {
-    const cut = this.#cutScratch.fill(0);
-    cut[0] = cut[256] = 1;
+    // The edges' bounds, each once (marked in scratch, unmarked after), sorted by insertion
+    // (usually a dozen or two; cheaper than scanning all 257 marks).
+    const marked = this.#cutScratch;
+    const cuts = [0, 256];
+    marked[0] = marked[256] = 1;
+    const add = (byte: number): void => {
+      if (marked[byte] === 1) return;
+      marked[byte] = 1;
+      let i = cuts.length - 1;
+      cuts.push(256);
+      for (; cuts[i - 1]! > byte; i--) cuts[i] = cuts[i - 1]!;
+      cuts[i] = byte;
+    };
     for (let t = 0; t < threads.length; t++) {
       const thread = threads[t]!;
-      for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) cut[this.#edgeLo[e]!] = cut[this.#edgeHi[e]! + 1] = 1;
+      for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) {
+        add(this.#edgeLo[e]!);
+        add(this.#edgeHi[e]! + 1);
+      }
     }
-    const cuts: number[] = [];
-    for (let byte = 0; byte <= 256; byte++) if (cut[byte] === 1) cuts.push(byte);
+    for (const byte of cuts) marked[byte] = 0;
     return cuts;
   }
 

@@ -288,9 +288,10 @@ export function lexerGrow(gp: usize, count: i32): void {
   if (count > g.lexStates) g.lexStates = count;
 }
 
-/** Sets all 256 transitions of `state` from the i32s at `row`. */
-export function lexerSetRow(gp: usize, state: i32, row: usize): void {
-  memory.copy(changetype<Grammar>(gp).lexNext + (<usize>state << 10), row, 1024);
+/** Sets the transitions of `state` on the bytes from `from` up to `to` (excluded), which all lead to `target`. */
+export function lexerSetRun(gp: usize, state: i32, from: i32, to: i32, target: i32): void {
+  const row = changetype<Grammar>(gp).lexNext + (<usize>state << 10);
+  for (let byte = from; byte < to; byte++) store<i32>(row + (<usize>byte << 2), target);
 }
 
 /** The lexemes a state hands to the parser when its lexeme ends (sorted), and whether one is lazy. */
@@ -376,6 +377,7 @@ class Matcher {
   forcedCount: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
   needState: i32 = 0;
+  needByte: i32 = 0; // after STATUS_NEED_TRANSITION: the byte whose transition is missing
   needList: Vec = changetype<Vec>(0);
   // Walk memo of ending a lexeme, per chart level above the root's (END_LEVELS of them):
   // walk stamp, serial of the top set, lexer state, END_* memo.
@@ -494,6 +496,10 @@ export function matcherFree(mp: usize): void {
 
 export function matcherNeedState(mp: usize): i32 {
   return changetype<Matcher>(mp).needState;
+}
+/** After STATUS_NEED_TRANSITION: the byte whose transition from the needed state is missing. */
+export function matcherNeedByte(mp: usize): i32 {
+  return changetype<Matcher>(mp).needByte;
 }
 /** After STATUS_NEED_START: the expected lexemes (sorted i32s) whose start state is missing. */
 export function matcherNeedList(mp: usize): usize {
@@ -913,7 +919,10 @@ function currentLex(m: Matcher): i32 {
 
 function transition(m: Matcher, state: i32, byte: i32): i32 {
   const next = load<i32>(m.g.lexNext + ((<usize>state << 8) + <usize>byte << 2));
-  if (next === UNKNOWN) m.needState = state;
+  if (next === UNKNOWN) {
+    m.needState = state;
+    m.needByte = byte;
+  }
   return next;
 }
 

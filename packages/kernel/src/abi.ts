@@ -21,11 +21,11 @@ export const STATUS_CAPACITY = -5;
  * The version of this ABI (exports, their arguments, statuses, layouts): kernel.wasm reports
  * it (`kernelAbiVersion`) and `loadKernel` refuses a build that speaks another one.
  */
-export const KERNEL_ABI_VERSION = 2;
+export const KERNEL_ABI_VERSION = 3;
 
 /** The token or byte is not allowed; the matcher is unchanged. */
 export const STATUS_REJECTED = 1;
-/** A lexer transition is not built yet: the host builds that state's whole row (`lexerSetRow`) and calls again (or resumes). */
+/** A lexer transition is not built yet (`matcherNeedState`, `matcherNeedByte`): the host builds the run of bytes around it (`lexerSetRun`) and calls again (or resumes). */
 export const STATUS_NEED_TRANSITION = 2;
 /** The lexer start state for a new parser set's expected lexemes is not known yet. */
 export const STATUS_NEED_START = 3;

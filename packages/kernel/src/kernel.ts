@@ -31,7 +31,7 @@ export interface KernelExports {
   lexerGrow(grammar: number, count: number): void;
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   lexerSetSlices(grammar: number, state: number, slices: number): void;
-  lexerSetRow(grammar: number, state: number, row: number): void;
+  lexerSetRun(grammar: number, state: number, from: number, to: number, target: number): void;
   matcherNew(grammar: number, vocab: number, vocabSerial: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;
@@ -46,6 +46,7 @@ export interface KernelExports {
   matcherMaskResume(matcher: number): number;
   matcherMaskAbort(matcher: number): void;
   matcherNeedState(matcher: number): number;
+  matcherNeedByte(matcher: number): number;
   matcherNeedList(matcher: number): number;
   matcherNeedListLength(matcher: number): number;
   matcherResolveStart(matcher: number, state: number): void;
