@@ -16,6 +16,8 @@ import { SetTable } from './set-table.ts';
 export const DEAD = 0;
 // DFA states per block of transitions (64 KB).
 const ROW_BLOCK = 64;
+// Most pairs of operand states a product keys in a flat table (4 bytes each) rather than a map.
+const PAIR_TABLE_MAX = 1 << 20;
 // The largest product operand copied as a shadow (`Nfa.#noteShadows`).
 const MAX_SHADOW_STATES = 4096;
 
@@ -363,36 +365,59 @@ class Nfa {
   // Per state from `first` (`count` of them, in order): 1 when `target` (one of them, or a
   // state before them) can be reached from it.
   #coReachable(first: number, count: number, target: number): Uint8Array {
-    const inside = (to: number): boolean => to >= first && to < first + count;
-    const seeds: number[] = inside(target) ? [target] : [];
-    const eachLink = (visit: (source: number, to: number) => void): void => {
-      for (let s = first; s < first + count; s++) {
-        for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) visit(s, this.#moveTo.data[m]!);
-        for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) visit(s, this.#edgeTo.data[e]!);
-      }
-    };
+    const end = first + count;
+    const live = new Uint8Array(count);
+    const seeds = new Int32Array(count);
+    let top = 0;
+    if (target >= first && target < end) {
+      live[target - first] = 1;
+      seeds[top++] = target;
+    }
     // Who moves or steps into each state (compressed rows, by counting); a state that moves
     // into an outside target is a seed.
     const start = new Int32Array(count + 1);
-    eachLink((source, to) => {
-      if (inside(to)) start[to - first + 1]!++;
-      else if (to === target) seeds.push(source);
-    });
+    const moveTo = this.#moveTo.data;
+    const moveNext = this.#moveNext.data;
+    const edgeTo = this.#edgeTo.data;
+    const edgeNext = this.#edgeNext.data;
+    for (let s = first; s < end; s++) {
+      for (let m = this.#firstMove.data[s]!; m >= 0; m = moveNext[m]!) {
+        const to = moveTo[m]!;
+        if (to >= first && to < end) start[to - first + 1]!++;
+        else if (to === target && live[s - first] === 0) {
+          live[s - first] = 1;
+          seeds[top++] = s;
+        }
+      }
+      for (let e = this.#firstEdge.data[s]!; e >= 0; e = edgeNext[e]!) {
+        const to = edgeTo[e]!;
+        if (to >= first && to < end) start[to - first + 1]!++;
+        else if (to === target && live[s - first] === 0) {
+          live[s - first] = 1;
+          seeds[top++] = s;
+        }
+      }
+    }
     for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
     const sources = new Int32Array(start[count]!);
     const filled = start.slice(0, count);
-    eachLink((source, to) => {
-      if (inside(to)) sources[filled[to - first]!++] = source;
-    });
-    const live = new Uint8Array(count);
-    for (const seed of seeds) live[seed - first] = 1;
-    while (seeds.length > 0) {
-      const t = seeds.pop()! - first;
+    for (let s = first; s < end; s++) {
+      for (let m = this.#firstMove.data[s]!; m >= 0; m = moveNext[m]!) {
+        const to = moveTo[m]!;
+        if (to >= first && to < end) sources[filled[to - first]!++] = s;
+      }
+      for (let e = this.#firstEdge.data[s]!; e >= 0; e = edgeNext[e]!) {
+        const to = edgeTo[e]!;
+        if (to >= first && to < end) sources[filled[to - first]!++] = s;
+      }
+    }
+    while (top > 0) {
+      const t = seeds[--top]! - first;
       for (let i = start[t]!; i < start[t + 1]!; i++) {
-        const s = sources[i]!;
-        if (live[s - first] === 0) {
-          live[s - first] = 1;
-          seeds.push(s);
+        const s = sources[i]! - first;
+        if (live[s] === 0) {
+          live[s] = 1;
+          seeds[top++] = s + first;
         }
       }
     }
@@ -469,7 +494,10 @@ class Nfa {
   #pair(a: ProductOperand, b: ProductOperand, from: number, to: number): Product {
     const A = a.nfa;
     const B = b.nfa;
-    const ids = new Map<number, number>(); // by x * |B| + y
+    // Pair ids by x * |B| + y: a table when it is small enough, else a map.
+    const size = A.stateCount * B.stateCount;
+    const table = size <= PAIR_TABLE_MAX ? new Int32Array(size).fill(-1) : undefined;
+    const ids = table === undefined ? new Map<number, number>() : undefined;
     const pairs: number[] = []; // x, y, id per pair found
     // Per move and edge added: the move or edge of A it follows (-1: a move of B).
     const moveBase = this.#moveTo.length;
@@ -478,10 +506,11 @@ class Nfa {
     const edgeOrigin: number[] = [];
     const stateOf = (x: number, y: number): number => {
       const key = x * B.stateCount + y;
-      let id = ids.get(key);
-      if (id === undefined) {
+      let id = table === undefined ? ids!.get(key) : table[key]!;
+      if (id === undefined || id < 0) {
         id = this.newState();
-        ids.set(key, id);
+        if (table === undefined) ids!.set(key, id);
+        else table[key] = id;
         pairs.push(x, y, id);
         if (x === a.accept && y === b.accept) {
           this.addMove(id, to);
