@@ -376,39 +376,31 @@ class Nfa {
     // Who moves or steps into each state (compressed rows, by counting); a state that moves
     // into an outside target is a seed.
     const start = new Int32Array(count + 1);
-    const moveTo = this.#moveTo.data;
-    const moveNext = this.#moveNext.data;
-    const edgeTo = this.#edgeTo.data;
-    const edgeNext = this.#edgeNext.data;
-    for (let s = first; s < end; s++) {
-      for (let m = this.#firstMove.data[s]!; m >= 0; m = moveNext[m]!) {
-        const to = moveTo[m]!;
-        if (to >= first && to < end) start[to - first + 1]!++;
-        else if (to === target && live[s - first] === 0) {
-          live[s - first] = 1;
-          seeds[top++] = s;
-        }
-      }
-      for (let e = this.#firstEdge.data[s]!; e >= 0; e = edgeNext[e]!) {
-        const to = edgeTo[e]!;
-        if (to >= first && to < end) start[to - first + 1]!++;
-        else if (to === target && live[s - first] === 0) {
-          live[s - first] = 1;
-          seeds[top++] = s;
+    const lists = [
+      [this.#firstMove.data, this.#moveNext.data, this.#moveTo.data],
+      [this.#firstEdge.data, this.#edgeNext.data, this.#edgeTo.data],
+    ] as const;
+    for (const [heads, links, targets] of lists) {
+      for (let s = first; s < end; s++) {
+        for (let l = heads[s]!; l >= 0; l = links[l]!) {
+          const to = targets[l]!;
+          if (to >= first && to < end) start[to - first + 1]!++;
+          else if (to === target && live[s - first] === 0) {
+            live[s - first] = 1;
+            seeds[top++] = s;
+          }
         }
       }
     }
     for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
     const sources = new Int32Array(start[count]!);
     const filled = start.slice(0, count);
-    for (let s = first; s < end; s++) {
-      for (let m = this.#firstMove.data[s]!; m >= 0; m = moveNext[m]!) {
-        const to = moveTo[m]!;
-        if (to >= first && to < end) sources[filled[to - first]!++] = s;
-      }
-      for (let e = this.#firstEdge.data[s]!; e >= 0; e = edgeNext[e]!) {
-        const to = edgeTo[e]!;
-        if (to >= first && to < end) sources[filled[to - first]!++] = s;
+    for (const [heads, links, targets] of lists) {
+      for (let s = first; s < end; s++) {
+        for (let l = heads[s]!; l >= 0; l = links[l]!) {
+          const to = targets[l]!;
+          if (to >= first && to < end) sources[filled[to - first]!++] = s;
+        }
       }
     }
     while (top > 0) {
