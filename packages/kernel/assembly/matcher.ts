@@ -367,8 +367,10 @@ class Matcher {
   walkStore: bool = false; // store the mask under walkKey0/1 when done
   walkKey0: i32 = 0;
   walkKey1: i32 = 0;
-  // Canonical id of each parser set (a prefix of the chart), valid for grammar epoch canonEpoch.
+  // Canonical id of each parser set (UNKNOWN until a key needs it), valid for grammar epoch
+  // canonEpoch; and the stack of sets whose ids are being found.
   setCanon: Vec = changetype<Vec>(0);
+  canonStack: Vec = changetype<Vec>(0);
   canonEpoch: i32 = 0;
   canonOff: bool = false; // this matcher's chart is too big to key
   canonScratch: usize = 0;
@@ -398,6 +400,7 @@ function allocScratch(m: Matcher): void {
   m.needList = vecNew(16);
   m.canonScratchCap = 64;
   m.canonScratch = heap.alloc(<usize>m.canonScratchCap << 3);
+  m.canonStack = vecNew(16);
   m.walkPure = heap.alloc(<usize>((headerWord(m.vocab, VH_TOKEN_COUNT) + 31) >>> 5) << 2);
   m.walkFrontier = vecNew(64);
   m.endMemo = heap.alloc(<usize>END_LEVELS << 4);
@@ -488,6 +491,7 @@ export function matcherFree(mp: usize): void {
   vecFree(m.needList);
   vecFree(m.setCanon);
   heap.free(m.canonScratch);
+  vecFree(m.canonStack);
   heap.free(m.walkPure);
   heap.free(m.endMemo);
   vecFree(m.walkFrontier);
@@ -1119,8 +1123,8 @@ function setBit(bits: usize, id: u32): void {
   store<u32>(w, load<u32>(w) | (<u32>1 << (id & 31)));
 }
 
-// Sets walkKey0/1 to the matcher's exact state key (computing the canonical ids of parser
-// sets added since the last mask); false when the grammar caches no masks.
+// Sets walkKey0/1 to the matcher's exact state key (computing the canonical ids it needs
+// that are not known yet); false when the grammar caches no masks.
 function stateKey(m: Matcher): bool {
   const g = m.g;
   if (g.masks.maxBytes === 0 || m.canonOff) return false;
@@ -1135,20 +1139,50 @@ function stateKey(m: Matcher): bool {
     m.setCanon.len = 0;
     m.canonEpoch = g.epoch;
   }
-  for (let k = m.setCanon.len; k < m.chartLen; k++) vecPush(m.setCanon, canonicalSet(m, k));
+  while (m.setCanon.len < m.chartLen) vecPush(m.setCanon, UNKNOWN);
+  const top = canonicalId(m, m.chartLen - 1);
   // A chart whose sets alone outgrow the budget would clear it at every mask: this matcher
   // stops caching instead.
   if (cleared && internerWords(g.sets) > g.maxSetWords) {
     m.canonOff = true;
     return false;
   }
-  m.walkKey0 = vecGet(m.setCanon, m.chartLen - 1);
+  m.walkKey0 = top;
   m.walkKey1 = m.lexLen > 0 ? m.lex : UNKNOWN;
   return true;
 }
 
+// The canonical id of parser set k, finding first the ids of the sets it depends on (its
+// items' origins, and theirs) that are not known yet: only the sets a key reaches are
+// interned (a long chart's others, often most, never are).
+function canonicalId(m: Matcher, k: i32): i32 {
+  const stack = m.canonStack;
+  stack.len = 0;
+  vecPush(stack, k);
+  while (stack.len > 0) {
+    const at = vecGet(stack, stack.len - 1);
+    if (vecGet(m.setCanon, at) !== UNKNOWN) {
+      stack.len--;
+      continue;
+    }
+    // Origins precede the set: each waits for its own origins before it is interned.
+    const before = stack.len;
+    const from = vecGet(m.setStart, at);
+    const end = setEnd(m, at);
+    for (let i = from; i < end; i++) {
+      const origin = vecGet(m.origins, i);
+      if (origin !== at && vecGet(m.setCanon, origin) === UNKNOWN) vecPush(stack, origin);
+    }
+    if (stack.len === before) {
+      vecSet(m.setCanon, at, canonicalSet(m, at));
+      stack.len--;
+    }
+  }
+  return vecGet(m.setCanon, k);
+}
+
 // The canonical id of parser set k: its items as (dot, canonical id of the origin set + 1,
-// or 0 for k itself), sorted and interned.
+// or 0 for k itself), sorted and interned. Its origins' ids must be known.
 function canonicalSet(m: Matcher, k: i32): i32 {
   const from = vecGet(m.setStart, k);
   const n = setEnd(m, k) - from;
