@@ -10,6 +10,12 @@
  *   shortest match.
  * - When several lexemes match the same text, those of the highest `priority` are handed to
  *   the parser together (the Earley parser keeps every parse alive).
+ * - A lexeme with `excludes` matches no text one of those lexemes matches: wherever it may
+ *   start they run too, and a text they match is theirs (refused where the parser does not
+ *   expect them). An open object's other keys are a string that is no declared name, without
+ *   building that difference as one automaton. Masks stay exact only if every unfinished text
+ *   of the excluding lexeme still has an ending none of the excluded ones matches (the lexer
+ *   only finds the dead ends where nothing is accepted and no byte can follow).
  * - Text-level grammars (GBNF, EBNF) use one lexeme per character class, so lexing never
  *   changes their language: it is exactly the context-free language over characters.
  */
@@ -27,6 +33,8 @@ export interface LexemeDef {
   readonly priority?: number;
   /** Where the lexeme comes from (a JSON Schema pointer), for limit errors. */
   readonly origin?: string;
+  /** Lexemes (indices) whose texts this one does not match (see the lexing semantics above). */
+  readonly excludes?: readonly number[];
 }
 
 /** A grammar expression: rule bodies are built from these. */
@@ -137,7 +145,7 @@ export class GrammarBuilder {
 
   /** Adds a lexeme, or returns the index of an identical one. */
   lexeme(def: LexemeDef): number {
-    const key = `${this.#regexId(def.regex)} ${def.mode ?? 'greedy'} ${def.priority ?? 0}`;
+    const key = `${this.#regexId(def.regex)} ${def.mode ?? 'greedy'} ${def.priority ?? 0} ${def.excludes?.join() ?? ''}`;
     const known = this.#lexemeKeys.get(key);
     if (known !== undefined) return known;
     this.lexemes.push(def);

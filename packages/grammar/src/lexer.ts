@@ -583,6 +583,12 @@ interface PendingShadow {
 export class LexerDfa {
   readonly lexemes: readonly LexemeDef[];
   readonly hasLazyLexemes: boolean;
+  // Whether some lexeme excludes others: excluded lexemes then have a second automaton, a
+  // guard (automaton n + e for lexeme e, of n), that runs wherever a lexeme excluding e
+  // may start and accepts for no parser, only to take its texts from that lexeme.
+  readonly #excluding: boolean;
+  // Automata (lexemes and guards) a start state may need that are not built yet.
+  #unbuilt: number;
   readonly #maxStates: number;
   // The NFA of the lexemes built so far (kept while some are not: see `#build`), and per
   // lexeme its start state there (-1: not built yet).
@@ -626,27 +632,30 @@ export class LexerDfa {
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
     this.hasLazyLexemes = lexemes.some((lexeme) => lexeme.mode === 'lazy');
+    this.#excluding = lexemes.some((lexeme) => (lexeme.excludes?.length ?? 0) > 0);
     this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
     this.#nfa = new Nfa(limits.maxNfaStates);
-    this.#starts = lexemes.map(() => -1);
+    const n = lexemes.length;
+    this.#starts = new Array<number>(2 * n).fill(-1);
+    const automata = [...lexemes.keys(), ...new Set(lexemes.flatMap((lexeme) => (lexeme.excludes ?? []).map((e) => n + e)))];
+    this.#unbuilt = automata.length;
     // A lexeme with an intersection or complement is built when a start state first allows
-    // it, if its structure proves it matches something (a product takes most of a compile:
-    // an open object's key, say, is a string that is none of the declared names).
-    this.#build(lexemes.flatMap((lexeme, index) => {
-      const facts = languageFacts(lexeme.regex);
-      return facts.costly && facts.some ? [] : [index];
+    // it, if its structure proves it matches something (a product takes most of a compile).
+    this.#build(automata.filter((index) => {
+      const facts = languageFacts(lexemes[index % n]!.regex);
+      return !(facts.costly && facts.some);
     }));
     this.#intern(this.#found.subarray(0, 0)); // DEAD
   }
 
-  // Builds the automata of `indices` (lexemes not built yet) and appends their states to
-  // the flat arrays. A lexeme that matches nothing is noted as such.
+  // Builds the automata of `indices` (lexemes and guards not built yet) and appends their
+  // states to the flat arrays. A lexeme that matches nothing is noted as such.
   #build(indices: readonly number[]): void {
     const nfa = this.#nfa!;
     const first = nfa.stateCount;
     for (const index of indices) {
-      const lexeme = this.lexemes[index]!;
+      const lexeme = this.lexemes[index % this.lexemes.length]!;
       let start: number;
       let accept: number;
       try {
@@ -690,7 +699,8 @@ export class LexerDfa {
     this.#mark = withRoom(this.#mark, count);
     this.#stack = withRoom(this.#stack, count);
     this.#found = withRoom(this.#found, count);
-    if (this.#starts.every((start) => start >= 0)) this.#nfa = undefined;
+    this.#unbuilt -= indices.length;
+    if (this.#unbuilt === 0) this.#nfa = undefined;
   }
 
   /** Whether lexeme `index` matches no string at all. */
@@ -703,12 +713,17 @@ export class LexerDfa {
     return this.#sets.size;
   }
 
-  /** The state in which any of `expected` (sorted lexeme indices) or an ignored lexeme may start. */
+  /**
+   * The state in which any of `expected` (sorted lexeme indices) or an ignored lexeme may
+   * start, and the lexemes they exclude (which take the texts they match).
+   */
   start(expected: ArrayLike<number>): number {
-    const allowed = this.#ignore.length === 0 ? Array.from(expected) : [...new Set([...Array.from(expected), ...this.#ignore])].sort((a, b) => a - b);
-    const key = allowed.join(',');
+    const key = Array.prototype.join.call(expected, ',');
     let state = this.#startByAllowed.get(key);
     if (state === undefined) {
+      const running = new Set([...Array.from(expected), ...this.#ignore]);
+      for (const lexeme of [...running]) for (const excluded of this.lexemes[lexeme]!.excludes ?? []) running.add(this.lexemes.length + excluded);
+      const allowed = [...running].sort((a, b) => a - b);
       const unbuilt = allowed.filter((lexeme) => this.#starts[lexeme]! < 0);
       if (unbuilt.length > 0) this.#build(unbuilt);
       const generation = this.#nextGeneration();
@@ -890,16 +905,24 @@ export class LexerDfa {
     if (id >= this.#maxStates) {
       throw new GrammarLimitError('maxLexerStates', this.#maxStates, `the lexer needs more than ${this.#maxStates} states (maxLexerStates)`);
     }
-    this.#sets.add(set);
-    // Accepted lexemes (sorted, distinct), and the winners among them: highest priority.
-    const accepting: number[] = [];
-    let best = -Infinity;
+    // Accepted lexemes (sorted, distinct; none whose text a guard takes), and the winners
+    // among them: highest priority.
+    let accepting: number[] = [];
     for (const thread of set) {
       const lexeme = this.#acceptOf[thread]!;
-      if (lexeme < 0 || accepting.includes(lexeme)) continue;
-      accepting.push(lexeme);
-      best = Math.max(best, this.lexemes[lexeme]!.priority ?? 0);
+      if (lexeme >= 0 && !accepting.includes(lexeme)) accepting.push(lexeme);
     }
+    if (this.#excluding) {
+      const n = this.lexemes.length;
+      const taken = accepting.filter((l) => l >= n).map((l) => l - n);
+      accepting = accepting.filter((l) => l < n && !(taken.length > 0 && this.lexemes[l]!.excludes?.some((e) => taken.includes(e))));
+      // A state that now accepts nothing and reads no more bytes is a dead end: DEAD. (The
+      // only one exclusion makes where it is used: see `LexemeDef.excludes`.)
+      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#edgeStart[thread + 1] === this.#edgeStart[thread])) return DEAD;
+    }
+    this.#sets.add(set);
+    let best = -Infinity;
+    for (const lexeme of accepting) best = Math.max(best, this.lexemes[lexeme]!.priority ?? 0);
     accepting.sort((a, b) => a - b);
     this.#accepting.push(Int32Array.from(accepting));
     const winners = accepting.filter((l) => (this.lexemes[l]!.priority ?? 0) === best);

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, jsonSchemaGrammar, pythonJson, SchemaError, type CompiledGrammar, type JsonSchemaOptions } from '../src/index.ts';
+import { compileGrammar, jsonSchemaGrammar, pythonJson, recognize, SchemaError, type CompiledGrammar, type JsonSchemaOptions } from '../src/index.ts';
 import { accepts, ajvValidator, compileSchema, jsonTexts, longestWhitespaceRun } from './support/json-schema-oracle.ts';
 
 interface SchemaCase {
@@ -207,6 +207,17 @@ describe('declared properties', () => {
     expect(accepts(grammar, '{"a":1,"b":2}')).toBe(true);
     expect(accepts(grammar, '{"a":1,"a":2}')).toBe(false);
     expect(accepts(grammar, '{"a":1,"b":2,"a":3}')).toBe(false);
+  });
+
+  it('other keys are any string but a declared name, refused where the name closes (no dead end)', () => {
+    // Other keys exclude the declared names' lexemes (no product is built): the lexer must
+    // still refuse the closing quote of a repeated name itself, or a mask would allow a
+    // token that nothing can follow.
+    const grammar = compileSchema({ type: 'object', properties: { shape: { type: 'integer' }, size: { type: 'integer' } } });
+    expect(accepts(grammar, '{"shape":1,"shap":2,"shapes":3,"":4,"sizes":5}')).toBe(true);
+    const bytes = new TextEncoder().encode('{"shape":1,"shape":2}');
+    expect(recognize(grammar, bytes).rejectedAt).toBe('{"shape":1,"shape'.length);
+    expect(recognize(grammar, new TextEncoder().encode('{"x":1,"size":2,"size"')).rejectedAt).toBe('{"x":1,"size":2,"size'.length);
   });
 
   it('may not repeat in an object of 40 declared properties either', () => {

@@ -125,9 +125,14 @@ export class JsonGrammarParts {
     return expr.lexeme(this.builder.lexeme({ name: JSON.stringify(text), regex: rx.literal(text) }));
   }
 
-  /** A lexeme; `origin` (a JSON pointer, say) is named by limit errors it causes. */
-  lexeme(name: string, regex: ByteRegex, origin?: string): Expr {
-    return expr.lexeme(this.builder.lexeme(origin === undefined ? { name, regex } : { name, regex, origin }));
+  /**
+   * A lexeme; `origin` (a JSON pointer, say) is named by limit errors it causes; it matches
+   * none of the texts of the lexemes `excludes` lists.
+   */
+  lexeme(name: string, regex: ByteRegex, origin?: string, excludes?: readonly Expr[]): Expr {
+    const excluded = excludes && [...new Set(excludes.map((e) => (e.kind === 'lexeme' ? e.index : Number.NaN)))].sort((a, b) => a - b);
+    if (excluded?.some(Number.isNaN)) throw new Error('a lexeme can only exclude lexemes');
+    return expr.lexeme(this.builder.lexeme({ name, regex, ...(origin !== undefined && { origin }), ...(excluded !== undefined && excluded.length > 0 && { excludes: excluded }) }));
   }
 
   /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects (at most `max` items). */

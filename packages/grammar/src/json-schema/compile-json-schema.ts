@@ -668,22 +668,30 @@ class SchemaCompiler {
     const base = this.#ruleName(`object:${pointer}`);
     // Each member is a rule of its own, built once and referenced from every place it may go.
     const spellings = new Map(names.map((name) => [name, jsonStringSpellings(name)]));
+    const keyLexeme = (name: string): Expr => {
+      const key = spellings.get(name)!;
+      return parts.lexeme(JSON.stringify(name), keyRegex === null ? key : rx.and([key, keyRegex]));
+    };
     const memberRules = new Map<string, Expr>();
     const member = (name: string): Expr => {
       let ref = memberRules.get(name);
       if (ref === undefined) {
-        const key = spellings.get(name)!;
-        const keyOk = keyRegex === null ? key : rx.and([key, keyRegex]);
         const rule = `${base}.${memberRules.size}`;
-        parts.builder.rules.set(rule, expr.seq([parts.lexeme(JSON.stringify(name), keyOk), parts.keySeparator(), this.schemaExpr(declaredSchema(name), pointerJoin(pointerJoin(pointer, 'properties'), name))]));
+        parts.builder.rules.set(rule, expr.seq([keyLexeme(name), parts.keySeparator(), this.schemaExpr(declaredSchema(name), pointerJoin(pointerJoin(pointer, 'properties'), name))]));
         memberRules.set(name, (ref = expr.ref(rule)));
       }
       return ref;
     };
 
     // Other members: keys not declared, matched by a pattern or else the additional schema.
+    // Any string but the declared names (no pattern, no propertyNames, no length cap) is a
+    // string lexeme that excludes the names' lexemes (`LexemeDef.excludes`: exact there, as
+    // every unfinished string still has endings that are no name); otherwise the key is the
+    // intersection with the names' complement, built as one automaton.
     const others: Expr[] = [];
-    const notDeclared = names.length === 0 ? null : rx.not(rx.alt([...spellings.values()]));
+    const excluding = names.length > 0 && patterns.length === 0 && keyRegex === null && this.parts.caps.maxStringLength === Infinity;
+    const declared = excluding ? names.map(keyLexeme) : undefined;
+    const notDeclared = names.length === 0 || excluding ? null : rx.not(rx.alt([...spellings.values()]));
     const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(jsonRegex.stringChar(), 0, this.parts.caps.maxStringLength), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
     const patternRegexes = patterns.map(([p]) => jsonString(this.#pattern(p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) this.#unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
@@ -692,7 +700,7 @@ class SchemaCompiler {
     });
     if (additional !== false) {
       const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
-      others.push(expr.seq([parts.lexeme('KEY', keyParts(unmatched)), parts.keySeparator(), this.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'))]));
+      others.push(expr.seq([parts.lexeme('KEY', keyParts(unmatched), undefined, declared), parts.keySeparator(), this.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'))]));
     }
     let other: Expr | null = null;
     if (others.length > 0) {
