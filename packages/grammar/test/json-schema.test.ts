@@ -218,6 +218,13 @@ describe('declared properties', () => {
     const bytes = new TextEncoder().encode('{"shape":1,"shape":2}');
     expect(recognize(grammar, bytes).rejectedAt).toBe('{"shape":1,"shape'.length);
     expect(recognize(grammar, new TextEncoder().encode('{"x":1,"size":2,"size"')).rejectedAt).toBe('{"x":1,"size":2,"size'.length);
+    // Keys are spelled as string values are (control characters, `"`, `\` and `/` escaped
+    // any JSON way, the rest raw): a declared name is never another key, whatever its spelling.
+    const slash = compileSchema({ type: 'object', properties: { 'a/b': { type: 'integer' } } });
+    expect(accepts(slash, '{"a\\/b":1}')).toBe(true);
+    expect(accepts(slash, '{"a\\/b":"x"}')).toBe(false);
+    expect(accepts(grammar, '{"shape":1,"sh\\u0061pe":2}')).toBe(false);
+    expect(accepts(grammar, '{"tab\\u0009":1,"x\\t":2}')).toBe(true);
   });
 
   it('may not repeat in an object of 40 declared properties either', () => {

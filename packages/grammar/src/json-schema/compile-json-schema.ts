@@ -692,7 +692,9 @@ class SchemaCompiler {
     const excluding = names.length > 0 && patterns.length === 0 && keyRegex === null && this.parts.caps.maxStringLength === Infinity;
     const declared = excluding ? names.map(keyLexeme) : undefined;
     const notDeclared = names.length === 0 || excluding ? null : rx.not(rx.alt([...spellings.values()]));
-    const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonRegex.string(jsonRegex.stringChar(), 0, this.parts.caps.maxStringLength), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
+    // (Spelled as the names are, `jsonChars`: a key that decodes to a declared name is one of
+    // its spellings, so it is that member's, never another key.)
+    const keyParts = (extra: ByteRegex | null): ByteRegex => rx.and([jsonString(rx.repeat(jsonChars(ANY), 0, this.parts.caps.maxStringLength)), ...(notDeclared ? [notDeclared] : []), ...(keyRegex ? [keyRegex] : []), ...(extra ? [extra] : [])]);
     const patternRegexes = patterns.map(([p]) => jsonString(this.#pattern(p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) this.#unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
     patterns.forEach(([p, s], i) => {
