@@ -76,7 +76,7 @@ import {
   MaskStore,
   maskStoreAdd,
   maskStoreBlock,
-  maskStoreClear,
+  maskStoreDropFrom,
   maskStoreFlag,
   maskStoreFree,
   maskStoreGet,
@@ -1130,8 +1130,9 @@ function stateKey(m: Matcher): bool {
   if (g.masks.maxBytes === 0 || m.canonOff) return false;
   let cleared = false;
   if (internerWords(g.sets) > g.maxSetWords) {
+    // Set ids start over: the masks keyed by them go, the lexical entries stay.
     internerClear(g.sets);
-    maskStoreClear(g.masks);
+    maskStoreDropFrom(g.masks, 0, <usize>g.masks.words << 2);
     g.epoch++;
     cleared = true;
   }

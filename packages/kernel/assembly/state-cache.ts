@@ -1,7 +1,8 @@
 // The two tables behind the mask cache (used by matcher.ts): an interner that gives equal
 // sequences of u64s one id (compared in full, never by hash alone), and a map from a
 // two-word key to a stored block (a mask, or what a mask walk learned about a lexer state).
-// Both belong to one grammar and are cleared wholesale when they outgrow their budget.
+// Both belong to one grammar and are cleared wholesale when they outgrow their budget (when
+// the interner is, the matcher drops only the masks keyed by its ids).
 import { Vec, vecFree, vecGet, vecNew, vecPush } from './vec';
 
 /** A 64-bit mixer (murmur3's finalizer), for hash tables. */
@@ -144,6 +145,30 @@ export function maskStoreClear(s: MaskStore): void {
   memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
   s.used = 0;
   s.bytes = 0;
+}
+
+/**
+ * Drops the blocks whose first key word is `minKey0` or more (each `blockBytes` long),
+ * keeping the others: the matcher keeps what walks learned about lexer states when the
+ * parser set ids its masks are keyed by start over.
+ */
+export function maskStoreDropFrom(s: MaskStore, minKey0: i32, blockBytes: usize): void {
+  const old = s.slots;
+  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  for (let i = 0; i < s.cap; i++) {
+    const from = old + <usize>i * SLOT_BYTES;
+    const ptr = load<u32>(from, 8);
+    if (ptr === 0) continue;
+    if (load<i32>(from) >= minKey0) {
+      heap.free(ptr);
+      s.used--;
+      s.bytes -= blockBytes;
+      continue;
+    }
+    memory.copy(slotOf(s, load<i32>(from), load<i32>(from, 4)), from, SLOT_BYTES);
+  }
+  heap.free(old);
 }
 
 export function maskStoreFree(s: MaskStore): void {
