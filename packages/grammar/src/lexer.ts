@@ -591,7 +591,7 @@ export class LexerDfa {
   #unbuilt: number;
   readonly #maxStates: number;
   // The NFA of the lexemes built so far (kept while some are not: see `#build`), and per
-  // lexeme its start state there (-1: not built yet).
+  // automaton (the n lexemes, then their guards) its start state there (-1: not built yet).
   #nfa: Nfa | undefined;
   readonly #starts: number[];
   // The NFA frozen into flat arrays: the byte edges of NFA state s are entries edgeStart[s]
