@@ -153,22 +153,7 @@ export function maskStoreClear(s: MaskStore): void {
  * parser set ids its masks are keyed by start over.
  */
 export function maskStoreDropFrom(s: MaskStore, minKey0: i32, blockBytes: usize): void {
-  const old = s.slots;
-  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
-  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
-  for (let i = 0; i < s.cap; i++) {
-    const from = old + <usize>i * SLOT_BYTES;
-    const ptr = load<u32>(from, 8);
-    if (ptr === 0) continue;
-    if (load<i32>(from) >= minKey0) {
-      heap.free(ptr);
-      s.used--;
-      s.bytes -= blockBytes;
-      continue;
-    }
-    memory.copy(slotOf(s, load<i32>(from), load<i32>(from, 4)), from, SLOT_BYTES);
-  }
-  heap.free(old);
+  moveSlots(s, s.cap, minKey0, blockBytes);
 }
 
 export function maskStoreFree(s: MaskStore): void {
@@ -231,14 +216,27 @@ export function maskStoreAdd(s: MaskStore, vocab: i32, words: i32, key0: i32, ke
 }
 
 function grow(s: MaskStore): void {
+  moveSlots(s, s.cap << 1, i32.MAX_VALUE, 0);
+}
+
+// Moves the slots into a new table of `cap` slots, dropping (and freeing) the blocks whose
+// first key word is `minKey0` or more, each `blockBytes` long.
+function moveSlots(s: MaskStore, cap: i32, minKey0: i32, blockBytes: usize): void {
   const old = s.slots;
   const oldCap = s.cap;
-  s.cap <<= 1;
-  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
-  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  s.cap = cap;
+  s.slots = heap.alloc(<usize>cap * SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>cap * SLOT_BYTES);
   for (let i = 0; i < oldCap; i++) {
     const from = old + <usize>i * SLOT_BYTES;
-    if (load<u32>(from, 8) === 0) continue;
+    const ptr = load<u32>(from, 8);
+    if (ptr === 0) continue;
+    if (load<i32>(from) >= minKey0) {
+      heap.free(ptr);
+      s.used--;
+      s.bytes -= blockBytes;
+      continue;
+    }
     memory.copy(slotOf(s, load<i32>(from), load<i32>(from, 4)), from, SLOT_BYTES);
   }
   heap.free(old);
