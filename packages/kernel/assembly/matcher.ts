@@ -142,7 +142,8 @@ class Grammar {
 
 /**
  * A grammar with empty tables. `maskCacheBytes` bounds the cached masks (0: no cache); the
- * canonical parser sets their keys refer to get an eighth of that.
+ * canonical parser sets their keys refer to get a quarter of that (long charts of wide
+ * objects key hundreds of sets: less made them start over, re-keying the whole chart).
  */
 export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maxChartItems: i32, maskCacheBytes: u32, maxCommitMs: f64): usize {
   const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
@@ -179,7 +180,7 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.startLists = vecNew(64);
   g.sets = internerNew();
   g.masks = maskStoreNew(maskCacheBytes);
-  g.maxSetWords = <i32>(maskCacheBytes >>> 5);
+  g.maxSetWords = <i32>(maskCacheBytes >>> 4);
   g.epoch = 0;
   return changetype<usize>(g);
 }
