@@ -39,7 +39,7 @@ class IntList {
 }
 
 // The index of the first of `cuts` (sorted, 0 and 256 included) above `byte`.
-function cutAfter(cuts: readonly number[], byte: number): number {
+function cutAfter(cuts: ArrayLike<number>, byte: number): number {
   let i = 1;
   while (cuts[i]! <= byte) i++;
   return i;
@@ -614,20 +614,23 @@ export class LexerDfa {
   #stack: Int32Array = new Int32Array(0);
   #found: Int32Array = new Int32Array(0);
   readonly #cutScratch = new Uint8Array(257);
-  // Per DFA state: its NFA state set, the lexemes it accepts (sorted), and 256 transitions
-  // (-1 = not computed yet), kept in blocks of ROW_BLOCK states (so that growing never
-  // copies them).
+  // Per DFA state: its NFA state set, and 256 transitions (-1 = not computed yet), kept in
+  // blocks of ROW_BLOCK states (so that growing never copies them).
   readonly #sets = new SetTable();
-  readonly #accepting: Int32Array[] = [];
   readonly #rows: Int32Array[] = [];
-  readonly #winners: Int32Array[] = [];
+  // Per DFA state: the ids in #lists of the lexemes it accepts, of its winners, and of its
+  // byte cuts (+ 1: 0 until known). Lists many states share, each stored once (a small array
+  // per state was thousands of objects for each scavenge to copy while the lexer grew).
+  readonly #lists = new SetTable();
+  #acceptingList = new Int32Array(0);
+  #winnersList = new Int32Array(0);
+  #cutsList = new Int32Array(0);
   readonly #lazy: boolean[] = [];
   // Per state: the state and byte it was first reached by (state * 256 + byte), -1 for starts.
   readonly #origins: number[] = [];
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
-  readonly #cuts = new Map<number, readonly number[]>();
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
@@ -775,12 +778,12 @@ export class LexerDfa {
 
   /** Lexemes that have a complete match in `state` (sorted indices). */
   accepting(state: number): Int32Array {
-    return this.#accepting[state]!;
+    return this.#lists.get(this.#acceptingList[state]!);
   }
 
   /** The complete lexemes of highest priority in `state`: what the parser scans when the lexeme ends. */
   winners(state: number): Int32Array {
-    return this.#winners[state]!;
+    return this.#lists.get(this.#winnersList[state]!);
   }
 
   /** Whether a winner of `state` is lazy: the lexeme ends at once. */
@@ -792,13 +795,18 @@ export class LexerDfa {
    * The bytes at which the transitions of `state` may change, sorted, 0 and 256 included:
    * every byte from one cut up to the next leads to the same state.
    */
-  byteCuts(state: number): readonly number[] {
-    let cuts = this.#cuts.get(state);
-    if (cuts === undefined) {
-      cuts = this.threadCuts(this.#sets.get(state));
-      this.#cuts.set(state, cuts);
+  byteCuts(state: number): Int32Array {
+    let list = this.#cutsList[state]! - 1;
+    if (list < 0) {
+      list = this.#listId(this.threadCuts(this.#sets.get(state)));
+      this.#cutsList[state] = list + 1;
     }
-    return cuts;
+    return this.#lists.get(list);
+  }
+
+  // The id in #lists of `list` (sorted).
+  #listId(list: readonly number[]): number {
+    return this.#lists.intern(Int32Array.from(list));
   }
 
   /** How `state` was first reached: `[state, byte]` before it, or undefined for a start state. */
@@ -924,9 +932,12 @@ export class LexerDfa {
     let best = -Infinity;
     for (const lexeme of accepting) best = Math.max(best, this.lexemes[lexeme]!.priority ?? 0);
     accepting.sort((a, b) => a - b);
-    this.#accepting.push(Int32Array.from(accepting));
     const winners = accepting.filter((l) => (this.lexemes[l]!.priority ?? 0) === best);
-    this.#winners.push(Int32Array.from(winners));
+    this.#acceptingList = withRoom(this.#acceptingList, id + 1);
+    this.#winnersList = withRoom(this.#winnersList, id + 1);
+    this.#cutsList = withRoom(this.#cutsList, id + 1);
+    this.#acceptingList[id] = this.#listId(accepting);
+    this.#winnersList[id] = this.#listId(winners);
     this.#lazy.push(winners.some((l) => this.lexemes[l]!.mode === 'lazy'));
     if (id % ROW_BLOCK === 0) this.#rows.push(new Int32Array(ROW_BLOCK * 256).fill(-1));
     return id;

@@ -114,8 +114,8 @@ export function widestSlices(mask: number): number {
 interface GroupMemo {
   /** Per state: the states one character on, or KILLS when a character kills it. */
   readonly successors: Map<number, Int32Array | typeof KILLS>;
-  /** Per thread: the thread sets one character on, or KILLS. */
-  readonly threadSteps: Map<number, Int32Array[] | typeof KILLS>;
+  /** Per thread: the ids of the thread sets one character on (in `threadSets`), or KILLS. */
+  readonly threadSteps: Map<number, Int32Array | typeof KILLS>;
   /** The thread sets met by the thread walk (shared by the groups of one lexer). */
   readonly threadSets: ThreadSets;
   /** Per thread: characters within which nothing kills it, a lower bound (`threadLives`). */
@@ -130,13 +130,15 @@ const KILLS = null;
 /**
  * Thread sets as the thread walk meets them, each distinct set once per lexer (so that the
  * bytes inside characters, shared by many threads' walks, are stepped once), and per set
- * id: its byte cuts, and the set after each byte stepped (a run's first byte; -1 when the
- * set is empty).
+ * id: its byte cuts (an id in `cutLists`, where each distinct list is once), and the set after each byte stepped (a run's first byte; -1 when the
+ * set is empty), keyed id * 256 + byte in one map (a map per set was thousands of objects
+ * for each scavenge to copy).
  */
 interface ThreadSets {
   readonly sets: SetTable;
-  readonly cuts: (readonly number[])[];
-  readonly moves: Map<number, number>[];
+  readonly cuts: number[];
+  readonly cutLists: SetTable;
+  readonly moves: Map<number, number>;
 }
 
 interface LexerMemo {
@@ -152,7 +154,7 @@ const memos = new WeakMap<LexerDfa, LexerMemo>();
 export function sliceMask(lexer: LexerDfa, state: number): number {
   let memo = memos.get(lexer);
   if (memo === undefined) {
-    const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], moves: [] };
+    const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], cutLists: new SetTable(), moves: new Map() };
     memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets, threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
   }
   let mask = memo.masks.get(state);
@@ -357,7 +359,8 @@ function exploredLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: num
   const explored = Array.from(threads);
   const index = new Map<number, number>(explored.map((thread, i) => [thread, i]));
   const distance = explored.map(() => 0);
-  const steps: (Int32Array[] | typeof KILLS | undefined)[] = [];
+  const sets = memo.threadSets.sets;
+  const steps: (Int32Array | typeof KILLS | undefined)[] = [];
   for (let i = 0; i < explored.length; i++) {
     const thread = explored[i]!;
     const life = memo.threadLife.get(thread);
@@ -366,8 +369,8 @@ function exploredLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: num
     const next = threadSteps(lexer, thread, group, memo);
     steps[i] = next;
     if (next === KILLS) continue;
-    for (const set of next) {
-      for (const to of set) {
+    for (const id of next) {
+      for (const to of sets.get(id)) {
         if (index.has(to)) continue;
         index.set(to, explored.length);
         explored.push(to);
@@ -392,7 +395,8 @@ function exploredLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: num
     }
     else if (next === KILLS) settle(i, 1);
     else {
-      waiting[i] = next.map((set, c) => {
+      waiting[i] = Array.from(next, (id, c) => {
+        const set = sets.get(id);
         for (const to of set) waitingOn[index.get(to)!]!.push([i, c]);
         return set.length;
       });
@@ -421,20 +425,20 @@ function knownLife(lexer: LexerDfa, threads: ArrayLike<number>, memo: GroupMemo)
   return most;
 }
 
-// The thread sets one character on from `thread` alone, or KILLS; memoized.
-function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): Int32Array[] | typeof KILLS {
+// The ids of the thread sets one character on from `thread` alone, or KILLS; memoized.
+function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: GroupMemo): Int32Array | typeof KILLS {
   let known = memo.threadSteps.get(thread);
   if (known === undefined) {
-    const { sets, cuts, moves } = memo.threadSets;
+    const { sets, cuts, cutLists, moves } = memo.threadSets;
     const steps = charSteps(group, threadSet(lexer, Int32Array.of(thread), memo.threadSets), (from, byte) => {
-      let to = moves[from]!.get(byte);
+      let to = moves.get(from * 256 + byte);
       if (to === undefined) {
         const threads = lexer.stepThreads(sets.get(from), byte);
-        moves[from]!.set(byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo.threadSets)));
+        moves.set(from * 256 + byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo.threadSets)));
       }
       return to;
-    }, (from) => cuts[from]!);
-    known = steps === KILLS ? KILLS : steps.map((id) => sets.get(id));
+    }, (from) => cutLists.get(cuts[from]!));
+    known = steps === KILLS ? KILLS : Int32Array.from(steps);
     memo.threadSteps.set(thread, known);
   }
   return known;
@@ -445,8 +449,7 @@ function threadSet(lexer: LexerDfa, threads: Int32Array, known: ThreadSets): num
   let id = known.sets.find(threads);
   if (id < 0) {
     id = known.sets.add(threads);
-    known.cuts.push(lexer.threadCuts(threads));
-    known.moves.push(new Map());
+    known.cuts.push(known.cutLists.intern(Int32Array.from(lexer.threadCuts(threads))));
   }
   return id;
 }
@@ -456,7 +459,7 @@ function threadSet(lexer: LexerDfa, threads: Int32Array, known: ThreadSets): num
  * and the UTF-8 structure treat alike) from `start` with `step`: the distinct places one
  * character on, or KILLS when a step fails (-1) on the way. Places are non-negative integers.
  */
-function charSteps(group: SliceGroup, start: number, step: (from: number, byte: number) => number, cuts: (from: number) => readonly number[]): number[] | typeof KILLS {
+function charSteps(group: SliceGroup, start: number, step: (from: number, byte: number) => number, cuts: (from: number) => ArrayLike<number>): number[] | typeof KILLS {
   const ends = new Set<number>();
   const midSeen = new Set<number>();
   // Places inside a character, three numbers each: the place, continuation bytes due (0 at

@@ -16,6 +16,14 @@ describe('SetTable', () => {
     expect(table.size).toBe(3);
   });
 
+  it('interns: an unknown set is added, a known one found', () => {
+    const table = new SetTable();
+    expect(table.intern(Int32Array.of(4, 8))).toBe(0);
+    expect(table.intern(Int32Array.of(4))).toBe(1);
+    expect(table.intern(Int32Array.of(4, 8))).toBe(0);
+    expect(table.size).toBe(2);
+  });
+
   it('keeps a copy: a scratch view may change after it is added', () => {
     const table = new SetTable();
     const scratch = Int32Array.of(5, 6, 7);
