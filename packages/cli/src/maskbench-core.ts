@@ -27,7 +27,7 @@ export interface EngineGrammar {
    * Feeds `tokens` one by one: whether every token was allowed and the end is complete. When
    * `maskUs` is given, each token's mask + commit time (µs) is pushed to it.
    */
-  feed(tokens: readonly number[], maskUs?: number[]): Promise<boolean>;
+  feed(tokens: readonly number[], maskUs?: Samples): Promise<boolean>;
   dispose(): void;
 }
 
@@ -81,7 +81,7 @@ export function sieveGrammarEngine(kernel: Kernel, vocab: KernelVocab, eosTokenI
 }
 
 /** Every serialization of an instance (its tokens) must be accepted (valid) or refused (invalid). */
-export async function outcomeOf(grammar: EngineGrammar, serializations: readonly (readonly number[])[], valid: boolean, maskUs?: number[]): Promise<Outcome> {
+export async function outcomeOf(grammar: EngineGrammar, serializations: readonly (readonly number[])[], valid: boolean, maskUs?: Samples): Promise<Outcome> {
   for (const tokens of serializations) {
     const accepted = await grammar.feed(tokens, maskUs);
     if (accepted !== valid) return valid ? 'valid_rejected' : 'invalid_accepted';
@@ -119,7 +119,7 @@ export class MaskBenchTally {
   readonly #outcomes: Record<string, string> = {};
   readonly #unsupported: Record<string, number> = {};
   readonly #compileMs: number[] = [];
-  readonly #maskUs: number[] = [];
+  readonly #maskUs = new Samples();
   #cases = 0;
   #compiled = 0;
   #validTested = 0;
@@ -162,8 +162,8 @@ export class MaskBenchTally {
   }
 
   result(tokenizer: string): MaskBenchResult {
-    const mask = this.#maskUs;
-    const compile = this.#compileMs;
+    const mask = this.#maskUs.sorted();
+    const compile = Float64Array.from(this.#compileMs).sort();
     return {
       engine: this.engine.name,
       tokenizer,
@@ -183,13 +183,40 @@ export class MaskBenchTally {
   }
 }
 
-function mean(values: readonly number[]): number {
+/**
+ * Timings recorded in fixed chunks: millions of samples neither copy a growing array nor
+ * leave the GC a larger one to move at each growth while the timed loop runs.
+ */
+export class Samples {
+  readonly #chunks: Float64Array[] = [];
+  #chunk = new Float64Array(0);
+  #used = 0;
+
+  push(value: number): void {
+    if (this.#used === this.#chunk.length) {
+      this.#chunk = new Float64Array(SAMPLES_PER_CHUNK);
+      this.#chunks.push(this.#chunk);
+      this.#used = 0;
+    }
+    this.#chunk[this.#used++] = value;
+  }
+
+  /** Every sample, in increasing order. */
+  sorted(): Float64Array {
+    const all = new Float64Array(this.#chunks.length === 0 ? 0 : (this.#chunks.length - 1) * SAMPLES_PER_CHUNK + this.#used);
+    this.#chunks.forEach((chunk, i) => all.set(i === this.#chunks.length - 1 ? chunk.subarray(0, this.#used) : chunk, i * SAMPLES_PER_CHUNK));
+    return all.sort();
+  }
+}
+const SAMPLES_PER_CHUNK = 1 << 16;
+
+function mean(values: Float64Array): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
+// The q-quantile of `sorted` (increasing).
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
