@@ -130,9 +130,10 @@ const KILLS = null;
 /**
  * Thread sets as the thread walk meets them, each distinct set once per lexer (so that the
  * bytes inside characters, shared by many threads' walks, are stepped once), and per set
- * id: its byte cuts (an id in `cutLists`, where each distinct list is once), and the set after each byte stepped (a run's first byte; -1 when the
- * set is empty), keyed id * 256 + byte in one map (a map per set was thousands of objects
- * for each scavenge to copy).
+ * id: its byte cuts (an id in `cutLists`, which holds each distinct list once), and the set
+ * after each byte stepped (a run's first byte; -1 when the set is empty), keyed
+ * id * 256 + byte in one map (a map per set was thousands of objects for each scavenge to
+ * copy).
  */
 interface ThreadSets {
   readonly sets: SetTable;
