@@ -25,6 +25,8 @@ export class KernelGrammar {
   #syncedPredictions = 0;
   #syncedExpansions = 0;
   readonly #matchers = new Set<KernelMatcher>();
+  // Scratch: the run of bytes a transition need is answered for.
+  readonly #run = new Int32Array(2);
 
   constructor(kernel: Kernel, grammar: CompiledGrammar) {
     this.kernel = kernel;
@@ -118,10 +120,9 @@ export class KernelGrammar {
       // was four times the states a walk uses).
       const state = k.matcherNeedState(matcher);
       const byte = k.matcherNeedByte(matcher);
-      const target = lexer.next(state, byte);
-      const [from, to] = lexer.runAround(state, byte);
+      const target = lexer.nextRun(state, byte, this.#run);
       this.syncLexer();
-      k.lexerSetRun(this.ptr, state, from, to, target);
+      k.lexerSetRun(this.ptr, state, this.#run[0]!, this.#run[1]!, target);
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
       // The widest accepted slice of each kind is enough: the narrower ones lie inside it.
@@ -173,6 +174,8 @@ export class KernelMatcher implements TokenMatcher {
   readonly #eos: readonly number[];
   #ptr: number;
   #bits = 0;
+  // The last view of the mask (made again only when kernel memory grew).
+  #view: Uint32Array | undefined;
 
   constructor(grammar: KernelGrammar, vocab: KernelVocab, options: KernelMatcherOptions, fromPtr?: number) {
     this.grammar = grammar;
@@ -220,7 +223,12 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Commits a token; `false`, changing nothing, if the grammar does not allow it. */
   commitToken(id: number): boolean {
-    return this.#run(() => this.#k.matcherCommitToken(this.#m, id)) === abi.STATUS_OK;
+    // (No closure: this and the mask are the per-token path.)
+    const k = this.#k;
+    const m = this.#m;
+    let status = k.matcherCommitToken(m, id);
+    while (this.#answered(status)) status = k.matcherCommitToken(m, id);
+    return this.#checked(status) === abi.STATUS_OK;
   }
 
   /** Feeds bytes; `false`, changing nothing, if they are not allowed. */
@@ -273,7 +281,9 @@ export class KernelMatcher implements TokenMatcher {
    */
   computeMaskView(): Uint32Array {
     const bits = this.#maskInKernel();
-    return new Uint32Array(this.#k.memory.buffer, bits, bitsetWords(this.vocab.tokenCount));
+    const buffer = this.#k.memory.buffer;
+    if (this.#view?.buffer !== buffer || this.#view.byteOffset !== bits) this.#view = new Uint32Array(buffer, bits, bitsetWords(this.vocab.tokenCount));
+    return this.#view;
   }
 
   /** The exact mask of allowed next tokens, BRLE-encoded (encoded inside the kernel). */
@@ -309,19 +319,18 @@ export class KernelMatcher implements TokenMatcher {
     if (this.#bits !== 0) k.free(this.#bits);
     this.#ptr = 0;
     this.#bits = 0;
+    this.#view = undefined;
     this.grammar.track(this, false);
   }
 
   #maskInKernel(): number {
     const k = this.#k;
     if (this.#bits === 0) this.#bits = k.alloc(4 * bitsetWords(this.vocab.tokenCount)) >>> 0;
-    let started = false;
+    const m = this.#m;
     try {
-      this.#run(() => {
-        const status = started ? k.matcherMaskResume(this.#m) : k.matcherMaskBegin(this.#m, this.#bits, this.grammar.grammar.limits.maxMaskMs);
-        started = true;
-        return status;
-      });
+      let status = k.matcherMaskBegin(m, this.#bits, this.grammar.grammar.limits.maxMaskMs);
+      while (this.#answered(status)) status = k.matcherMaskResume(m);
+      this.#checked(status);
     } catch (error) {
       k.matcherMaskAbort(this.#m);
       throw error;
@@ -331,23 +340,30 @@ export class KernelMatcher implements TokenMatcher {
 
   // Runs a kernel operation, answering its needs until it completes; limits become errors.
   #run(operation: () => number): number {
+    let status = operation();
+    while (this.#answered(status)) status = operation();
+    return this.#checked(status);
+  }
+
+  // Whether `status` was a need of the kernel (now answered: run the operation again).
+  #answered(status: number): boolean {
+    if (status !== abi.STATUS_NEED_TRANSITION && status !== abi.STATUS_NEED_START && status !== abi.STATUS_NEED_RULES && status !== abi.STATUS_NEED_SLICES) return false;
+    this.grammar.resolveNeed(status, this.#m);
+    return true;
+  }
+
+  // `status`, unless it is a limit: then the limit's error.
+  #checked(status: number): number {
     const limits = this.grammar.grammar.limits;
-    for (;;) {
-      const status = operation();
-      if (status === abi.STATUS_NEED_TRANSITION || status === abi.STATUS_NEED_START || status === abi.STATUS_NEED_RULES || status === abi.STATUS_NEED_SLICES) {
-        this.grammar.resolveNeed(status, this.#m);
-        continue;
-      }
-      if (status === abi.STATUS_LIMIT_ITEMS) {
-        throw new GrammarLimitError('maxParserItems', limits.maxParserItems, `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`);
-      }
-      if (status === abi.STATUS_LIMIT_CHART) {
-        throw new GrammarLimitError('maxChartItems', limits.maxChartItems, `the output's parse needs more than ${limits.maxChartItems} Earley items in all (maxChartItems); a long repetition is parsed at a quadratic cost here`);
-      }
-      if (status === abi.STATUS_LIMIT_TIME) {
-        throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `a mask or a commit took longer than ${limits.maxMaskMs} ms (maxMaskMs); the grammar is too ambiguous or too large here`);
-      }
-      return status;
+    if (status === abi.STATUS_LIMIT_ITEMS) {
+      throw new GrammarLimitError('maxParserItems', limits.maxParserItems, `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`);
     }
+    if (status === abi.STATUS_LIMIT_CHART) {
+      throw new GrammarLimitError('maxChartItems', limits.maxChartItems, `the output's parse needs more than ${limits.maxChartItems} Earley items in all (maxChartItems); a long repetition is parsed at a quadratic cost here`);
+    }
+    if (status === abi.STATUS_LIMIT_TIME) {
+      throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `a mask or a commit took longer than ${limits.maxMaskMs} ms (maxMaskMs); the grammar is too ambiguous or too large here`);
+    }
+    return status;
   }
 }

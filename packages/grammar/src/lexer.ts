@@ -749,11 +749,19 @@ export class LexerDfa {
     return this.#fillRun(state, block, at, byte, cuts[i - 1]!, cuts[i]!);
   }
 
-  /** The run of bytes around `byte` that lead from `state` to one state: [first, last + 1). */
-  runAround(state: number, byte: number): readonly [from: number, to: number] {
+  /**
+   * `next(state, byte)`, and the run of bytes around `byte` that lead there too, written to
+   * `run` as [first, last + 1).
+   */
+  nextRun(state: number, byte: number, run: Int32Array): number {
     const cuts = this.byteCuts(state);
     const i = cutAfter(cuts, byte);
-    return [cuts[i - 1]!, cuts[i]!];
+    run[0] = cuts[i - 1]!;
+    run[1] = cuts[i]!;
+    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
+    const at = (state % ROW_BLOCK) * 256;
+    const known = block[at + byte]!;
+    return known >= 0 ? known : this.#fillRun(state, block, at, byte, run[0], run[1]);
   }
 
   /** All 256 transitions of `state` (a view; building the states they lead to). */
