@@ -106,6 +106,8 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
     lines.push(`| ${r.engine} (${r.tokenizer}) | ${r.cases} | ${r.schemas_compiled} (${pct(r.schemas_compiled, r.cases)}) | ${r.invalid_accepted} of ${r.invalid_tested} | ${r.valid_rejected} of ${r.valid_tested} (${pct(r.valid_rejected, r.valid_tested)}) | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`);
   }
   if (notes.length > 0) lines.push('', ...notes);
+  const slowest = runs.filter((r) => r.slowest_mask !== undefined).map((r) => `${r.engine} (${r.tokenizer}, ${r.cases} files): ${r.slowest_mask!.file}, its timed token ${r.slowest_mask!.token}, ${(r.slowest_mask!.us / 1000).toFixed(1)} ms`);
+  if (slowest.length > 0) lines.push('', `Slowest mask of each run (one sample: garbage collection pauses land in some token's time): ${slowest.join('; ')}.`);
   const pairs = runs.filter((r) => r.engine === 'xgrammar').flatMap((x) => runs.filter((s) => s.engine === 'sieve' && s.cases === x.cases && s.tokenizer === x.tokenizer).map((s) => [s, x] as const));
   if (pairs.length > 0) {
     lines.push('', '## Sieve / XGrammar on the same files', '', 'Targets: mask mean ≤ 0.5×, mask p99 ≤ 0.25×.', '', '| files | mask mean | mask p99 | mask max | compile p50 | compile p99 |', '| ---: | ---: | ---: | ---: | ---: | ---: |');

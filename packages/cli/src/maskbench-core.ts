@@ -110,6 +110,8 @@ export interface MaskBenchResult {
   readonly invalid_accepted: number;
   readonly tokens: number;
   readonly mask_us: { mean: number; p50: number; p90: number; p99: number; p999: number; max: number };
+  /** Where the slowest mask was: the file, and which of its timed tokens (0: the first). */
+  readonly slowest_mask?: { readonly file: string; readonly token: number; readonly us: number };
   readonly compile_ms: { p50: number; p90: number; p99: number; max: number };
   readonly outcomes: Record<string, string>;
 }
@@ -126,6 +128,7 @@ export class MaskBenchTally {
   #validRejected = 0;
   #invalidTested = 0;
   #invalidAccepted = 0;
+  #slowest: { file: string; token: number; us: number } | undefined;
 
   constructor(
     readonly engine: GrammarEngine,
@@ -146,6 +149,7 @@ export class MaskBenchTally {
     await grammar.firstMask();
     this.#compileMs.push(performance.now() - started);
     const results: string[] = [];
+    const firstToken = this.#maskUs.length;
     for (const test of c.tests) {
       const outcome = await outcomeOf(grammar, test.serializations, test.valid, this.timed ? this.#maskUs : undefined);
       if (test.valid) {
@@ -158,6 +162,8 @@ export class MaskBenchTally {
       results.push(outcome === 'passed' ? 'p' : outcome === 'valid_rejected' ? 'R' : 'A');
     }
     this.#outcomes[c.file] = `ok:${results.join('')}`;
+    const slowest = this.#maskUs.slowestSince(firstToken);
+    if (slowest !== undefined && slowest.us > (this.#slowest?.us ?? -1)) this.#slowest = { file: c.file, token: slowest.at - firstToken, us: slowest.us };
     grammar.dispose();
   }
 
@@ -177,6 +183,7 @@ export class MaskBenchTally {
       invalid_accepted: this.#invalidAccepted,
       tokens: mask.length,
       mask_us: { mean: round(mean(mask)), p50: round(quantile(mask, 0.5)), p90: round(quantile(mask, 0.9)), p99: round(quantile(mask, 0.99)), p999: round(quantile(mask, 0.999)), max: round(quantile(mask, 1)) },
+      ...(this.#slowest !== undefined && { slowest_mask: { ...this.#slowest, us: round(this.#slowest.us) } }),
       compile_ms: { p50: round(quantile(compile, 0.5)), p90: round(quantile(compile, 0.9)), p99: round(quantile(compile, 0.99)), max: round(quantile(compile, 1)) },
       outcomes: this.#outcomes,
     };
@@ -201,9 +208,23 @@ export class Samples {
     this.#chunk[this.#used++] = value;
   }
 
+  get length(): number {
+    return this.#chunks.length === 0 ? 0 : (this.#chunks.length - 1) * SAMPLES_PER_CHUNK + this.#used;
+  }
+
+  /** The largest sample from index `start` on, and its index (undefined when there are none). */
+  slowestSince(start: number): { at: number; us: number } | undefined {
+    let slowest: { at: number; us: number } | undefined;
+    for (let at = start; at < this.length; at++) {
+      const us = this.#chunks[Math.floor(at / SAMPLES_PER_CHUNK)]![at % SAMPLES_PER_CHUNK]!;
+      if (us > (slowest?.us ?? -1)) slowest = { at, us };
+    }
+    return slowest;
+  }
+
   /** Every sample, in increasing order. */
   sorted(): Float64Array {
-    const all = new Float64Array(this.#chunks.length === 0 ? 0 : (this.#chunks.length - 1) * SAMPLES_PER_CHUNK + this.#used);
+    const all = new Float64Array(this.length);
     this.#chunks.forEach((chunk, i) => all.set(i === this.#chunks.length - 1 ? chunk.subarray(0, this.#used) : chunk, i * SAMPLES_PER_CHUNK));
     return all.sort();
   }

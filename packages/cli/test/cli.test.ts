@@ -274,6 +274,12 @@ describe('sieve bench maskbench', () => {
     expect(outcome).toBe('ok:pppp');
     expect(summary.tokens).toBeGreaterThan(10);
     expect(Object.keys(summary.mask_us as object)).toEqual(['mean', 'p50', 'p90', 'p99', 'p999', 'max']);
+    // The slowest mask is named: its file, which of the file's timed tokens, and the max.
+    const slowest = summary.slowest_mask as { file: string; token: number; us: number };
+    expect(slowest.file).toBe('Local---person.json');
+    expect(slowest.token).toBeGreaterThanOrEqual(0);
+    expect(slowest.token).toBeLessThan(summary.tokens as number);
+    expect(slowest.us).toBe((summary.mask_us as { max: number }).max);
   }, 60_000);
 
   it('--engine xgrammar gives the same summary for the peer, with its known relaxations', async () => {
@@ -294,7 +300,7 @@ describe('sieve bench maskbench', () => {
 });
 
 describe('sieve bench report', () => {
-  const run1 = { engine: 'sieve', tokenizer: 'llama3.1', cases: 200, schemas_compiled: 180, compile_errors: 20, unsupported_by_keyword: {}, valid_tested: 100, valid_rejected: 0, invalid_tested: 90, invalid_accepted: 0, tokens: 5000, mask_us: { mean: 40, p50: 20, p90: 60, p99: 400, p999: 900, max: 5000 }, compile_ms: { p50: 2, p90: 8, p99: 40, max: 90 } };
+  const run1 = { engine: 'sieve', tokenizer: 'llama3.1', cases: 200, schemas_compiled: 180, compile_errors: 20, unsupported_by_keyword: {}, valid_tested: 100, valid_rejected: 0, invalid_tested: 90, invalid_accepted: 0, tokens: 5000, mask_us: { mean: 40, p50: 20, p90: 60, p99: 400, p999: 900, max: 5000 }, compile_ms: { p50: 2, p90: 8, p99: 40, max: 90 }, slowest_mask: { file: 'Github_easy---o1.json', token: 7, us: 5000 } };
   const run2 = { ...run1, engine: 'xgrammar', note: 'from an earlier run', mask_us: { mean: 100, p50: 50, p90: 120, p99: 2000, p999: 4000, max: 9000 }, compile_ms: { p50: 500, p90: 900, p99: 5000, max: 9000 } };
   const brle = { bench: 'brle', vocab_size: 128256, results: { 'encode/sparse': { kernel: { median_us: 10, p99_us: 12 }, typescript: { median_us: 30, p99_us: 40 }, speedup_median: 3 } } };
   const vocab = { bench: 'vocab', kernel_wasm_bytes: 24000, kernel_instantiate_ms: 0.5, tokenizers: { 'llama3.1': { file_bytes: 3 * 2 ** 20, load_ms: 1.25, memory_bytes: 4 * 2 ** 20 } } };
@@ -313,6 +319,7 @@ describe('sieve bench report', () => {
     expect(page).toContain('| encode/sparse | 10 | 12 | 30 | 40 | 3× |');
     expect(page).toContain('kernel.wasm: 24,000 bytes');
     expect(page).toContain('- xgrammar, 200 files: from an earlier run');
+    expect(page).toContain('sieve (llama3.1, 200 files): Github_easy---o1.json, its timed token 7, 5.0 ms; xgrammar (llama3.1, 200 files): Github_easy---o1.json');
     expect(page).toContain('| llama3.1 | 3.0 MiB | 1.25 ms | 4.0 MiB |');
     expect(page).toMatch(/Machine: .*Node v/);
   });
