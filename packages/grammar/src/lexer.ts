@@ -11,6 +11,7 @@ import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
 import type { GrammarLimits } from './limits.ts';
 import { SetTable } from './set-table.ts';
+import { withRoom } from './typed-arrays.ts';
 
 /** The DFA state with no NFA states: nothing can follow. */
 export const DEAD = 0;
@@ -43,15 +44,6 @@ function cutAfter(cuts: ArrayLike<number>, byte: number): number {
   let i = 1;
   while (cuts[i]! <= byte) i++;
   return i;
-}
-
-// `array`, or a copy with room for at least `length` entries (twice as many as before, so
-// that appending piece by piece copies little).
-function withRoom<T extends Int32Array | Uint8Array | Uint32Array>(array: T, length: number): T {
-  if (array.length >= length) return array;
-  const copy = new (array.constructor as new (length: number) => T)(Math.max(length, 2 * array.length));
-  copy.set(array);
-  return copy;
 }
 
 // Unlinks, from the list of `state` (first entries in `heads`, links in `links`), the
@@ -614,6 +606,7 @@ export class LexerDfa {
   #stack: Int32Array = new Int32Array(0);
   #found: Int32Array = new Int32Array(0);
   readonly #cutScratch = new Uint8Array(257);
+  readonly #runScratch = new Int32Array(2);
   // Per DFA state: its NFA state set, and 256 transitions (-1 = not computed yet), kept in
   // blocks of ROW_BLOCK states (so that growing never copies them).
   readonly #sets = new SetTable();
@@ -740,13 +733,8 @@ export class LexerDfa {
 
   /** The state after `byte`, or DEAD. */
   next(state: number, byte: number): number {
-    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
-    const at = (state % ROW_BLOCK) * 256;
-    const known = block[at + byte]!;
-    if (known >= 0) return known;
-    const cuts = this.byteCuts(state);
-    const i = cutAfter(cuts, byte);
-    return this.#fillRun(state, block, at, byte, cuts[i - 1]!, cuts[i]!);
+    const known = this.#rows[Math.floor(state / ROW_BLOCK)]![(state % ROW_BLOCK) * 256 + byte]!;
+    return known >= 0 ? known : this.nextRun(state, byte, this.#runScratch);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { withRoom } from './typed-arrays.ts';
+
 /**
  * Sets of small integers (NFA states), each stored once and numbered in the order added:
  * how the lexer names its DFA states and the slice checks their thread sets. Compared
@@ -7,9 +9,9 @@
  * array each made every scavenge while a lexer grew copy thousands of small objects).
  */
 export class SetTable {
-  // Set i is #pool[#start[i], #start[i + 1]); #start has one more room than #hashes.
+  // Set i is #pool[#start[i], #start[i + 1]).
   #pool = new Int32Array(256);
-  #start = new Int32Array(65);
+  #start = new Int32Array(64);
   #hashes = new Int32Array(64);
   #size = 0;
   // Ids + 1 by hash, 0 = empty; linear probing, at most half full.
@@ -46,11 +48,9 @@ export class SetTable {
   add(set: Int32Array): number {
     const id = this.#size;
     const at = this.#start[id]!;
-    if (id + 1 === this.#hashes.length) {
-      this.#start = grown(this.#start, 2 * this.#hashes.length + 1);
-      this.#hashes = grown(this.#hashes, 2 * this.#hashes.length);
-    }
-    if (at + set.length > this.#pool.length) this.#pool = grown(this.#pool, Math.max(2 * this.#pool.length, at + set.length));
+    this.#start = withRoom(this.#start, id + 2);
+    this.#hashes = withRoom(this.#hashes, id + 1);
+    this.#pool = withRoom(this.#pool, at + set.length);
     this.#pool.set(set, at);
     this.#start[id + 1] = at + set.length;
     this.#hashes[id] = hashOf(set);
@@ -77,12 +77,6 @@ export class SetTable {
     for (let i = 0; i < set.length; i++) if (this.#pool[from + i] !== set[i]) return false;
     return true;
   }
-}
-
-function grown(array: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {
-  const bigger = new Int32Array(length);
-  bigger.set(array);
-  return bigger;
 }
 
 function hashOf(set: Int32Array): number {
