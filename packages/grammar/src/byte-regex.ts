@@ -53,8 +53,9 @@ export const rx = {
     const flat = items.flatMap((i) => (i.kind === 'alt' ? i.items : [i]));
     return flat.length === 1 ? flat[0]! : { kind: 'alt', items: flat };
   },
+  /** `min` to `max` copies of `item`; nothing when `min > max` (an unsatisfiable bound). */
   repeat(item: ByteRegex, min: number, max: number): ByteRegex {
-    return { kind: 'repeat', item, min, max };
+    return min > max ? rx.nothing : { kind: 'repeat', item, min, max };
   },
   /** Complement over all byte strings (built by determinizing the item). */
   not(item: ByteRegex): ByteRegex {

@@ -64,32 +64,88 @@ export function unicodeProperty(name: string): number[] | null {
   return set;
 }
 
-let caseVariants: Map<number, number[]> | undefined;
+/**
+ * How the `i` flag compares characters: `simple` is Unicode simple case folding (ECMAScript
+ * with the `u` or `v` flag, and Python's `re`), `legacy` is ECMAScript's upper-casing without
+ * those flags (no folding from outside ASCII into ASCII, so `ſ` is not `s`).
+ */
+export type CaseFolding = 'simple' | 'legacy';
 
-/** Adds every case variant (simple, one code point) of the members of `set`. */
-export function withCaseVariants(set: CodePointSet): number[] {
-  if (caseVariants === undefined) {
-    caseVariants = new Map();
-    for (let cp = 0; cp <= MAX_CODE_POINT; cp++) {
-      if (cp >= 0xd800 && cp <= 0xdfff) continue;
-      const char = String.fromCodePoint(cp);
-      for (const variant of [char.toLowerCase(), char.toUpperCase()]) {
-        const v = variant.codePointAt(0)!;
-        if (v !== cp && variant.length === String.fromCodePoint(v).length) {
-          for (const [a, b] of [[cp, v], [v, cp]] as const) {
-            const list = caseVariants.get(a) ?? [];
-            if (!list.includes(b)) list.push(b);
-            caseVariants.set(a, list);
-          }
-        }
+const caseClasses = new Map<CaseFolding, Map<number, readonly number[]>>();
+
+/**
+ * `set` with every character that matches one of its members case-insensitively. The result
+ * is closed under case: its complement is too, so a negated class is the complement of the
+ * closure of its members (fold first, then negate: `[^k]` with `i` excludes `K`).
+ */
+export function caseClosure(set: CodePointSet, folding: CaseFolding): number[] {
+  const classes = caseClassesOf(folding);
+  const extra: [number, number][] = [];
+  for (const [cp, members] of classes) {
+    if (contains(set, cp)) for (const m of members) extra.push([m, m]);
+  }
+  return extra.length === 0 ? [...set] : normalizeRanges([...pairs(set), ...extra]);
+}
+
+// Characters that match each other case-insensitively, for every character that matches
+// another. Candidates are grouped by their one-character case mappings (and by equal full
+// upper-case forms, which join pairs such as U+1FD3 and U+0390 that only folding relates);
+// the JavaScript engine's own `i` matching then splits each group into exact classes.
+function caseClassesOf(folding: CaseFolding): Map<number, readonly number[]> {
+  const known = caseClasses.get(folding);
+  if (known !== undefined) return known;
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let root = x;
+    while (parent.has(root) && parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(x, root);
+    return root;
+  };
+  const join = (a: number, b: number): void => {
+    const [ra, rb] = [find(a), find(b)];
+    if (ra !== rb) parent.set(ra, rb);
+  };
+  const byUpperForm = new Map<string, number>();
+  for (let cp = 0; cp <= MAX_CODE_POINT; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const char = String.fromCodePoint(cp);
+    for (const variant of [char.toLowerCase(), char.toUpperCase()]) {
+      if (variant === char) continue;
+      const v = variant.codePointAt(0)!;
+      if (variant.length === String.fromCodePoint(v).length) join(cp, v);
+      else {
+        const first = byUpperForm.get(variant);
+        if (first === undefined) byUpperForm.set(variant, cp);
+        else join(cp, first);
       }
     }
   }
-  const extra: [number, number][] = [];
-  for (const [cp, variants] of caseVariants) {
-    if (contains(set, cp)) for (const v of variants) extra.push([v, v]);
+  const groups = new Map<number, number[]>();
+  for (const cp of parent.keys()) {
+    const root = find(cp);
+    const group = groups.get(root) ?? [];
+    group.push(cp);
+    groups.set(root, group);
   }
-  return normalizeRanges([...pairs(set), ...extra]);
+  const flags = folding === 'simple' ? 'iu' : 'i';
+  // Code-unit escapes read the same with and without the u flag (a pair is one character with it).
+  const escaped = (cp: number): string => {
+    const text = String.fromCodePoint(cp);
+    let out = '';
+    for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
+  };
+  const classes = new Map<number, readonly number[]>();
+  for (const group of groups.values()) {
+    for (const cp of group) {
+      if (classes.has(cp)) continue;
+      const matcher = new RegExp(`^${escaped(cp)}$`, flags);
+      const members = group.filter((other) => matcher.test(String.fromCodePoint(other)));
+      if (members.length > 1) for (const m of members) classes.set(m, members);
+    }
+  }
+  caseClasses.set(folding, classes);
+  return classes;
 }
 
 export function contains(set: CodePointSet, cp: number): boolean {

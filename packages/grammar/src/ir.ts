@@ -126,7 +126,9 @@ export const expr = {
     return flat.length === 1 ? flat[0]! : { kind: 'seq', items: flat };
   },
   alt: (items: readonly Expr[]): Expr => (items.length === 1 ? items[0]! : { kind: 'alt', items }),
-  repeat: (item: Expr, min: number, max: number, span?: Span): Expr => (span ? { kind: 'repeat', item, min, max, span } : { kind: 'repeat', item, min, max }),
+  /** `min` to `max` copies of `item`; nothing when `min > max` (an unsatisfiable bound). */
+  repeat: (item: Expr, min: number, max: number, span?: Span): Expr =>
+    min > max ? { kind: 'alt', items: [] } : span ? { kind: 'repeat', item, min, max, span } : { kind: 'repeat', item, min, max },
   empty: { kind: 'seq', items: [] } as Expr,
 };
 

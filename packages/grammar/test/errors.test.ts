@@ -31,6 +31,19 @@ describe('grammar errors carry a code and the span of the problem', () => {
     ['lark', 'start: /a(?=b)/\n', 'unsupported', '(?=b)'],
     ['lark', 'start: A\nA: A "x"\n', 'syntax', 'A'],
     ['regex', 'a(?=b)', 'unsupported', '(?=b)'],
+    // Unknown escapes and empty sides of "|" are slips, never read as something else.
+    ['gbnf', 'root ::= "\\q"\n', 'syntax', '\\q'],
+    ['gbnf', 'root ::= [a\\z]\n', 'syntax', '\\z'],
+    ['ebnf', "root ::= 'a\\k'\n", 'syntax', '\\k'],
+    ['gbnf', 'root ::= "a" |\n', 'syntax', '|'],
+    ['gbnf', 'root ::= "a" | | "b"\n', 'syntax', '|'],
+    ['ebnf', 'root ::= "a" |\nx ::= "b"\n', 'syntax', '|'],
+    ['lark', 'start: "\\q"\n', 'syntax', '\\q'],
+    // Lark: rule priorities choose parse trees (refused); flags are honoured or refused.
+    ['lark', 'start.1: "a"\n', 'unsupported', 'start'],
+    ['lark', 'start: /a/l\n', 'unsupported', 'l'],
+    ['lark', 'start: /^a/\n', 'unsupported', '^'],
+    ['lark', 'start: /a$/m\n', 'unsupported', '$'],
   ] as const)('%s %j → %s', (format, source, code, text) => {
     const error = failure(format, source);
     expect(error.code).toBe(code);

@@ -41,7 +41,8 @@ export class Grammar {
     let warnings: readonly SchemaWarning[] = [];
     switch (spec.type) {
       case 'json-schema': {
-        const built = jsonSchemaGrammar(spec.schema, { whitespace: GENERATION_JSON_WHITESPACE, ...spec.options });
+        // Generated integers carry no fraction: `3.0` is valid from draft 6 on, never needed.
+        const built = jsonSchemaGrammar(spec.schema, { whitespace: GENERATION_JSON_WHITESPACE, integerFractions: false, ...spec.options });
         ir = built.grammar;
         warnings = built.warnings;
         break;

@@ -20,6 +20,9 @@ import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
 export type BnfDialect = 'gbnf' | 'ebnf';
 
 const NAME = /[A-Za-z_][A-Za-z0-9_.-]*/y;
+// Characters a backslash may escape to stand for themselves (llama.cpp's `\\ \" [ ]`, and the
+// quotes, `-`, `^` and `?` XGrammar's EBNF also escapes); any other unknown escape is an error.
+const ESCAPED_AS_ITSELF = '\\"\'[]-^?';
 const RULE_START = /[A-Za-z_][A-Za-z0-9_.-]*[ \t]*::=/y;
 
 /** Parses a GBNF or EBNF grammar into the IR (throws `GrammarError` with a span). */
@@ -58,15 +61,25 @@ class BnfParser {
   }
 
   alternatives(): Expr {
-    const start = this.cursor.pos;
-    const items = [this.sequence()];
-    while (this.cursor.eat('|')) items.push(this.sequence());
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    const items = [this.sequence() ?? expr.empty];
+    for (;;) {
+      const bar = cursor.pos;
+      if (!cursor.eat('|')) break;
+      // Nothing after "|" is a slip, not the empty string (written "", or first, as in
+      // llama.cpp's own `ws ::= | " "`).
+      const next = this.sequence();
+      if (next === null) throw cursor.error('syntax', 'nothing after "|" (write "" for the empty string)', bar);
+      items.push(next);
+    }
     const body = expr.alt(items);
-    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw this.cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
+    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
     return body;
   }
 
-  sequence(): Expr {
+  // The items up to the next "|", ")" or rule; null when there are none.
+  sequence(): Expr | null {
     const items: Expr[] = [];
     for (;;) {
       this.cursor.skipSpace();
@@ -74,7 +87,7 @@ class BnfParser {
       if (c === '' || c === '|' || c === ')' || this.atRuleStart()) break;
       items.push(this.postfix(this.primary()));
     }
-    return expr.seq(items);
+    return items.length === 0 ? null : expr.seq(items);
   }
 
   primary(): Expr {
@@ -106,15 +119,21 @@ class BnfParser {
     return expr.ref(name, { start, end: cursor.pos });
   }
 
+  // Quantifiers may stand after spaces, as llama.cpp reads them: `"a" *`, `x {2,3}`.
   postfix(item: Expr): Expr {
     const cursor = this.cursor;
     for (;;) {
+      const before = cursor.pos;
+      cursor.skipSpace();
       const start = cursor.pos;
       if (cursor.eat('*')) item = expr.repeat(item, 0, Infinity, { start, end: cursor.pos });
       else if (cursor.eat('+')) item = expr.repeat(item, 1, Infinity, { start, end: cursor.pos });
       else if (cursor.eat('?')) item = expr.repeat(item, 0, 1, { start, end: cursor.pos });
       else if (cursor.peek() === '{') item = this.counted(item);
-      else return item;
+      else {
+        cursor.pos = before;
+        return item;
+      }
     }
   }
 
@@ -137,7 +156,7 @@ class BnfParser {
     const items: Expr[] = [];
     while (cursor.peek() !== quote) {
       if (cursor.done || cursor.peek() === '\n') throw cursor.error('syntax', 'unterminated string', start, cursor.pos);
-      const cp = cursor.eat('\\') ? readEscape(cursor) : readChar(cursor);
+      const cp = cursor.eat('\\') ? readEscape(cursor, ESCAPED_AS_ITSELF) : readChar(cursor);
       items.push(this.chars([cp, cp]));
     }
     cursor.pos++;
@@ -169,7 +188,7 @@ class BnfParser {
   classChar(): number {
     const cursor = this.cursor;
     if (this.dialect === 'ebnf' && cursor.startsWith('#x')) return this.hexChar();
-    return cursor.eat('\\') ? readEscape(cursor) : readChar(cursor);
+    return cursor.eat('\\') ? readEscape(cursor, ESCAPED_AS_ITSELF) : readChar(cursor);
   }
 
   hexChar(): number {

@@ -18,7 +18,7 @@
  * in the usual common terminals, `%ignore` skips terminals between tokens.
  */
 import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
-import { withCaseVariants } from '../code-point-sets.ts';
+import { caseClosure } from '../code-point-sets.ts';
 import { GrammarError, type Span } from '../errors.ts';
 import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir.ts';
 import { regexToByteRegex } from './regex.ts';
@@ -121,6 +121,9 @@ function readDefinitions(source: string): Definitions {
     const body = reader.alternatives();
     const table = isTerminal(name) ? defs.terminals : defs.rules;
     if (table.has(name)) throw new GrammarError('duplicate_rule', `${name} is defined twice`, span);
+    // Terminal priorities choose between lexemes (they change what is lexed); rule priorities
+    // only choose between parse trees of one text, which Sieve does not build.
+    if (priority !== 0 && !isTerminal(name)) throw new GrammarError('unsupported', `rule priorities (${name}.${priority}) choose between parse trees and are not supported`, span);
     table.set(name, { body, span, priority });
     reader.endOfLine();
   }
@@ -296,7 +299,7 @@ class LarkReader {
     let text = '';
     while (cursor.peek() !== '"') {
       if (cursor.done || cursor.peek() === '\n') throw cursor.error('syntax', 'unterminated string', start, cursor.pos);
-      text += String.fromCodePoint(cursor.eat('\\') ? readEscape(cursor) : readChar(cursor));
+      text += String.fromCodePoint(cursor.eat('\\') ? readEscape(cursor, '\\"\'') : readChar(cursor));
     }
     cursor.pos++;
     return text;
@@ -350,9 +353,9 @@ class LarkLowering {
   #regex(e: LarkExpr): ByteRegex {
     switch (e.kind) {
       case 'literal':
-        return e.ignoreCase ? rx.seq([...e.text].map((ch) => rx.codePoints(withCaseVariants([ch.codePointAt(0)!, ch.codePointAt(0)!])))) : rx.literal(e.text);
+        return e.ignoreCase ? rx.seq([...e.text].map((ch) => rx.codePoints(caseClosure([ch.codePointAt(0)!, ch.codePointAt(0)!], 'simple')))) : rx.literal(e.text);
       case 'regex':
-        return regexToByteRegex(e.pattern, { flags: e.flags.replace(/[lmux]/g, ''), offset: e.span.start });
+        return larkRegex(e.pattern, e.flags, e.span);
       case 'range':
         return rx.codePoints(normalizeRanges([[e.from, e.to]]));
       case 'seq':
@@ -377,4 +380,51 @@ class LarkLowering {
       }
     }
   }
+}
+
+/**
+ * A Lark regex terminal. Flags as Python's `re` reads them: `i` (Unicode case folding), `s`
+ * (dot matches newlines), `x` (verbose: whitespace and `#` comments outside classes are not
+ * part of the pattern), `u` (no change: Python's text patterns are Unicode already) and `m`
+ * (no change: it moves `^` and `$`, and anchors are refused in terminals); `l` (locale)
+ * is refused, as Python refuses it for text patterns.
+ */
+function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
+  const flagsAt = span.end - flags.length;
+  for (let i = 0; i < flags.length; i++) {
+    if (!'imsux'.includes(flags[i]!)) throw new GrammarError('unsupported', `the regex flag ${flags[i]} is not supported (Lark's i, m, s, u and x are)`, { start: flagsAt + i, end: flagsAt + i + 1 });
+  }
+  const source = flags.includes('x') ? withoutVerboseSpace(pattern) : pattern;
+  // Spans stay right where the verbose form left the pattern unchanged.
+  return regexToByteRegex(source, { flags: flags.replace(/[mux]/g, ''), caseFolding: 'simple', mode: 'token', offset: span.start });
+}
+
+// Python's verbose mode: unescaped whitespace outside a character class is dropped, and so is
+// a `#` outside a class with the rest of its line.
+function withoutVerboseSpace(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '');
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '#') {
+      const end = pattern.indexOf('\n', i);
+      if (end < 0) break;
+      i = end;
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+      // A "]" first in a class is a member, not its end.
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') out += pattern[++i];
+    } else if (!/\s/.test(c)) {
+      out += c;
+    }
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { memoized, rx, type ByteRegex } from '../byte-regex.ts';
-import { ANY, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, withCaseVariants, type CodePointSet } from '../code-point-sets.ts';
+import { ANY, caseClosure, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, type CaseFolding, type CodePointSet } from '../code-point-sets.ts';
 import { GrammarError, type Span } from '../errors.ts';
 import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir.ts';
 
@@ -17,8 +17,10 @@ export interface RegexOptions {
    * `match` (default): the regex must match the whole text, as for a regex constraint.
    * `search`: the regex may match anywhere in the text (JSON Schema `pattern`), unless
    * anchored with `^` / `$`.
+   * `token`: the regex is one token of a larger text (a Lark terminal): it matches the token
+   * whole, and anchors, which would speak of the larger text, are refused.
    */
-  readonly mode?: 'match' | 'search';
+  readonly mode?: 'match' | 'search' | 'token';
   /** Added to spans, when the pattern is embedded in a larger source. */
   readonly offset?: number;
   /**
@@ -26,6 +28,11 @@ export interface RegexOptions {
    * JSON Schema compiler passes the escaped form characters take inside a JSON string.
    */
   readonly encodeChars?: (ranges: readonly number[]) => ByteRegex;
+  /**
+   * How the `i` flag compares characters (default: `simple` with the `u` or `v` flag, else
+   * `legacy`, as ECMAScript does). Lark passes `simple`, as Python's `re` folds.
+   */
+  readonly caseFolding?: CaseFolding;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -45,12 +52,13 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   const encode = options.encodeChars ?? rx.codePoints;
   let convert = conversions.get(encode);
   if (convert === undefined) {
-    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.mode ?? 'match'} ${pattern}`, ({ pattern, options }) => {
+    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${pattern}`, ({ pattern, options }) => {
       const flags = options.flags ?? '';
       const offset = options.offset ?? 0;
       const ast = parse(pattern, flags, offset);
-      const converter = new Converter(flags, offset, encode);
-      return rx.alt(ast.alternatives.map((alt) => converter.alternative(alt, options.mode === 'search')));
+      const mode = options.mode ?? 'match';
+      const converter = new Converter(flags, options.caseFolding, mode, offset, encode);
+      return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
     });
     conversions.set(encode, convert);
   }
@@ -96,16 +104,24 @@ function syntaxError(error: unknown, offset: number): GrammarError {
   return new GrammarError('invalid_regex', message, { start: offset + index, end: offset + index + 1 });
 }
 
+// Case-insensitive sets are closed under case at every leaf, so unions, intersections and
+// differences of them are too, and a negated class is the complement of a closed set: the
+// letters its members exclude stay excluded in every case (ECMAScript and Python alike).
 class Converter {
-  readonly #ignoreCase: boolean;
+  readonly #folding: CaseFolding | null;
   readonly #dotAll: boolean;
+  readonly #unicodeSets: boolean;
   constructor(
     flags: string,
+    folding: CaseFolding | undefined,
+    private readonly mode: 'match' | 'search' | 'token',
     private readonly offset: number,
     private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
   ) {
-    this.#ignoreCase = flags.includes('i');
+    const unicode = flags.includes('u') || flags.includes('v');
+    this.#folding = flags.includes('i') ? (folding ?? (unicode ? 'simple' : 'legacy')) : null;
     this.#dotAll = flags.includes('s');
+    this.#unicodeSets = flags.includes('v');
   }
 
   // In search mode, an alternative not anchored at an end may have anything on that side.
@@ -131,17 +147,18 @@ class Converter {
       case 'Character':
         return this.encodeChars(this.#fold([node.value, node.value]));
       case 'CharacterSet':
-        return this.encodeChars(this.#fold(this.#characterSet(node)));
+        return this.encodeChars(this.#characterSet(node));
       case 'CharacterClass':
       case 'ExpressionCharacterClass':
-        return this.encodeChars(this.#fold(this.#classSet(node)));
+        return this.encodeChars(this.#classSet(node));
       case 'Group':
       case 'CapturingGroup':
         return rx.alt(node.alternatives.map((a) => this.element(a)));
       case 'Quantifier':
         return rx.repeat(this.element(node.element), node.min, node.max);
       case 'Assertion':
-        throw this.#unsupported(node, node.kind === 'start' || node.kind === 'end' ? `the anchor ${node.raw} is only supported at the start or end of the pattern` : `${node.kind} assertions (${node.raw}) are not supported`);
+        if (node.kind !== 'start' && node.kind !== 'end') throw this.#unsupported(node, `${node.kind} assertions (${node.raw}) are not supported`);
+        throw this.#unsupported(node, this.mode === 'token' ? `the anchor ${node.raw} is not supported in a terminal (it would refer to the whole text)` : `the anchor ${node.raw} is only supported at the start or end of the pattern`);
       case 'Backreference':
         throw this.#unsupported(node, `backreferences (${node.raw}) are not supported`);
       default:
@@ -149,22 +166,28 @@ class Converter {
     }
   }
 
+  // A class escape's characters, closed under case with the `i` flag. ECMAScript closes
+  // `\W` and `\P{…}` after negating them, except that `\w` with `iu` is itself widened (to
+  // `ſ` and the Kelvin sign) before `\W` negates it, and the `v` flag folds before negating.
   #characterSet(node: AST.CharacterSet): CodePointSet {
     switch (node.kind) {
       case 'any':
-        return this.#dotAll ? ANY : complement(LINE_TERMINATORS);
+        return this.#fold(this.#dotAll ? ANY : complement(LINE_TERMINATORS));
       case 'digit':
-        return node.negate ? complement(DIGIT) : DIGIT;
-      case 'word':
-        return node.negate ? complement(WORD) : WORD;
+        return this.#fold(node.negate ? complement(DIGIT) : DIGIT);
+      case 'word': {
+        const word = this.#fold(WORD);
+        return node.negate ? complement(word) : word;
+      }
       case 'space':
-        return node.negate ? complement(SPACE) : SPACE;
+        return this.#fold(node.negate ? complement(SPACE) : SPACE);
       case 'property': {
         if (node.strings) throw this.#unsupported(node, `properties of strings (${node.raw}) are not supported`);
         const name = node.value === null ? node.key : `${node.key}=${node.value}`;
         const set = unicodeProperty(name);
         if (set === null) throw this.#unsupported(node, `unknown Unicode property ${node.raw}`);
-        return node.negate ? complement(set) : set;
+        if (!node.negate) return this.#fold(set);
+        return this.#unicodeSets ? complement(this.#fold(set)) : this.#fold(complement(set));
       }
     }
   }
@@ -184,9 +207,9 @@ class Converter {
       case 'ClassSubtraction':
         return subtract(this.#classSet(node.left), this.#classSet(node.right));
       case 'Character':
-        return [node.value, node.value];
+        return this.#fold([node.value, node.value]);
       case 'CharacterClassRange':
-        return [node.min.value, node.max.value];
+        return this.#fold([node.min.value, node.max.value]);
       case 'CharacterSet':
         return this.#characterSet(node);
       default:
@@ -195,7 +218,7 @@ class Converter {
   }
 
   #fold(set: CodePointSet): CodePointSet {
-    return this.#ignoreCase ? withCaseVariants(set) : set;
+    return this.#folding === null ? set : caseClosure(set, this.#folding);
   }
 
   #unsupported(node: AST.Node, message: string): GrammarError {

@@ -76,43 +76,32 @@ export class SourceCursor {
 
 /**
  * Reads one escape after a backslash (the cursor is past the backslash) and returns its code
- * point: `\n \r \t \\ \" \' \xHH \uHHHH \UHHHHHHHH`, and any other character as itself.
+ * point: `\n \r \t \f \v \a \b \0 \xHH \uHHHH \UHHHHHHHH`, and the characters of `literal`
+ * (a dialect's quotes, brackets, the backslash) as themselves. Any other escape is an error
+ * at its span: `\q` is a typo or another dialect's escape, never read as `q`.
  */
-export function readEscape(cursor: SourceCursor): number {
+export function readEscape(cursor: SourceCursor, literal: string): number {
   const start = cursor.pos - 1;
   const c = cursor.peek();
-  cursor.pos++;
   const hex = (digits: number): number => {
     const text = cursor.source.slice(cursor.pos, cursor.pos + digits);
     if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(text)) throw cursor.error('syntax', `expected ${digits} hex digits after \\${c}`, start, cursor.pos + digits);
     cursor.pos += digits;
     return parseInt(text, 16);
   };
-  switch (c) {
-    case 'n':
-      return 0x0a;
-    case 'r':
-      return 0x0d;
-    case 't':
-      return 0x09;
-    case 'f':
-      return 0x0c;
-    case 'v':
-      return 0x0b;
-    case '0':
-      return 0;
-    case 'x':
-      return hex(2);
-    case 'u':
-      return hex(4);
-    case 'U':
-      return hex(8);
-    case '':
-      throw cursor.error('syntax', 'unterminated escape', start);
-    default:
-      return c.codePointAt(0)!;
-  }
+  if (c === '') throw cursor.error('syntax', 'unterminated escape', start);
+  cursor.pos += c.length;
+  const simple = SIMPLE_ESCAPES[c];
+  if (simple !== undefined) return simple;
+  if (c === 'x') return hex(2);
+  if (c === 'u') return hex(4);
+  if (c === 'U') return hex(8);
+  if (literal.includes(c)) return c.codePointAt(0)!;
+  const char = String.fromCodePoint(cursor.source.codePointAt(start + 1)!);
+  throw cursor.error('syntax', `unknown escape \\${char}`, start, start + 1 + char.length);
 }
+
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, a: 0x07, b: 0x08, '0': 0 };
 
 /** Reads one (possibly astral) character and returns its code point. */
 export function readChar(cursor: SourceCursor): number {

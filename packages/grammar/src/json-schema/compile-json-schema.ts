@@ -40,6 +40,12 @@ export interface JsonSchemaOptions {
    * `GrammarLimitError` ('maxSchemaRules') instead of running out of time or memory.
    */
   readonly maxRules?: number;
+  /**
+   * Whether an `integer` may be written with a zero fraction (`3.0`), as drafts 6 and later
+   * count it (default true; under draft 4, where `3.0` is not an integer, never). Generation
+   * passes false: a model's integers are written without a fraction.
+   */
+  readonly integerFractions?: boolean;
 }
 
 /** Default `maxRules`: real-world schemas need under 10,000 rules. */
@@ -560,12 +566,13 @@ class SchemaCompiler {
     }
     const bounded = lo.value !== -Infinity || hi.value !== Infinity;
     if (type === 'integer') {
-      // Integers: an exact digit pattern for [lo, hi]; Python may write 3.0 for 3.
+      // Integers: an exact digit pattern for [lo, hi]; from draft 6 on, 3.0 is 3 too.
       const low = lo.value === -Infinity ? -Infinity : lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
       const high = hi.value === Infinity ? Infinity : hi.inclusive ? Math.floor(hi.value) : Math.ceil(hi.value) - 1;
       const range = bounded ? intRange(low, high) : '-?(?:0|[1-9]\\d*)';
       if (range === null) return rx.nothing;
-      parts.push(regexToByteRegex(`(?:${range})(?:\\.0+)?`));
+      const fractions = this.options.integerFractions !== false && this.#draft !== '4';
+      parts.push(regexToByteRegex(fractions ? `(?:${range})(?:\\.0+)?` : range));
     } else if (bounded || parts.length > 0) {
       // Bounded numbers and multiples are exact in plain decimal notation (no exponent).
       parts.push(jsonRegex.number(), ...decimalBounds(lo, hi).map((bound) => regexToByteRegex(bound)));

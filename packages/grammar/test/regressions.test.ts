@@ -1,0 +1,99 @@
+// Languages that once let invalid text through or refused valid text, each with the minimal
+// example that showed it: the text's verdict is checked against what the grammar means.
+import Ajv from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { compileGrammar, jsonSchemaGrammar, parseGrammar, recognize, type GrammarFormat, type JsonSchemaOptions } from '../src/index.ts';
+
+const encoder = new TextEncoder();
+const accepts = (format: GrammarFormat, source: string, text: string): boolean => {
+  const result = recognize(compileGrammar(parseGrammar(format, source)), encoder.encode(text));
+  return result.accepted && result.complete;
+};
+const schemaAccepts = (schema: object, text: string, options?: JsonSchemaOptions): boolean => {
+  const result = recognize(compileGrammar(jsonSchemaGrammar(schema, options).grammar), encoder.encode(text));
+  return result.accepted && result.complete;
+};
+
+describe('case-insensitive negated classes exclude their letters in every case', () => {
+  it.each([
+    ['lark', 'start: /[^kσ]+/i', ['k', 'K', 'σ', 'Σ', 'ς', 'K'], ['a', 'xyz', 'é']],
+    ['lark', 'start: /[^a-c]+/i', ['B', 'a', 'C'], ['d', 'D', 'xyz']],
+    ['lark', 'start: /Żółw[^k]/isu', ['ŻółwK', 'żółwk'], ['ŻółwA', 'żÓŁWx', 'Żółw\n']],
+  ] as const)('%s %s', (format, source, rejected, accepted) => {
+    for (const text of rejected) expect(accepts(format, source, text), text).toBe(false);
+    for (const text of accepted) expect(accepts(format, source, text), text).toBe(true);
+  });
+});
+
+describe('unsatisfiable bounds match nothing', () => {
+  const ajv = new Ajv({ strict: false });
+  it.each([
+    [{ type: 'string', minLength: 2, maxLength: 1 }, ['"ab"', '"a"', '""', '"abc"']],
+    [{ type: 'object', propertyNames: { minLength: 2, maxLength: 1 } }, ['{"ab": 1}', '{"a": 1}']],
+    [{ type: 'array', minItems: 3, maxItems: 2 }, ['[1, 2]', '[1, 2, 3]']],
+    [{ type: 'object', minProperties: 2, maxProperties: 1 }, ['{"a": 1}', '{"a": 1, "b": 2}']],
+    [{ type: 'object', required: ['a', 'b'], maxProperties: 1 }, ['{"a": 1, "b": 2}', '{"a": 1}']],
+    [{ type: 'integer', minimum: 3, maximum: 2 }, ['2', '3']],
+    [{ type: 'number', minimum: 3.5, maximum: 2.5 }, ['3', '2.5', '3.5']],
+  ])('%j', (schema, texts) => {
+    for (const text of texts) {
+      expect(ajv.validate(schema, JSON.parse(text)), `ajv: ${text}`).toBe(false);
+      expect(schemaAccepts(schema, text), text).toBe(false);
+    }
+  });
+
+  it('GBNF and Lark refuse a reversed count, and {0,0} is the empty string', () => {
+    expect(() => parseGrammar('gbnf', 'root ::= "a"{2,1}')).toThrow(/invalid repetition/);
+    expect(() => parseGrammar('lark', 'start: "a" ~ 2..1')).toThrow(/invalid repetition/);
+    expect(accepts('gbnf', 'root ::= "b" "a"{0,0}', 'b')).toBe(true);
+  });
+});
+
+describe('Lark regex flags mean what they mean in Lark', () => {
+  it('x: whitespace and comments are not part of the pattern', () => {
+    expect(accepts('lark', 'start: /a b/x', 'ab')).toBe(true);
+    expect(accepts('lark', 'start: /a b/x', 'a b')).toBe(false);
+    expect(accepts('lark', 'start: /[ ]a \\  b # a comment/x', ' a b')).toBe(true);
+    expect(accepts('lark', 'start: /[ ]a \\  b # a comment/x', ' ab')).toBe(false);
+  });
+  it('u and m change nothing a terminal can say; i folds as Python does', () => {
+    expect(accepts('lark', 'start: /ab+/mu', 'abb')).toBe(true);
+    expect(accepts('lark', 'start: /σ+/i', 'ΣςσΣ')).toBe(true);
+    expect(accepts('lark', 'start: "k"i', 'K')).toBe(true);
+  });
+});
+
+describe('string escapes', () => {
+  it('Lark "\\b" is a backspace', () => {
+    expect(accepts('lark', 'start: "\\b"', '\b')).toBe(true);
+    expect(accepts('lark', 'start: "\\b"', 'b')).toBe(false);
+  });
+  it('GBNF takes llama.cpp\'s escapes, and spaces before a quantifier', () => {
+    expect(accepts('gbnf', 'root ::= "\\[\\]\\\\\\"" [\\^\\-]', '[]\\"-')).toBe(true);
+    expect(accepts('gbnf', 'root ::= "a" {2,3}', 'aa')).toBe(true);
+    expect(accepts('gbnf', 'root ::= "a" {2,3}', 'a')).toBe(false);
+    expect(accepts('gbnf', 'root ::= "a" * "b"', 'aaab')).toBe(true);
+    expect(accepts('ebnf', 'root ::= ("a" | "b") +', 'abba')).toBe(true);
+    expect(accepts('gbnf', 'root ::= "a" | ""', '')).toBe(true);
+    expect(accepts('gbnf', 'root ::= | "a"', '')).toBe(true);
+  });
+});
+
+describe('integer spelling follows the declared draft', () => {
+  const draft4 = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'integer' };
+  it.each([
+    [draft4, '12345.0', false],
+    [draft4, '12345', true],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', type: 'integer' }, '12345.0', true],
+    [{ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'integer' }, '12345.0', true],
+    [{ type: 'integer' }, '12345.0', true],
+    [{ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }, '{"n": 2.00}', true],
+  ])('%j %s', (schema, text, valid) => {
+    expect(schemaAccepts(schema, text)).toBe(valid);
+  });
+  it('with integerFractions: false (generation), never a fraction', () => {
+    expect(schemaAccepts({ type: 'integer' }, '3.0', { integerFractions: false })).toBe(false);
+    expect(schemaAccepts({ type: 'integer' }, '3', { integerFractions: false })).toBe(true);
+    expect(schemaAccepts({ type: ['integer', 'string'] }, '3.0', { integerFractions: false })).toBe(false);
+  });
+});
