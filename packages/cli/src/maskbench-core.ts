@@ -5,7 +5,7 @@
  * this same code, so their figures compare.
  */
 import { bitsetHas } from '@sieve/format';
-import { compileGrammar, GrammarError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, SchemaError, type CompiledGrammar } from '@sieve/grammar';
+import { compileGrammar, GrammarError, GrammarLimitError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, SchemaError, type CompiledGrammar } from '@sieve/grammar';
 import type { Kernel, KernelVocab } from '@sieve/kernel';
 
 /** What happened to one test instance. */
@@ -104,6 +104,11 @@ export interface MaskBenchResult {
   readonly schemas_compiled: number;
   readonly compile_errors: number;
   readonly unsupported_by_keyword: Record<string, number>;
+  /**
+   * Files whose schema compiled and that then failed while masking or committing (a limit
+   * hit mid-stream), by error code: each counts against its file, and the run goes on.
+   */
+  readonly errors_after_compile: Record<string, number>;
   readonly valid_tested: number;
   readonly valid_rejected: number;
   readonly invalid_tested: number;
@@ -120,6 +125,7 @@ export interface MaskBenchResult {
 export class MaskBenchTally {
   readonly #outcomes: Record<string, string> = {};
   readonly #unsupported: Record<string, number> = {};
+  readonly #afterCompile: Record<string, number> = {};
   readonly #compileMs: number[] = [];
   readonly #maskUs = new Samples();
   #cases = 0;
@@ -145,26 +151,35 @@ export class MaskBenchTally {
       return;
     }
     this.#compiled++;
-    // Compile time includes the first mask ("time to first mask").
-    await grammar.firstMask();
-    this.#compileMs.push(performance.now() - started);
     const results: string[] = [];
     const firstToken = this.#maskUs.length;
-    for (const test of c.tests) {
-      const outcome = await outcomeOf(grammar, test.serializations, test.valid, this.timed ? this.#maskUs : undefined);
-      if (test.valid) {
-        this.#validTested++;
-        if (outcome !== 'passed') this.#validRejected++;
-      } else {
-        this.#invalidTested++;
-        if (outcome !== 'passed') this.#invalidAccepted++;
+    try {
+      // Compile time includes the first mask ("time to first mask").
+      await grammar.firstMask();
+      this.#compileMs.push(performance.now() - started);
+      for (const test of c.tests) {
+        const outcome = await outcomeOf(grammar, test.serializations, test.valid, this.timed ? this.#maskUs : undefined);
+        if (test.valid) {
+          this.#validTested++;
+          if (outcome !== 'passed') this.#validRejected++;
+        } else {
+          this.#invalidTested++;
+          if (outcome !== 'passed') this.#invalidAccepted++;
+        }
+        results.push(outcome === 'passed' ? 'p' : outcome === 'valid_rejected' ? 'R' : 'A');
       }
-      results.push(outcome === 'passed' ? 'p' : outcome === 'valid_rejected' ? 'R' : 'A');
+      this.#outcomes[c.file] = `ok:${results.join('')}`;
+    } catch (error) {
+      if (!(error instanceof GrammarError)) throw error;
+      // The instances tested so far keep their outcomes; the file is marked by the error.
+      const key = error instanceof GrammarLimitError ? `${error.code}:${error.limit}` : error.code;
+      this.#afterCompile[key] = (this.#afterCompile[key] ?? 0) + 1;
+      this.#outcomes[c.file] = `failed:${key}:${results.join('')}`;
+    } finally {
+      grammar.dispose();
     }
-    this.#outcomes[c.file] = `ok:${results.join('')}`;
     const slowest = this.#maskUs.slowestSince(firstToken);
     if (slowest !== undefined && slowest.us > (this.#slowest?.us ?? -1)) this.#slowest = { file: c.file, token: slowest.at - firstToken, us: slowest.us };
-    grammar.dispose();
   }
 
   result(tokenizer: string): MaskBenchResult {
@@ -177,6 +192,7 @@ export class MaskBenchTally {
       schemas_compiled: this.#compiled,
       compile_errors: this.#cases - this.#compiled,
       unsupported_by_keyword: Object.fromEntries(Object.entries(this.#unsupported).sort((a, b) => b[1] - a[1])),
+      errors_after_compile: { ...this.#afterCompile },
       valid_tested: this.#validTested,
       valid_rejected: this.#validRejected,
       invalid_tested: this.#invalidTested,
