@@ -6,7 +6,7 @@
  * byte is tried (for every byte that behaves alike at once) and cached, so steady-state
  * lexing is one table lookup per byte.
  */
-import { languageFacts, type ByteRegex } from './byte-regex.ts';
+import { isNullable, languageFacts, nonEmpty, type ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
 import type { GrammarLimits } from './limits.ts';
@@ -81,7 +81,22 @@ class Nfa {
   #frozenMoves = 0;
   #frozenEdges = 0;
 
-  constructor(readonly maxStates: number) {}
+  /**
+   * Counted repetitions this automaton counts virtually (`CountedRegion`), or null where
+   * every copy is built (automata of products' operands, whose pairing needs every state).
+   */
+  readonly regions: CountedRegion[] | null;
+  #nextVirtual = VIRTUAL_BASE;
+  // Inside a counted region's template, counts are copied (a virtual copy of a virtual copy
+  // would need a second counter).
+  #inTemplate = false;
+
+  constructor(
+    readonly maxStates: number,
+    countsVirtually = false,
+  ) {
+    this.regions = countsVirtually ? [] : null;
+  }
 
   get stateCount(): number {
     return this.#accepts.length;
@@ -195,6 +210,10 @@ class Nfa {
         for (const item of regex.items) this.build(item, from, to);
         return;
       case 'repeat': {
+        if (this.regions !== null && !this.#inTemplate && (regex.min > VIRTUAL_COUNT_FROM || (regex.max !== Infinity && regex.max > VIRTUAL_COUNT_FROM))) {
+          this.#counted(regex.item, regex.min, regex.max, from, to);
+          return;
+        }
         let at = from;
         for (let i = 0; i < regex.min; i++) {
           const next = this.newState();
@@ -226,6 +245,39 @@ class Nfa {
         this.#complement(regex.item, from, to);
         return;
     }
+  }
+
+  // A large counted repetition: the item built once (the template, copy 0) and its further
+  // copies virtual, numbered after the real states; the lexer steps them as the template's
+  // states, and its exit goes on to the next copy or out by the count (`LexerDfa.#close`).
+  #counted(item: ByteRegex, min: number, max: number, from: number, to: number): void {
+    // Empty copies only help reach the minimum: R{m,n} with ε in R is R'{0,n}, R' = R − ε.
+    if (isNullable(item)) [item, min] = [nonEmpty(item), 0];
+    if (max === Infinity) {
+      // R{m,} = R{m} R*
+      const middle = this.newState();
+      this.#counted(item, min, min, from, middle);
+      this.build({ kind: 'repeat', item, min: 0, max: Infinity }, middle, to);
+      return;
+    }
+    if (min === 0) this.addMove(from, to);
+    if (max === 0) return;
+    const entry = this.newState();
+    const exit = this.newState();
+    this.#inTemplate = true;
+    try {
+      this.build(item, entry, exit);
+    } finally {
+      this.#inTemplate = false;
+    }
+    const size = this.stateCount - entry;
+    this.addMove(from, entry);
+    // Read by the lexer as "out, once the count allows"; for pruning it keeps the template live.
+    this.addMove(exit, to);
+    const base = this.#nextVirtual;
+    if (base + (max - 1) * size > 0x7fffffff) throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
+    this.#nextVirtual = base + (max - 1) * size;
+    this.regions!.push({ entry, exit, size, min, max, to, base });
   }
 
   // Complement: the item's automaton determinized, acceptance flipped, and a sink that
@@ -552,6 +604,29 @@ interface Product {
   readonly edgeOrigin: readonly number[];
 }
 
+/**
+ * A counted repetition `R{min,max}` built once: the template (states `entry` to `entry +
+ * size - 1`, copy 0, from `entry` to `exit`) stands for every copy; copy j ≥ 1 of template
+ * state t is the virtual state `base + (j - 1) · size + (t − entry)`, with the template's
+ * edges and moves shifted along. After copy j the exit goes to copy j + 1 while j + 1 <
+ * max, and to `to` once j + 1 ≥ min. A DFA state holds virtual states like real ones, so the
+ * lexer is exactly the one the copies would make, and the automaton's size does not grow
+ * with the count.
+ */
+interface CountedRegion {
+  readonly entry: number;
+  readonly exit: number;
+  readonly size: number;
+  readonly min: number;
+  readonly max: number;
+  readonly to: number;
+  readonly base: number;
+}
+// Virtual states are numbered from here (real ones stay far below: see `maxNfaStates`).
+const VIRTUAL_BASE = 1 << 30;
+// Repetitions counting past this are counted virtually; smaller ones are copied.
+const VIRTUAL_COUNT_FROM = 64;
+
 /** Part of an automaton as compressed rows (`Nfa.frozen`). */
 interface FrozenNfa {
   readonly moveStart: Int32Array;
@@ -605,6 +680,11 @@ export class LexerDfa {
   #generation = 0;
   #stack: Int32Array = new Int32Array(0);
   #found: Int32Array = new Int32Array(0);
+  // Counted regions (by `base`, increasing) and the template exits among real states.
+  readonly #regions: CountedRegion[] = [];
+  readonly #exits = new Map<number, CountedRegion>();
+  // Closure marks of virtual states (this generation's only).
+  readonly #virtualMarks = new Set<number>();
   readonly #cutScratch = new Uint8Array(257);
   readonly #runScratch = new Int32Array(2);
   // Per DFA state: its NFA state set, and 256 transitions (-1 = not computed yet), kept in
@@ -631,7 +711,7 @@ export class LexerDfa {
     this.#excluding = lexemes.some((lexeme) => (lexeme.excludes?.length ?? 0) > 0);
     this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
-    this.#nfa = new Nfa(limits.maxNfaStates);
+    this.#nfa = new Nfa(limits.maxNfaStates, true);
     const n = lexemes.length;
     this.#starts = new Array<number>(2 * n).fill(-1);
     const automata = [...lexemes.keys(), ...new Set(lexemes.flatMap((lexeme) => (lexeme.excludes ?? []).map((e) => n + e)))];
@@ -669,6 +749,11 @@ export class LexerDfa {
     }
     const part = nfa.frozen(first);
     const count = nfa.stateCount;
+    for (let r = this.#regions.length; r < nfa.regions!.length; r++) {
+      const region = nfa.regions![r]!;
+      this.#regions.push(region);
+      this.#exits.set(region.exit, region);
+    }
     const edges = this.#edgeStart[first]!;
     const moves = this.#epsilonStart[first]!;
     this.#edgeStart = withRoom(this.#edgeStart, count + 1);
@@ -817,6 +902,7 @@ export class LexerDfa {
    * explore). What slice checks measure lives on.
    */
   lifeProxy(thread: number): number {
+    if (thread >= VIRTUAL_BASE) return thread;
     const proxy = this.#lifeProxy[thread]!;
     return proxy < 0 ? thread : proxy;
   }
@@ -850,7 +936,7 @@ export class LexerDfa {
       cuts[i] = byte;
     };
     for (let t = 0; t < threads.length; t++) {
-      const thread = threads[t]!;
+      const thread = this.#real(threads[t]!);
       for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) {
         add(this.#edgeLo[e]!);
         add(this.#edgeHi[e]! + 1);
@@ -867,14 +953,34 @@ export class LexerDfa {
     let top = 0;
     for (let t = 0; t < threads.length; t++) {
       const thread = threads[t]!;
-      for (let e = this.#edgeStart[thread]!, end = this.#edgeStart[thread + 1]!; e < end; e++) {
-        if (this.#edgeLo[e]! <= byte && byte <= this.#edgeHi[e]!) top = this.#push(this.#edgeTo[e]!, generation, top);
+      const real = this.#real(thread);
+      // A virtual copy's edges are its template's, shifted (they stay inside the template).
+      const shift = thread - real;
+      for (let e = this.#edgeStart[real]!, end = this.#edgeStart[real + 1]!; e < end; e++) {
+        if (this.#edgeLo[e]! <= byte && byte <= this.#edgeHi[e]!) top = this.#push(this.#edgeTo[e]! + shift, generation, top);
       }
     }
     return this.#close(generation, top);
   }
 
+  // The template state a virtual state copies (a real state is its own).
+  #real(thread: number): number {
+    if (thread < VIRTUAL_BASE) return thread;
+    const region = this.#regionOf(thread);
+    return region.entry + ((thread - region.base) % region.size);
+  }
+
+  // The counted region a virtual state belongs to (regions are few: a linear search from the
+  // last is enough).
+  #regionOf(thread: number): CountedRegion {
+    const regions = this.#regions;
+    let r = regions.length - 1;
+    while (regions[r]!.base > thread) r--;
+    return regions[r]!;
+  }
+
   #nextGeneration(): number {
+    this.#virtualMarks.clear();
     if (this.#generation === 0xffffffff) {
       this.#mark.fill(0);
       this.#generation = 0;
@@ -884,8 +990,15 @@ export class LexerDfa {
 
   // Pushes `state` onto the closure stack unless this generation has seen it; the new top.
   #push(state: number, generation: number, top: number): number {
-    if (this.#mark[state] === generation) return top;
-    this.#mark[state] = generation;
+    if (state >= VIRTUAL_BASE) {
+      if (this.#virtualMarks.has(state)) return top;
+      this.#virtualMarks.add(state);
+    } else {
+      if (this.#mark[state] === generation) return top;
+      this.#mark[state] = generation;
+    }
+    // Virtual states may outnumber the room real ones were given.
+    if (top >= this.#stack.length) this.#stack = withRoom(this.#stack, top + 1);
     this.#stack[top] = state;
     return top + 1;
   }
@@ -895,8 +1008,21 @@ export class LexerDfa {
     let found = 0;
     while (top > 0) {
       const state = this.#stack[--top]!;
-      if (this.#kept[state] === 1) this.#found[found++] = state;
-      for (let e = this.#epsilonStart[state]!, end = this.#epsilonStart[state + 1]!; e < end; e++) top = this.#push(this.#epsilonTo[e]!, generation, top);
+      const real = this.#real(state);
+      if (this.#kept[real] === 1) {
+        if (found >= this.#found.length) this.#found = withRoom(this.#found, found + 1);
+        this.#found[found++] = state;
+      }
+      const region = this.#exits.get(real);
+      if (region === undefined) {
+        const shift = state - real;
+        for (let e = this.#epsilonStart[real]!, end = this.#epsilonStart[real + 1]!; e < end; e++) top = this.#push(this.#epsilonTo[e]! + shift, generation, top);
+      } else {
+        // The end of copy j (0 for the template): on to copy j + 1, or out, as the count allows.
+        const done = state === real ? 1 : Math.floor((state - region.base) / region.size) + 2;
+        if (done < region.max) top = this.#push(region.base + (done - 1) * region.size, generation, top);
+        if (done >= region.min) top = this.#push(region.to, generation, top);
+      }
     }
     return this.#found.subarray(0, found).sort();
   }
@@ -913,6 +1039,7 @@ export class LexerDfa {
     // among them: highest priority.
     let accepting: number[] = [];
     for (const thread of set) {
+      if (thread >= VIRTUAL_BASE) continue; // copies inside a repetition accept nothing
       const lexeme = this.#acceptOf[thread]!;
       if (lexeme >= 0 && !accepting.includes(lexeme)) accepting.push(lexeme);
     }
@@ -922,7 +1049,7 @@ export class LexerDfa {
       accepting = accepting.filter((l) => l < n && !(taken.length > 0 && this.lexemes[l]!.excludes?.some((e) => taken.includes(e))));
       // A state that now accepts nothing and reads no more bytes is a dead end: DEAD. (The
       // only one exclusion makes where it is used: see `LexemeDef.excludes`.)
-      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#edgeStart[thread + 1] === this.#edgeStart[thread])) return DEAD;
+      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#edgeStart[this.#real(thread) + 1] === this.#edgeStart[this.#real(thread)])) return DEAD;
     }
     this.#sets.add(set);
     let best = -Infinity;

@@ -66,9 +66,12 @@ describe('grammar errors carry a code and the span of the problem', () => {
 });
 
 describe('limits are typed errors', () => {
-  it('maxNfaStates stops huge counted repetitions in lexemes', () => {
-    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'))).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
-    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'), { maxNfaStates: 400_000 })).not.toThrow();
+  it('maxNfaStates stops huge automata: counted repetitions inside an intersection are copied', () => {
+    const ir = jsonSchemaGrammar({ type: 'string', pattern: '^(ab|cd)+$', maxLength: 100_000 }).grammar;
+    expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
+    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd|ef|gh){1,60}'), { maxNfaStates: 100 })).toThrow(expect.objectContaining({ limit: 'maxNfaStates', value: 100 }));
+    // Counted alone, a repetition costs its item once, whatever the count.
+    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'), { maxNfaStates: 100 })).not.toThrow();
   });
 
   it('a lexeme with an intersection is built when first allowed: its maxNfaStates trips then, naming it', () => {

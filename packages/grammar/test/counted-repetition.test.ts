@@ -1,0 +1,92 @@
+// Large counted repetitions are counted virtually (the item built once, copies numbered, see
+// `CountedRegion` in src/lexer.ts). Inside an intersection they are still built copy by
+// copy, so `R{m,n} ∧ (any bytes)` is the same language made the old way: an independent
+// construction to check the virtual one against, on whole texts and on every mask of random
+// walks, besides JavaScript's RegExp on whole texts.
+import { describe, expect, it } from 'vitest';
+import { compileGrammar, expr, GrammarBuilder, jsonSchemaGrammar, Matcher, recognize, regexToByteRegex, rx, type ByteRegex, type CompiledGrammar } from '../src/index.ts';
+import { bitsetIds, oracleAllowed } from './support/oracle.ts';
+import { seeded, vocab } from './support/vocabs.ts';
+
+const encoder = new TextEncoder();
+const anyBytes = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
+
+function grammarOf(regex: ByteRegex): CompiledGrammar {
+  const builder = new GrammarBuilder();
+  builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'x', regex })));
+  return compileGrammar(builder.build('start'));
+}
+
+// The pattern counted virtually, and copied (as an intersection's operand).
+const both = (pattern: string): [CompiledGrammar, CompiledGrammar] => {
+  const regex = regexToByteRegex(pattern, { flags: 'u' });
+  return [grammarOf(regex), grammarOf(rx.and([regex, anyBytes]))];
+};
+
+const complete = (grammar: CompiledGrammar, text: string): boolean => {
+  const result = recognize(grammar, encoder.encode(text));
+  return result.accepted && result.complete;
+};
+
+const cases: [pattern: string, alphabet: string, lengths: number[]][] = [
+  ['[a-c]{70,90}', 'abcd', [0, 69, 70, 71, 89, 90, 91, 120]],
+  ['x(ab|c){65,80}y', 'abcxy', [60, 66, 70, 80, 90]],
+  ['(é|z){0,100}!', 'éz!a', [0, 50, 99, 100, 101, 102]],
+  ['[0-9]{66,}', '0123456789a', [65, 66, 67, 200]],
+  ['(a?b?){70,75}c', 'abc', [0, 5, 80, 160]],
+  ['(?:[a-z]{2}-){70}[a-z]', 'az-', [210, 211, 212, 300]],
+];
+
+describe('large counted repetitions, virtual against copied', () => {
+  it.each(cases)('/%s/ on whole texts', (pattern, alphabet, lengths) => {
+    const [virtual, copied] = both(pattern);
+    // RegExp backtracks exponentially on a repeated nullable item: the copies judge it alone.
+    const engine = pattern.startsWith('(a?b?)') ? null : new RegExp(`^(?:${pattern})$`, 'u');
+    const chars = [...alphabet];
+    const random = seeded(5);
+    for (const length of lengths) {
+      for (let sample = 0; sample < 30; sample++) {
+        // Mostly texts near the language: runs of one character with a few others mixed in.
+        const text = Array.from({ length }, (_, i) => (random() < 0.9 ? chars[i % (chars.length - 1)]! : chars[Math.floor(random() * chars.length)]!)).join('');
+        const expected = engine === null ? complete(copied, text) : engine.test(text);
+        expect(complete(virtual, text), `${pattern} ${JSON.stringify(text)}`).toBe(expected);
+        expect(complete(copied, text), `copied ${pattern} ${JSON.stringify(text)}`).toBe(expected);
+      }
+    }
+  });
+
+  it.each(cases)('/%s/: masks equal the oracle and the copied automaton along random walks', (pattern) => {
+    const [virtual, copied] = both(pattern);
+    const index = vocab('stories260k');
+    const random = seeded(9);
+    for (let walk = 0; walk < 3; walk++) {
+      const matcher = new Matcher(virtual, index);
+      const twin = new Matcher(copied, index);
+      for (let step = 0; step < 120; step++) {
+        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+        expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
+        if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
+        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+        if (text.length === 0) break;
+        const id = text[Math.floor(random() * text.length)]!;
+        expect(matcher.commitToken(id)).toBe(true);
+        expect(twin.commitToken(id)).toBe(true);
+      }
+    }
+  });
+});
+
+describe('JSON Schema string lengths past the copy budget', () => {
+  it('maxLength 32767 compiles to a small automaton and walks a long string', () => {
+    const grammar = compileGrammar(jsonSchemaGrammar({ type: 'object', properties: { d: { type: 'string', minLength: 3000, maxLength: 32_767 } }, required: ['d'] }).grammar);
+    const text = (n: number): string => JSON.stringify({ d: 'é\n"x'.repeat(n / 4) });
+    expect(complete(grammar, text(2996))).toBe(false);
+    expect(complete(grammar, text(3000))).toBe(true);
+    expect(complete(grammar, text(8000))).toBe(true);
+    const bounded = compileGrammar(jsonSchemaGrammar({ type: 'string', maxLength: 100 }).grammar);
+    expect(complete(bounded, JSON.stringify('\u00e9'.repeat(100)))).toBe(true);
+    expect(complete(bounded, JSON.stringify('\u00e9'.repeat(101)))).toBe(false);
+    expect(complete(bounded, `"${'\\u0001'.repeat(100)}"`)).toBe(true);
+    expect(complete(bounded, `"${'\\u0001'.repeat(101)}"`)).toBe(false);
+  });
+});
