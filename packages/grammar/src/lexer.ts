@@ -963,6 +963,11 @@ export class LexerDfa {
     return this.#close(generation, top);
   }
 
+  // Whether NFA state `real` has no byte edges.
+  #readsNoByte(real: number): boolean {
+    return this.#edgeStart[real + 1] === this.#edgeStart[real];
+  }
+
   // The template state a virtual state copies (a real state is its own).
   #real(thread: number): number {
     if (thread < VIRTUAL_BASE) return thread;
@@ -970,13 +975,18 @@ export class LexerDfa {
     return region.entry + ((thread - region.base) % region.size);
   }
 
-  // The counted region a virtual state belongs to (regions are few: a linear search from the
-  // last is enough).
+  // The counted region a virtual state belongs to: the last whose base is not above it
+  // (binary search: a schema may have hundreds of long strings).
   #regionOf(thread: number): CountedRegion {
     const regions = this.#regions;
-    let r = regions.length - 1;
-    while (regions[r]!.base > thread) r--;
-    return regions[r]!;
+    let low = 0;
+    let high = regions.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (regions[mid]!.base <= thread) low = mid;
+      else high = mid - 1;
+    }
+    return regions[low]!;
   }
 
   #nextGeneration(): number {
@@ -1049,7 +1059,7 @@ export class LexerDfa {
       accepting = accepting.filter((l) => l < n && !(taken.length > 0 && this.lexemes[l]!.excludes?.some((e) => taken.includes(e))));
       // A state that now accepts nothing and reads no more bytes is a dead end: DEAD. (The
       // only one exclusion makes where it is used: see `LexemeDef.excludes`.)
-      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#edgeStart[this.#real(thread) + 1] === this.#edgeStart[this.#real(thread)])) return DEAD;
+      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#readsNoByte(this.#real(thread)))) return DEAD;
     }
     this.#sets.add(set);
     let best = -Infinity;
