@@ -86,6 +86,8 @@ class Nfa {
    * every copy is built (automata of products' operands, whose pairing needs every state).
    */
   readonly regions: CountedRegion[] | null;
+  /** Products with a counted operand (`TickRegion`), where `regions` is not null. */
+  readonly ticking: TickRegion[] = [];
   #nextVirtual = VIRTUAL_BASE;
   // Inside a counted region's template, counts are copied (a virtual copy of a virtual copy
   // would need a second counter).
@@ -210,7 +212,7 @@ class Nfa {
         for (const item of regex.items) this.build(item, from, to);
         return;
       case 'repeat': {
-        if (this.regions !== null && !this.#inTemplate && (regex.min > VIRTUAL_COUNT_FROM || (regex.max !== Infinity && regex.max > VIRTUAL_COUNT_FROM))) {
+        if (this.regions !== null && !this.#inTemplate && countsLarge(regex)) {
           this.#counted(regex.item, regex.min, regex.max, from, to);
           return;
         }
@@ -471,6 +473,8 @@ class Nfa {
       else this.build({ kind: 'repeat', item: { kind: 'bytes', ranges: [0, 255] }, min: 0, max: Infinity }, from, to);
       return;
     }
+    const counted = this.regions !== null && !this.#inTemplate ? items.findIndex(countsLarge) : -1;
+    if (counted >= 0 && this.#countedProduct(items.filter((_, i) => i !== counted), items[counted] as RepeatRegex, from, to)) return;
     let left = this.#operand(items[0]!);
     for (let i = 1; i < items.length - 1; i++) {
       const nfa = new Nfa(this.maxStates);
@@ -483,6 +487,107 @@ class Nfa {
     const last = this.#operand(items[items.length - 1]!);
     const product = this.#pair(left, last, from, to);
     if (last.total && left.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(left, last, product, to);
+  }
+
+  // `others` ∧ `repeat` with a large count: the product of the others with the repeated item
+  // unbounded (R*), whose moves closing a copy of R are ticks, counted virtually over the
+  // whole product (`TickRegion`). False when the others are too large an automaton for that
+  // (a pattern with many copies of its own): the caller then builds the copies.
+  #countedProduct(others: readonly ByteRegex[], repeat: RepeatRegex, from: number, to: number): boolean {
+    let { item, min } = repeat;
+    if (isNullable(item)) [item, min] = [nonEmpty(item), 0];
+    const saturates = repeat.max === Infinity;
+    const cap = saturates ? min : repeat.max;
+    // The others as one operand (their own product when there are several).
+    let rest = this.#operand(others[0]!);
+    for (let i = 1; i < others.length; i++) {
+      const nfa = new Nfa(this.maxStates);
+      const start = nfa.newState();
+      const accept = nfa.newState();
+      nfa.#pair(rest, this.#operand(others[i]!), start, accept);
+      if (!nfa.pruneDeadEnds(start, accept)) return true;
+      rest = { nfa, start, accept };
+    }
+    const largest = this.maxStates / MAX_TICK_TEMPLATE_SHARE;
+    if (rest.nfa.stateCount > largest) return false;
+    // R* with its loop and the state closing a copy of R (the tick goes from there to the loop).
+    const unit = new Nfa(this.maxStates);
+    const start = unit.newState();
+    const accept = unit.newState();
+    const loop = unit.newState();
+    const back = unit.newState();
+    unit.addMove(start, loop);
+    unit.build(item, loop, back);
+    unit.addMove(back, loop);
+    unit.addMove(loop, accept);
+    const entry = this.stateCount;
+    const { pairs } = this.#pair(rest, { nfa: unit, start, accept }, from, to);
+    const size = this.stateCount - entry;
+    const loopOf = new Map<number, number>(); // rest state → its pair with the loop
+    for (let i = 0; i < pairs.length; i += 3) if (pairs[i + 1] === loop) loopOf.set(pairs[i]!, pairs[i + 2]!);
+    const ticks = new Map<number, number>(); // pair with `back` → pair with the loop
+    for (let i = 0; i < pairs.length; i += 3) if (pairs[i + 1] === back) ticks.set(pairs[i + 2]!, loopOf.get(pairs[i]!)!);
+    const base = this.#nextVirtual;
+    if (base + cap * size > 0x7fffffff) throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
+    this.#nextVirtual = base + cap * size;
+    // A large product (a pattern with many copies of its own) makes as many lexer states per
+    // count as it has subsets in use: refused here rather than at maxLexerStates mid-output.
+    if (size > largest) throw new GrammarLimitError('maxNfaStates', this.maxStates, `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`);
+    const tickEnds = this.#tickEnds(entry, size, ticks, to, cap, saturates);
+    this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, ...tickEnds });
+    return true;
+  }
+
+  // Which states of a tick region (`entry`, `size` states) reach `to` with exactly k ticks,
+  // for k = 0, 1, …: set k + 1 follows from set k alone (the states ticking into it, and what
+  // reaches those without a tick), so the sets run into a cycle: they are kept up to the first
+  // repeat (`period` > 0, cycling back to `tail`) or up to `cap` (all a query can ask about).
+  #tickEnds(entry: number, size: number, ticks: ReadonlyMap<number, number>, to: number, cap: number, saturates: boolean): Pick<TickRegion, 'ends' | 'tail' | 'period'> {
+    const words = (size >> 5) + 1;
+    const plain: number[][] = Array.from({ length: size }, () => []); // predecessors without a tick
+    const ticked: number[][] = Array.from({ length: size }, () => []); // predecessors by a tick
+    const first = new Uint32Array(words);
+    const inside = (t: number): boolean => t >= entry && t < entry + size;
+    for (let s = entry; s < entry + size; s++) {
+      for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) {
+        const t = this.#moveTo.data[m]!;
+        if (t === to) first[(s - entry) >> 5] |= 1 << ((s - entry) & 31);
+        else if (inside(t)) (ticks.get(s) === t ? ticked : plain)[t - entry]!.push(s - entry);
+      }
+      for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) {
+        const t = this.#edgeTo.data[e]!;
+        if (inside(t)) plain[t - entry]!.push(s - entry);
+      }
+    }
+    const has = (set: Uint32Array, x: number): boolean => ((set[x >> 5]! >>> (x & 31)) & 1) === 1;
+    const closeBack = (set: Uint32Array): void => {
+      const stack: number[] = [];
+      for (let x = 0; x < size; x++) if (has(set, x)) stack.push(x);
+      while (stack.length > 0) {
+        for (const p of plain[stack.pop()!]!) {
+          if (!has(set, p)) {
+            set[p >> 5] |= 1 << (p & 31);
+            stack.push(p);
+          }
+        }
+      }
+    };
+    closeBack(first);
+    const ends: Uint32Array[] = [first];
+    const seen = new Map<string, number>([[first.join(), 0]]);
+    for (;;) {
+      if (!saturates && ends.length > cap) return { ends, tail: 0, period: 0 };
+      if (ends.length > MAX_TICK_SETS) throw new GrammarLimitError('maxNfaStates', this.maxStates, `a counted repetition inside an intersection needs more than ${MAX_TICK_SETS} tick sets`);
+      const last = ends[ends.length - 1]!;
+      const next = new Uint32Array(words);
+      for (let t = 0; t < size; t++) if (has(last, t)) for (const p of ticked[t]!) next[p >> 5] |= 1 << (p & 31);
+      closeBack(next);
+      const key = next.join();
+      const before = seen.get(key);
+      if (before !== undefined) return { ends, tail: before, period: ends.length - before };
+      seen.set(key, ends.length);
+      ends.push(next);
+    }
   }
 
   // An operand of a product, built as its own automaton (a complement's as it is determinized).
@@ -622,6 +727,40 @@ interface CountedRegion {
   readonly to: number;
   readonly base: number;
 }
+/**
+ * A product with a large counted operand, `P ∧ R{min,max}`: built once as `P ∧ R*` (states
+ * `entry` to `entry + size - 1`, copy 0: no copy of R closed yet); its moves that close a
+ * copy of R (`ticks`, from a state to the state it moves to) go from copy c to copy c + 1,
+ * whose states are virtual, `base + (c − 1) · size + (s − entry)`, up to `cap` (past it
+ * the thread dies, or stays at `cap` when `saturates`: no maximum). The move out to `to` needs
+ * c ≥ min. A thread lives only if it can still end with a count the bounds allow: `ends`
+ * says with how many more ticks each state can reach `to`.
+ */
+interface TickRegion {
+  readonly entry: number;
+  readonly size: number;
+  readonly min: number;
+  readonly cap: number;
+  readonly saturates: boolean;
+  readonly to: number;
+  readonly base: number;
+  readonly ticks: ReadonlyMap<number, number>;
+  /** `ends[k]`: the template states that reach `to` with exactly k more ticks (bitsets). */
+  readonly ends: readonly Uint32Array[];
+  /** Past the kept sets they repeat from `tail`, every `period` (0: none are needed past them). */
+  readonly tail: number;
+  readonly period: number;
+}
+// A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
+const MAX_TICK_TEMPLATE_SHARE = 25;
+// Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
+const MAX_TICK_SETS = 100_000;
+type RepeatRegex = Extract<ByteRegex, { kind: 'repeat' }>;
+// State `state` of a tick region's template in copy `copy` (0: the template itself).
+const tickCopy = (region: TickRegion, state: number, copy: number): number => (copy === 0 ? state : region.base + (copy - 1) * region.size + (state - region.entry));
+// Whether a regex is a repetition counted virtually.
+const countsLarge = (regex: ByteRegex): boolean => regex.kind === 'repeat' && (regex.min > VIRTUAL_COUNT_FROM || (regex.max !== Infinity && regex.max > VIRTUAL_COUNT_FROM));
+
 // Virtual states are numbered from here (real ones stay far below: see `maxNfaStates`).
 const VIRTUAL_BASE = 1 << 30;
 // Repetitions counting past this are counted virtually; smaller ones are copied.
@@ -681,8 +820,10 @@ export class LexerDfa {
   #stack: Int32Array = new Int32Array(0);
   #found: Int32Array = new Int32Array(0);
   // Counted regions (by `base`, increasing) and the template exits among real states.
-  readonly #regions: CountedRegion[] = [];
+  readonly #regions: (CountedRegion | TickRegion)[] = [];
   readonly #exits = new Map<number, CountedRegion>();
+  // The tick region of each state of its template.
+  readonly #ticking = new Map<number, TickRegion>();
   // Closure marks of virtual states (this generation's only).
   readonly #virtualMarks = new Set<number>();
   readonly #cutScratch = new Uint8Array(257);
@@ -749,11 +890,18 @@ export class LexerDfa {
     }
     const part = nfa.frozen(first);
     const count = nfa.stateCount;
-    for (let r = this.#regions.length; r < nfa.regions!.length; r++) {
-      const region = nfa.regions![r]!;
+    const known = new Set(this.#regions);
+    for (const region of nfa.regions!) {
+      if (known.has(region)) continue;
       this.#regions.push(region);
       this.#exits.set(region.exit, region);
     }
+    for (const region of nfa.ticking) {
+      if (known.has(region)) continue;
+      this.#regions.push(region);
+      for (let s = region.entry; s < region.entry + region.size; s++) this.#ticking.set(s, region);
+    }
+    this.#regions.sort((a, b) => a.base - b.base);
     const edges = this.#edgeStart[first]!;
     const moves = this.#epsilonStart[first]!;
     this.#edgeStart = withRoom(this.#edgeStart, count + 1);
@@ -963,6 +1111,28 @@ export class LexerDfa {
     return this.#close(generation, top);
   }
 
+  // Whether a thread in a tick region can still end with a count its bounds allow (other
+  // threads: yes).
+  #countAllows(state: number): boolean {
+    const real = this.#real(state);
+    const region = this.#ticking.get(real);
+    if (region === undefined) return true;
+    const copy = state === real ? 0 : Math.floor((state - region.base) / region.size) + 1;
+    const x = real - region.entry;
+    const { ends, tail, period } = region;
+    const low = Math.max(0, region.min - copy);
+    const high = region.saturates ? Infinity : region.cap - copy;
+    const reaches = (k: number): boolean => ((ends[k]![x >> 5]! >>> (x & 31)) & 1) === 1;
+    for (let k = low; k <= Math.min(high, ends.length - 1); k++) if (reaches(k)) return true;
+    // Counts past the kept sets repeat the cycle: at most one turn of it is new.
+    if (period > 0 && high >= ends.length) {
+      const from = Math.max(low, ends.length);
+      const last = Math.min(high, from + period - 1);
+      for (let k = from; k <= last; k++) if (reaches(tail + ((k - tail) % period))) return true;
+    }
+    return false;
+  }
+
   // Whether NFA state `real` has no byte edges.
   #readsNoByte(real: number): boolean {
     return this.#edgeStart[real + 1] === this.#edgeStart[real];
@@ -977,7 +1147,7 @@ export class LexerDfa {
 
   // The counted region a virtual state belongs to: the last whose base is not above it
   // (binary search: a schema may have hundreds of long strings).
-  #regionOf(thread: number): CountedRegion {
+  #regionOf(thread: number): CountedRegion | TickRegion {
     const regions = this.#regions;
     let low = 0;
     let high = regions.length - 1;
@@ -1000,6 +1170,7 @@ export class LexerDfa {
 
   // Pushes `state` onto the closure stack unless this generation has seen it; the new top.
   #push(state: number, generation: number, top: number): number {
+    if (this.#ticking.size > 0 && !this.#countAllows(state)) return top;
     if (state >= VIRTUAL_BASE) {
       if (this.#virtualMarks.has(state)) return top;
       this.#virtualMarks.add(state);
@@ -1024,7 +1195,23 @@ export class LexerDfa {
         this.#found[found++] = state;
       }
       const region = this.#exits.get(real);
-      if (region === undefined) {
+      const ticking = region === undefined && this.#ticking.size > 0 ? this.#ticking.get(real) : undefined;
+      if (ticking !== undefined) {
+        // A product with a counted operand: ticks move on a copy, the way out needs the minimum.
+        const copy = state === real ? 0 : Math.floor((state - ticking.base) / ticking.size) + 1;
+        const tickTo = ticking.ticks.get(real);
+        for (let e = this.#epsilonStart[real]!, end = this.#epsilonStart[real + 1]!; e < end; e++) {
+          const target = this.#epsilonTo[e]!;
+          if (target === ticking.to) {
+            if (copy >= ticking.min) top = this.#push(target, generation, top);
+          } else if (target === tickTo) {
+            const next = copy < ticking.cap ? copy + 1 : ticking.saturates ? copy : -1;
+            if (next >= 0) top = this.#push(tickCopy(ticking, target, next), generation, top);
+          } else {
+            top = this.#push(tickCopy(ticking, target, copy), generation, top);
+          }
+        }
+      } else if (region === undefined) {
         const shift = state - real;
         for (let e = this.#epsilonStart[real]!, end = this.#epsilonStart[real + 1]!; e < end; e++) top = this.#push(this.#epsilonTo[e]! + shift, generation, top);
       } else {

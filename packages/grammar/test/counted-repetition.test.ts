@@ -82,6 +82,70 @@ describe('large counted repetitions, virtual against copied', () => {
   });
 });
 
+// Intersections with a large counted operand count over the product (`TickRegion`); nested
+// in another intersection they are copied as before.
+const products: [counted: string, other: string, units: string[], counts: number[]][] = [
+  ['[a-c]{0,80}', '(?:ab)+c?', ['ab'], [30, 39, 40, 41, 50]],
+  ['[ab]{65,}', '(?:a|bb)*', ['a', 'bb'], [30, 40, 50, 66, 90]],
+  ['[^x]{70,90}', '.*y.{3}', ['y', 'z', 'é'], [68, 70, 80, 90, 92]],
+  ['[a-z]{66,70}', '(?:[a-z]{3})*', ['a', 'q'], [63, 66, 69, 70, 72]],
+];
+
+describe('large counted repetitions inside an intersection, counted against copied', () => {
+  const pair = (counted: string, other: string): [CompiledGrammar, CompiledGrammar] => {
+    const product = rx.and([regexToByteRegex(counted, { flags: 'u' }), regexToByteRegex(other, { flags: 'u' })]);
+    return [grammarOf(product), grammarOf({ kind: 'and', items: [product, anyBytes] })];
+  };
+
+  it.each(products)('/%s/ ∧ /%s/ on whole texts', (counted, other, units, counts) => {
+    const [virtual, copied] = pair(counted, other);
+    const engines = [new RegExp(`^(?:${counted})$`, 'u'), new RegExp(`^(?:${other})$`, 'u')];
+    const random = seeded(3);
+    const verdicts = new Set<boolean>();
+    for (const count of counts) {
+      for (let sample = 0; sample < 20; sample++) {
+        const text = Array.from({ length: count }, () => units[Math.floor(random() * units.length)]!).join('');
+        const expected = engines.every((engine) => engine.test(text));
+        expect(complete(virtual, text), `${JSON.stringify(text)}`).toBe(expected);
+        expect(complete(copied, text), `copied ${JSON.stringify(text)}`).toBe(expected);
+        verdicts.add(expected);
+      }
+    }
+    expect([...verdicts].sort()).toEqual([false, true]);
+  });
+
+  it.each(products)('/%s/ ∧ /%s/: masks equal the oracle and the copied automaton along random walks', (counted, other) => {
+    const [virtual, copied] = pair(counted, other);
+    const index = vocab('stories260k');
+    const random = seeded(13);
+    for (let walk = 0; walk < 3; walk++) {
+      const matcher = new Matcher(virtual, index);
+      const twin = new Matcher(copied, index);
+      for (let step = 0; step < 100; step++) {
+        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+        expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
+        if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
+        expect(mask.length, 'a dead end').toBeGreaterThan(0);
+        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+        if (text.length === 0) break;
+        const id = text[Math.floor(random() * text.length)]!;
+        expect(matcher.commitToken(id)).toBe(true);
+        expect(twin.commitToken(id)).toBe(true);
+      }
+    }
+  });
+
+  it('JSON Schema: a pattern or format with a long maxLength compiles, and never leads into a dead end', () => {
+    const pairs = compileGrammar(jsonSchemaGrammar({ type: 'string', pattern: '^(ab)+$', minLength: 70, maxLength: 99 }).grammar);
+    expect([68, 70, 98, 100].map((n) => complete(pairs, JSON.stringify('ab'.repeat(n / 2))))).toEqual([false, true, true, false]);
+    // 99 characters then: an odd count of (ab)+ can no longer end within the bound.
+    expect(recognize(pairs, encoder.encode(`"${'ab'.repeat(49)}a`)).accepted).toBe(false);
+    const email = compileGrammar(jsonSchemaGrammar({ type: 'string', format: 'email', maxLength: 1024 }).grammar);
+    expect(complete(email, JSON.stringify(`${'x'.repeat(1010)}@b.co`))).toBe(true);
+    expect(complete(email, JSON.stringify(`${'x'.repeat(1020)}@b.co`))).toBe(false);
+  });
+});
+
 describe('JSON Schema string lengths past the copy budget', () => {
   it('maxLength 32767 compiles to a small automaton and walks a long string', () => {
     const grammar = compileGrammar(jsonSchemaGrammar({ type: 'object', properties: { d: { type: 'string', minLength: 3000, maxLength: 32_767 } }, required: ['d'] }).grammar);

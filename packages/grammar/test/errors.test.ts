@@ -66,10 +66,14 @@ describe('grammar errors carry a code and the span of the problem', () => {
 });
 
 describe('limits are typed errors', () => {
-  it('maxNfaStates stops huge automata: counted repetitions inside an intersection are copied', () => {
-    const ir = jsonSchemaGrammar({ type: 'string', pattern: '^(ab|cd)+$', maxLength: 100_000 }).grammar;
+  it('maxNfaStates stops huge automata: a second large count in one intersection is copied', () => {
+    const ir = jsonSchemaGrammar({ type: 'string', pattern: '^(ab|cd){1,100000}$', maxLength: 100_000 }).grammar;
     expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
     expect(() => compileGrammar(parseGrammar('regex', '(ab|cd|ef|gh){1,60}'), { maxNfaStates: 100 })).toThrow(expect.objectContaining({ limit: 'maxNfaStates', value: 100 }));
+    // A count beside a large automaton (a word-count pattern) is copied, and refused at compile,
+    // not mid-output (counted, it would need thousands of lexer states per mask).
+    const words = jsonSchemaGrammar({ type: 'string', maxLength: 500, pattern: '^(?:\\S+\\s+){0,49}\\S+$' }).grammar;
+    expect(() => compileGrammar(words)).toThrow(expect.objectContaining({ limit: 'maxNfaStates' }));
     // Counted alone, a repetition costs its item once, whatever the count.
     expect(() => compileGrammar(parseGrammar('regex', '(ab|cd){1,100000}'), { maxNfaStates: 100 })).not.toThrow();
   });

@@ -504,8 +504,8 @@ describe('size', () => {
   });
 
   it('a string bound too large for the lexer automaton is a limit error naming the schema pointer', () => {
-    // Counted inside an intersection (with a pattern), the characters are copied.
-    const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', pattern: 'x', maxLength: 40_000 } } }).grammar;
+    // The length is counted; the pattern's own large count, in the same intersection, is copied.
+    const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', pattern: '^(xy|z){1,100000}$', maxLength: 40_000 } } }).grammar;
     expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates', lexeme: { name: 'STRING', origin: '/properties/a' } }));
   });
 
