@@ -23,6 +23,28 @@ const both = (pattern: string): [CompiledGrammar, CompiledGrammar] => {
   return [grammarOf(regex), grammarOf(rx.and([regex, anyBytes]))];
 };
 
+// Random walks over the virtual grammar's masks (stories260k): every mask equals the copied
+// grammar's, every tenth the oracle's, and none is a dead end.
+function walkBoth(virtual: CompiledGrammar, copied: CompiledGrammar, seed: number, steps: number): void {
+  const index = vocab('stories260k');
+  const random = seeded(seed);
+  for (let walk = 0; walk < 3; walk++) {
+    const matcher = new Matcher(virtual, index);
+    const twin = new Matcher(copied, index);
+    for (let step = 0; step < steps; step++) {
+      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+      expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
+      if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
+      expect(mask.length, 'a dead end').toBeGreaterThan(0);
+      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+      if (text.length === 0) break;
+      const id = text[Math.floor(random() * text.length)]!;
+      expect(matcher.commitToken(id)).toBe(true);
+      expect(twin.commitToken(id)).toBe(true);
+    }
+  }
+}
+
 const complete = (grammar: CompiledGrammar, text: string): boolean => {
   const result = recognize(grammar, encoder.encode(text));
   return result.accepted && result.complete;
@@ -62,23 +84,7 @@ describe('large counted repetitions, virtual against copied', () => {
   });
 
   it.each(cases)('/%s/: masks equal the oracle and the copied automaton along random walks', (pattern) => {
-    const [virtual, copied] = both(pattern);
-    const index = vocab('stories260k');
-    const random = seeded(9);
-    for (let walk = 0; walk < 3; walk++) {
-      const matcher = new Matcher(virtual, index);
-      const twin = new Matcher(copied, index);
-      for (let step = 0; step < 120; step++) {
-        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-        expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
-        if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
-        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-        if (text.length === 0) break;
-        const id = text[Math.floor(random() * text.length)]!;
-        expect(matcher.commitToken(id)).toBe(true);
-        expect(twin.commitToken(id)).toBe(true);
-      }
-    }
+    walkBoth(...both(pattern), 9, 120);
   });
 });
 
@@ -115,24 +121,7 @@ describe('large counted repetitions inside an intersection, counted against copi
   });
 
   it.each(products)('/%s/ ∧ /%s/: masks equal the oracle and the copied automaton along random walks', (counted, other) => {
-    const [virtual, copied] = pair(counted, other);
-    const index = vocab('stories260k');
-    const random = seeded(13);
-    for (let walk = 0; walk < 3; walk++) {
-      const matcher = new Matcher(virtual, index);
-      const twin = new Matcher(copied, index);
-      for (let step = 0; step < 100; step++) {
-        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-        expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
-        if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
-        expect(mask.length, 'a dead end').toBeGreaterThan(0);
-        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-        if (text.length === 0) break;
-        const id = text[Math.floor(random() * text.length)]!;
-        expect(matcher.commitToken(id)).toBe(true);
-        expect(twin.commitToken(id)).toBe(true);
-      }
-    }
+    walkBoth(...pair(counted, other), 13, 100);
   });
 
   it('JSON Schema: a pattern or format with a long maxLength compiles, and never leads into a dead end', () => {
