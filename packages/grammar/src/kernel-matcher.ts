@@ -11,6 +11,7 @@ import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
 import type { CompiledGrammar } from './compile.ts';
 import { GrammarLimitError } from './errors.ts';
+import { lexerRows } from './limits.ts';
 import { sliceMask, widestSlices } from './token-slices.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
 
@@ -32,7 +33,7 @@ export class KernelGrammar {
     this.kernel = kernel;
     this.grammar = grammar;
     const g = grammar;
-    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maxChartItems, g.limits.maskCacheBytes, g.limits.maxMaskMs) >>> 0;
+    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maxChartItems, g.limits.maskCacheBytes, g.limits.maxMaskMs, lexerRows(g.limits)) >>> 0;
     new Int32Array(kernel.exports.memory.buffer, kernel.exports.grammarTable(this.#ptr, abi.TABLE_IGNORE) >>> 0, g.ignore.length).set(g.ignore);
     this.syncRules();
     this.syncLexer();
@@ -226,6 +227,7 @@ export class KernelMatcher implements TokenMatcher {
     // (No closure: this and the mask are the per-token path.)
     const k = this.#k;
     const m = this.#m;
+    k.lexerTrim(this.grammar.ptr);
     let status = k.matcherCommitToken(m, id);
     while (this.#answered(status)) status = k.matcherCommitToken(m, id);
     return this.#checked(status) === abi.STATUS_OK;
@@ -328,6 +330,7 @@ export class KernelMatcher implements TokenMatcher {
     if (this.#bits === 0) this.#bits = k.alloc(4 * bitsetWords(this.vocab.tokenCount)) >>> 0;
     const m = this.#m;
     try {
+      k.lexerTrim(this.grammar.ptr);
       let status = k.matcherMaskBegin(m, this.#bits, this.grammar.grammar.limits.maxMaskMs);
       while (this.#answered(status)) status = k.matcherMaskResume(m);
       this.#checked(status);
@@ -338,8 +341,10 @@ export class KernelMatcher implements TokenMatcher {
     return this.#bits;
   }
 
-  // Runs a kernel operation, answering its needs until it completes; limits become errors.
+  // Runs a kernel operation, answering its needs until it completes (it starts over after
+  // each: lexer rows are dropped only before it); limits become errors.
   #run(operation: () => number): number {
+    this.#k.lexerTrim(this.grammar.ptr);
     let status = operation();
     while (this.#answered(status)) status = operation();
     return this.#checked(status);

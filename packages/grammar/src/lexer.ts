@@ -9,7 +9,7 @@
 import { isNullable, languageFacts, nonEmpty, type ByteRegex } from './byte-regex.ts';
 import { GrammarLimitError } from './errors.ts';
 import type { LexemeDef } from './ir.ts';
-import type { GrammarLimits } from './limits.ts';
+import { lexerRows, type GrammarLimits } from './limits.ts';
 import { SetTable } from './set-table.ts';
 import { withRoom } from './typed-arrays.ts';
 
@@ -828,10 +828,16 @@ export class LexerDfa {
   readonly #virtualMarks = new Set<number>();
   readonly #cutScratch = new Uint8Array(257);
   readonly #runScratch = new Int32Array(2);
-  // Per DFA state: its NFA state set, and 256 transitions (-1 = not computed yet), kept in
-  // blocks of ROW_BLOCK states (so that growing never copies them).
+  // Per DFA state: its NFA state set, and a row of 256 transitions (-1 = not computed yet).
+  // Rows are a cache of #rowCap slots, in blocks of ROW_BLOCK (growing never copies them):
+  // #rowSlot holds a state's slot + 1 (0: no row), #slotState the reverse; when all slots
+  // are taken, the oldest row is dropped (its transitions are computed again if needed).
   readonly #sets = new SetTable();
   readonly #rows: Int32Array[] = [];
+  #rowSlot = new Int32Array(0);
+  readonly #slotState: number[] = [];
+  readonly #rowCap: number;
+  #rowHand = 0;
   // Per DFA state: the ids in #lists of the lexemes it accepts, of its winners, and of its
   // byte cuts (+ 1: 0 until known). Lists many states share, each stored once (a small array
   // per state was thousands of objects for each scavenge to copy while the lexer grew).
@@ -852,6 +858,7 @@ export class LexerDfa {
     this.#excluding = lexemes.some((lexeme) => (lexeme.excludes?.length ?? 0) > 0);
     this.#ignore = ignore;
     this.#maxStates = limits.maxLexerStates;
+    this.#rowCap = lexerRows(limits);
     this.#nfa = new Nfa(limits.maxNfaStates, true);
     const n = lexemes.length;
     this.#starts = new Array<number>(2 * n).fill(-1);
@@ -966,8 +973,12 @@ export class LexerDfa {
 
   /** The state after `byte`, or DEAD. */
   next(state: number, byte: number): number {
-    const known = this.#rows[Math.floor(state / ROW_BLOCK)]![(state % ROW_BLOCK) * 256 + byte]!;
-    return known >= 0 ? known : this.nextRun(state, byte, this.#runScratch);
+    const slot = this.#rowSlot[state]! - 1;
+    if (slot >= 0) {
+      const known = this.#rows[Math.floor(slot / ROW_BLOCK)]![(slot % ROW_BLOCK) * 256 + byte]!;
+      if (known >= 0) return known;
+    }
+    return this.nextRun(state, byte, this.#runScratch);
   }
 
   /**
@@ -979,29 +990,50 @@ export class LexerDfa {
     const i = cutAfter(cuts, byte);
     run[0] = cuts[i - 1]!;
     run[1] = cuts[i]!;
-    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
-    const at = (state % ROW_BLOCK) * 256;
-    const known = block[at + byte]!;
-    return known >= 0 ? known : this.#fillRun(state, block, at, byte, run[0], run[1]);
+    const row = this.#row(state);
+    const known = row[byte]!;
+    return known >= 0 ? known : this.#fillRun(state, row, byte, run[0], run[1]);
   }
 
-  /** All 256 transitions of `state` (a view; building the states they lead to). */
+  /** All 256 transitions of `state` (a view, valid until another state's row is taken; building the states they lead to). */
   row(state: number): Int32Array {
-    const block = this.#rows[Math.floor(state / ROW_BLOCK)]!;
-    const at = (state % ROW_BLOCK) * 256;
+    const row = this.#row(state);
     const cuts = this.byteCuts(state);
-    for (let i = 0; i + 1 < cuts.length; i++) if (block[at + cuts[i]!]! < 0) this.#fillRun(state, block, at, cuts[i]!, cuts[i]!, cuts[i + 1]!);
-    return block.subarray(at, at + 256);
+    for (let i = 0; i + 1 < cuts.length; i++) if (row[cuts[i]!]! < 0) this.#fillRun(state, row, cuts[i]!, cuts[i]!, cuts[i + 1]!);
+    return row;
   }
 
-  // Computes the transitions of `state` (its row at `at` in `block`) on the bytes from `from`
-  // up to `to`, which lie between two cuts and so lead to one state, stepping `byte` (one of
-  // them, recorded as the origin of a new state); returns that state.
-  #fillRun(state: number, block: Int32Array, at: number, byte: number, from: number, to: number): number {
+  // The row of `state` (a view), empty if it had none: a new slot while there is room, else
+  // the oldest (its state's transitions are computed again when asked for).
+  #row(state: number): Int32Array {
+    let slot = this.#rowSlot[state]! - 1;
+    if (slot < 0) {
+      if (this.#slotState.length < this.#rowCap) {
+        slot = this.#slotState.length;
+        this.#slotState.push(state);
+        if (slot % ROW_BLOCK === 0) this.#rows.push(new Int32Array(ROW_BLOCK * 256));
+      } else {
+        slot = this.#rowHand;
+        this.#rowHand = (slot + 1) % this.#rowCap;
+        this.#rowSlot[this.#slotState[slot]!] = 0;
+        this.#slotState[slot] = state;
+      }
+      this.#rowSlot[state] = slot + 1;
+      const at = (slot % ROW_BLOCK) * 256;
+      return this.#rows[Math.floor(slot / ROW_BLOCK)]!.fill(-1, at, at + 256).subarray(at, at + 256);
+    }
+    const at = (slot % ROW_BLOCK) * 256;
+    return this.#rows[Math.floor(slot / ROW_BLOCK)]!.subarray(at, at + 256);
+  }
+
+  // Computes the transitions of `state` (its `row`) on the bytes from `from` up to `to`,
+  // which lie between two cuts and so lead to one state, stepping `byte` (one of them,
+  // recorded as the origin of a new state); returns that state.
+  #fillRun(state: number, row: Int32Array, byte: number, from: number, to: number): number {
     const count = this.#sets.size;
     const target = this.#intern(this.#step(this.#sets.get(state), byte));
     if (target === count) this.#origins[target] = state * 256 + byte;
-    block.fill(target, at + from, at + to);
+    row.fill(target, from, to);
     return target;
   }
 
@@ -1259,7 +1291,7 @@ export class LexerDfa {
     this.#acceptingList[id] = this.#listId(accepting);
     this.#winnersList[id] = this.#listId(winners);
     this.#lazy.push(winners.some((l) => this.lexemes[l]!.mode === 'lazy'));
-    if (id % ROW_BLOCK === 0) this.#rows.push(new Int32Array(ROW_BLOCK * 256).fill(-1));
+    this.#rowSlot = withRoom(this.#rowSlot, id + 1);
     return id;
   }
 }

@@ -6,7 +6,10 @@
 export interface GrammarLimits {
   /** NFA states over all lexemes (grows with regex size and counted repetitions). */
   readonly maxNfaStates: number;
-  /** Lexer DFA states built lazily during matching (each costs 1 KB of transitions in the kernel and 1 KB here). */
+  /**
+   * Lexer DFA states built lazily during matching (each keeps its NFA state set and a few
+   * dozen bytes; its transitions are cached within `lexerCacheBytes`).
+   */
   readonly maxLexerStates: number;
   /** Rules plus symbols after lowering to BNF (counted repetitions expand). */
   readonly maxGrammarSymbols: number;
@@ -21,14 +24,26 @@ export interface GrammarLimits {
    * is full the cache starts over.
    */
   readonly maskCacheBytes: number;
+  /**
+   * Bytes for the lexer's transition rows: 1 KB per state in the kernel and 1 KB in the
+   * compiled grammar, so rows of `lexerCacheBytes / 2048` states are kept. A budget, not an
+   * error: past it the oldest rows are dropped and computed again when needed.
+   */
+  readonly lexerCacheBytes: number;
 }
 
 export const DEFAULT_LIMITS: GrammarLimits = {
   maxNfaStates: 200_000,
-  maxLexerStates: 20_000,
+  maxLexerStates: 200_000,
   maxGrammarSymbols: 500_000,
   maxParserItems: 100_000,
   maxChartItems: 8_000_000,
   maxMaskMs: 2_000,
   maskCacheBytes: 16 * 1024 * 1024,
+  lexerCacheBytes: 32 * 1024 * 1024,
 };
+
+/** The lexer rows `limits` keep resident (on each side: kernel and compiled grammar). */
+export function lexerRows(limits: GrammarLimits): number {
+  return Math.max(16, Math.floor(limits.lexerCacheBytes / 2048));
+}

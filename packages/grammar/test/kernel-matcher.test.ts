@@ -286,3 +286,43 @@ describe('the mask cache', () => {
     expect(replay(0).hits).toBe(0);
   }, 240_000);
 });
+
+describe('lexer rows are a cache', () => {
+  // A long string makes a lexer state per character: with the fewest rows kept (16 on each
+  // side), rows are dropped and rebuilt all along, and nothing may change.
+  it('masks with 16 rows kept equal those with all kept, and the oracle, along a 3,000-character string', () => {
+    const schema = { type: 'object', properties: { description: { type: 'string', maxLength: 3000 }, n: { type: 'integer' } }, required: ['description', 'n'], additionalProperties: false };
+    const tiny = compileGrammar(jsonSchemaGrammar(schema).grammar, { ...UNTIMED, lexerCacheBytes: 0 });
+    const roomy = compileGrammar(jsonSchemaGrammar(schema).grammar, UNTIMED);
+    const index = vocab('stories260k');
+    const eos = index.meta.eos_token_ids;
+    const tinyKernel = new KernelGrammar(kernel, tiny);
+    const roomyKernel = new KernelGrammar(kernel, roomy);
+    const matchers = [new KernelMatcher(tinyKernel, kernelVocab('stories260k'), { eosTokenIds: eos }), new KernelMatcher(roomyKernel, kernelVocab('stories260k'), { eosTokenIds: eos })];
+    const reference = new Matcher(tiny, index);
+    const opening = new TextEncoder().encode('{"description": "');
+    for (const matcher of [...matchers, reference]) expect(matcher.commitBytes(opening)).toBe(true);
+    const random = seeded(31);
+    const plain = (id: number): boolean => index.isTextToken(id) && !index.tokenBytes(id).some((byte) => byte === 0x22 || byte === 0x5c);
+    let written = 0;
+    try {
+      for (let step = 0; step < 5000 && !reference.isAccepting(); step++) {
+        const mask = bitsetIds(matchers[0]!.computeMaskBitset(), index.tokenCount);
+        expect(mask, `step ${step}`).toEqual(bitsetIds(matchers[1]!.computeMaskBitset(), index.tokenCount));
+        if (step % 100 === 0) expect(mask, `step ${step}`).toEqual(oracleAllowed(reference));
+        const text = mask.filter((id) => !eos.includes(id));
+        const inString = text.filter(plain);
+        const choices = inString.length > 0 ? inString : text;
+        const id = choices[Math.floor(random() * choices.length)]!;
+        if (inString.length > 0) written += new TextDecoder().decode(index.tokenBytes(id)).length;
+        for (const matcher of [...matchers, reference]) expect(matcher.commitToken(id)).toBe(true);
+      }
+      expect(written).toBeGreaterThanOrEqual(2990);
+      expect(reference.isAccepting()).toBe(true);
+      expect(tiny.lexer.stateCount).toBeGreaterThan(3000);
+    } finally {
+      tinyKernel.dispose();
+      roomyKernel.dispose();
+    }
+  }, 120_000);
+});

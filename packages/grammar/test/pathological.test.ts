@@ -63,7 +63,7 @@ function thrown<E extends Error>(type: new (...args: never[]) => E, run: () => u
 }
 
 /** The typed error of a default limit: `{ limit, value }` as `GrammarLimitError` carries them. */
-const defaultLimit = (limit: Exclude<keyof GrammarLimits, 'maskCacheBytes'>): { limit: string; value: number } => ({ limit, value: DEFAULT_LIMITS[limit] });
+const defaultLimit = (limit: Exclude<keyof GrammarLimits, 'maskCacheBytes' | 'lexerCacheBytes'>): { limit: string; value: number } => ({ limit, value: DEFAULT_LIMITS[limit] });
 
 /** The token whose bytes are `text`. */
 function tokenId(text: string): number {
@@ -186,12 +186,16 @@ describe('3. counted repetition {1,100000}', () => {
 
   const onlyA = (text: string): boolean => /^a+$/.test(text);
 
-  it('regex a{1,100000}: matches 1,000 bytes; one lexer state per byte reaches maxLexerStates past 20,000', SLOW, () => {
-    const grammar = compile('regex', 'a{1,100000}');
+  it('regex a{1,100000}: a lexer state per byte, rows kept within lexerCacheBytes: 25,000 bytes match with exact masks; maxLexerStates bounds the states', SLOW, () => {
+    const grammar = compile('regex', 'a{1,100000}', { lexerCacheBytes: 0 });
     const matcher = matcherOf(grammar);
     expect(matcher.commitBytes(bytes('a'.repeat(1000)))).toBe(true);
     expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
-    expect(thrown(GrammarLimitError, () => commitInPieces(matcherOf(grammar), 'a'.repeat(25_000), 1000))).toMatchObject(defaultLimit('maxLexerStates'));
+    commitInPieces(matcher, 'a'.repeat(24_000), 1000);
+    expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
+    expect(grammar.lexer.stateCount).toBeGreaterThan(25_000); // far past the 16 rows kept
+    const bounded = compile('regex', 'a{1,100000}', { maxLexerStates: 20_000 });
+    expect(thrown(GrammarLimitError, () => commitInPieces(matcherOf(bounded), 'a'.repeat(25_000), 1000))).toMatchObject({ limit: 'maxLexerStates', value: 20_000 });
   });
 
   it('GBNF "a"{1,100000}: matches 1,000 bytes; every repetition adds an Earley item to each later set', SLOW, () => {
@@ -261,9 +265,16 @@ describe('4. regexes catastrophic for backtracking engines', () => {
     }
   });
 
-  it(`${EXPONENTIAL}: its DFA has 2^21 states; the lazy lexer stops at maxLexerStates`, SLOW, () => {
-    const matcher = matcherOf(compile('regex', EXPONENTIAL));
-    expect(thrown(GrammarLimitError, () => commitInPieces(matcher, randomAb(50_000, 11), 100))).toMatchObject(defaultLimit('maxLexerStates'));
+  it(`${EXPONENTIAL}: its DFA has 2^21 states; the lazy lexer follows a 20,000-byte random walk exactly and stops at maxLexerStates`, SLOW, () => {
+    const text = randomAb(20_000, 11);
+    const matcher = matcherOf(compile('regex', EXPONENTIAL, { lexerCacheBytes: 0 }));
+    for (let at = 0; at < text.length; at += 1000) {
+      commitInPieces(matcher, text.slice(at, at + 1000), 100);
+      expect(allowedAmong(matcher.computeMaskBitset(), ['a', 'b', 'ab', 'c'])).toEqual(['a', 'b', 'ab']);
+      expect(matcher.isAccepting()).toBe(text.slice(0, at + 1000).at(-21) === 'a');
+    }
+    const bounded = matcherOf(compile('regex', EXPONENTIAL, { maxLexerStates: 5_000 }));
+    expect(thrown(GrammarLimitError, () => commitInPieces(bounded, text, 100))).toMatchObject({ limit: 'maxLexerStates', value: 5_000 });
   });
 });
 

@@ -20,6 +20,7 @@ export {
   lexerSetRun,
   lexerSetSlices,
   lexerSetWinners,
+  lexerTrim,
   matcherCommitBytes,
   matcherCommitToken,
   matcherForcedBytes,

@@ -91,6 +91,8 @@ declare function now(): f64;
 
 const DEAD: i32 = 0;
 const UNKNOWN: i32 = -1;
+// A lexer row: 256 transitions of 4 bytes.
+const ROW_BYTES: usize = 1024;
 
 // ---------------------------------------------------------------------------------------
 // Grammar: parser tables (filled by the host) and the lexer mirror.
@@ -117,10 +119,18 @@ class Grammar {
   predict: usize = 0;
   nullable: usize = 0;
   ignore: usize = 0;
-  // Lexer DFA mirror: transitions (-1 unknown, 0 dead) and per-state winners.
+  // Lexer DFA mirror: per state, a pointer to its row of 256 transitions (-1 unknown, 0
+  // dead), and its winners. Rows are a cache: slot i holds the row `rowPtrs[i]` of state
+  // `rowOwners[i]`; `lexerTrim` (between operations, never inside one: commits start over
+  // after a need) drops them all when more than `rowCap` are in use, and their states point
+  // at `unknownRow` again (the host fills what is needed, as for a new state).
   lexStates: i32 = 0;
   lexCap: i32 = 0;
-  lexNext: usize = 0;
+  lexRows: usize = 0;
+  unknownRow: usize = 0;
+  rowCap: i32 = 0;
+  rowPtrs: Vec = changetype<Vec>(0);
+  rowOwners: Vec = changetype<Vec>(0);
   winStart: Vec = changetype<Vec>(0);
   winCount: Vec = changetype<Vec>(0);
   winLazy: Vec = changetype<Vec>(0);
@@ -144,8 +154,9 @@ class Grammar {
  * A grammar with empty tables. `maskCacheBytes` bounds the cached masks (0: no cache); the
  * canonical parser sets their keys refer to get a quarter of that (long charts of wide
  * objects key hundreds of sets: less made them start over, re-keying the whole chart).
+ * `lexerRows` bounds the lexer rows kept between operations (1 KB each; see `lexerTrim`).
  */
-export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maxChartItems: i32, maskCacheBytes: u32, maxCommitMs: f64): usize {
+export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, predictCount: i32, ignoreCount: i32, startDot: i32, maxItems: i32, maxChartItems: i32, maskCacheBytes: u32, maxCommitMs: f64, lexerRows: i32): usize {
   const g = changetype<Grammar>(heap.alloc(offsetof<Grammar>()));
   memory.fill(changetype<usize>(g), 0, offsetof<Grammar>());
   g.terminalCount = terminalCount;
@@ -167,7 +178,12 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.ignore = heap.alloc(<usize>max(ignoreCount, 1) << 2);
   g.lexStates = 0;
   g.lexCap = 0;
-  g.lexNext = 0;
+  g.lexRows = 0;
+  g.unknownRow = heap.alloc(ROW_BYTES);
+  memory.fill(g.unknownRow, 0xff, ROW_BYTES);
+  g.rowCap = max(lexerRows, 1);
+  g.rowPtrs = vecNew(64);
+  g.rowOwners = vecNew(64);
   g.winStart = vecNew(64);
   g.winCount = vecNew(64);
   g.winLazy = vecNew(64);
@@ -257,7 +273,11 @@ export function grammarFree(gp: usize): void {
   heap.free(g.predict);
   heap.free(g.nullable);
   heap.free(g.ignore);
-  if (g.lexNext) heap.free(g.lexNext);
+  if (g.lexRows) heap.free(g.lexRows);
+  for (let slot = 0; slot < g.rowPtrs.len; slot++) heap.free(<usize>vecGet(g.rowPtrs, slot));
+  vecFree(g.rowPtrs);
+  vecFree(g.rowOwners);
+  heap.free(g.unknownRow);
   vecFree(g.winStart);
   vecFree(g.winCount);
   vecFree(g.winLazy);
@@ -276,8 +296,8 @@ export function lexerGrow(gp: usize, count: i32): void {
   if (count > g.lexCap) {
     let cap = max(g.lexCap << 1, 64);
     if (cap < count) cap = count;
-    g.lexNext = g.lexNext ? heap.realloc(g.lexNext, <usize>cap << 10) : heap.alloc(<usize>cap << 10);
-    memory.fill(g.lexNext + (<usize>g.lexCap << 10), 0xff, <usize>(cap - g.lexCap) << 10);
+    g.lexRows = g.lexRows ? heap.realloc(g.lexRows, <usize>cap << 2) : heap.alloc(<usize>cap << 2);
+    for (let s = g.lexCap; s < cap; s++) store<usize>(g.lexRows + (<usize>s << 2), g.unknownRow);
     g.lexCap = cap;
   }
   for (let s = g.lexStates; s < count; s++) {
@@ -289,9 +309,40 @@ export function lexerGrow(gp: usize, count: i32): void {
   if (count > g.lexStates) g.lexStates = count;
 }
 
+// The row of `state`, all unknown if it had none (a spare row, or a new one).
+function lexerRow(g: Grammar, state: i32): usize {
+  let row = load<usize>(g.lexRows + (<usize>state << 2));
+  if (row !== g.unknownRow) return row;
+  const slot = g.rowOwners.len;
+  if (slot < g.rowPtrs.len) {
+    row = <usize>vecGet(g.rowPtrs, slot);
+  } else {
+    row = heap.alloc(ROW_BYTES);
+    vecPush(g.rowPtrs, <i32>row);
+  }
+  memory.fill(row, 0xff, ROW_BYTES);
+  vecPush(g.rowOwners, state);
+  store<usize>(g.lexRows + (<usize>state << 2), row);
+  return row;
+}
+
+/**
+ * Called by the host before an operation (not before running it again after a need): when
+ * more than `rowCap` lexer rows are in use, all are dropped (their memory past `rowCap`
+ * freed), to be filled again as needed.
+ */
+export function lexerTrim(gp: usize): void {
+  const g = changetype<Grammar>(gp);
+  if (g.rowOwners.len <= g.rowCap) return;
+  for (let slot = 0; slot < g.rowOwners.len; slot++) store<usize>(g.lexRows + (<usize>vecGet(g.rowOwners, slot) << 2), g.unknownRow);
+  for (let slot = g.rowCap; slot < g.rowPtrs.len; slot++) heap.free(<usize>vecGet(g.rowPtrs, slot));
+  g.rowPtrs.len = g.rowCap;
+  g.rowOwners.len = 0;
+}
+
 /** Sets the transitions of `state` on the bytes from `from` up to `to` (excluded), which all lead to `target`. */
 export function lexerSetRun(gp: usize, state: i32, from: i32, to: i32, target: i32): void {
-  const row = changetype<Grammar>(gp).lexNext + (<usize>state << 10);
+  const row = lexerRow(changetype<Grammar>(gp), state);
   for (let byte = from; byte < to; byte++) store<i32>(row + (<usize>byte << 2), target);
 }
 
@@ -923,7 +974,7 @@ function currentLex(m: Matcher): i32 {
 }
 
 function transition(m: Matcher, state: i32, byte: i32): i32 {
-  const next = load<i32>(m.g.lexNext + ((<usize>state << 8) + <usize>byte << 2));
+  const next = load<i32>(load<usize>(m.g.lexRows + (<usize>state << 2)) + (<usize>byte << 2));
   if (next === UNKNOWN) {
     m.needState = state;
     m.needByte = byte;
@@ -1268,7 +1319,7 @@ export function matcherMaskResume(mp: usize): i32 {
   const rootLex = m.walkRootLex;
   const rootLen = load<i32>(path, 4);
   const rootChart = load<i32>(path, 8);
-  const lexNext = g.lexNext;
+  const lexRows = g.lexRows;
   const lazy = g.winLazy.ptr;
   const winCount = g.winCount.ptr;
   const pure = m.walkPure;
@@ -1294,7 +1345,7 @@ export function matcherMaskResume(mp: usize): i32 {
     const parentPure = parentLen === rootLen + depth - 1;
     const from = depth === 1 ? rootLex : load<i32>(parentAt);
     if (parentPure) {
-      const to = load<i32>(lexNext + ((<usize>from << 8) + <usize>byte << 2));
+      const to = load<i32>(load<usize>(lexRows + (<usize>from << 2)) + (<usize>byte << 2));
       if (to > 0 && load<i32>(lazy + (<usize>to << 2)) === 0) {
         status = STATUS_OK;
         lex = to;

@@ -23,7 +23,7 @@ export interface KernelExports {
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
   // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
-  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number): number;
+  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number, lexerRows: number): number;
   grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
   grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;
@@ -32,6 +32,7 @@ export interface KernelExports {
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   lexerSetSlices(grammar: number, state: number, slices: number): void;
   lexerSetRun(grammar: number, state: number, from: number, to: number, target: number): void;
+  lexerTrim(grammar: number): void;
   matcherNew(grammar: number, vocab: number, vocabSerial: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;
   matcherFork(matcher: number): number;
