@@ -9,6 +9,7 @@ import { runMaskBench, runSuite, sieveEngine } from './conformance.ts';
 import { xgrammarEngine } from './xgrammar-engine.ts';
 import { checkCommand, compileCommand, GrammarCliError } from './grammar-command.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseDocuments, renderBenchmarks } from './bench-report.ts';
 import { vocabBuild, vocabInfo } from './vocab-command.ts';
 
@@ -21,6 +22,7 @@ const USAGE = `usage:
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
   sieve index build --format F --grammar FILE --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
+  sieve fixtures build [--out DIR] [--json]   (tiny random-weight models with real tokenizers, default DIR .fixtures/models)
   sieve generate --model DIR|HUB_ID [--format F --grammar FILE] --prompt TEXT [--max-tokens N] [--seed S] [--temperature X] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
@@ -59,6 +61,7 @@ export async function main(
         seed: { type: 'string' },
         temperature: { type: 'string' },
         'max-states': { type: 'string' },
+        out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -72,6 +75,12 @@ export async function main(
       // Loaded on demand: it brings transformers.js and onnxruntime-node.
       const { generateCommand } = await import('./generate-command.ts');
       return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
+    }
+    if (group === 'fixtures' && command === 'build' && target === undefined) {
+      const { buildFixtures } = await import('./fixture-models.ts');
+      const models = buildFixtures(values.out ?? join('.fixtures', 'models'));
+      out.result({ models }, () => models.map((m) => `${m.id}: ${m.dir} (${m.tokenizer}, ${m.vocab_size} tokens, ${m.bytes} bytes)`).join('\n'));
+      return 0;
     }
     if (group === 'index' && command === 'build' && target === undefined) {
       const { indexBuildCommand } = await import('./index-command.ts');

@@ -233,7 +233,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
     // 3. Mask the logits in the kernel, then add the logit bias.
     t = performance.now();
-    const masked = logits.slice();
+    // Special tokens past the model's logits (Gemma 3's image token) are never drawn.
+    const masked = logits.length >= vocabIndex.tokenCount ? logits.slice() : padded(logits, vocabIndex.tokenCount);
     if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
     else kernel.applyBrle(masked, mask);
     applyLogitBias(masked, bias);
@@ -434,4 +435,11 @@ export class OutputText {
     const tail = this.#text.slice(from);
     return stop.some((s) => tail.includes(s));
   }
+}
+
+// `logits` followed by -Infinity up to `length`.
+function padded(logits: Float32Array, length: number): Float32Array {
+  const out = new Float32Array(length).fill(-Infinity);
+  out.set(logits);
+  return out;
 }

@@ -187,7 +187,10 @@ export class InThreadEngine implements SieveEngine {
       const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: object; encode(text: string, options: object): number[] };
       const file = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : (options.vocab ?? buildVocabIndex(tokenizer._tokenizerJSON, { name: options.model, source: options.model, tokenizerConfig: tokenizer._tokenizerConfig, generationConfig: { eos_token_id: [...model.eosTokenIds] } }));
       const vocabIndex = new VocabIndex(file);
-      if (vocabIndex.tokenCount > model.vocabSize) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
+      // Tokens past the model's logits may only be special ones (Gemma 3's image token).
+      for (let id = model.vocabSize; id < vocabIndex.tokenCount; id++) {
+        if (vocabIndex.isTextToken(id)) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens, text tokens among them, but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
+      }
       vocab = kernel.loadVocab(vocabIndex.file);
       const eosTokenIds = [...new Set([...model.eosTokenIds, ...vocabIndex.meta.eos_token_ids])];
       this.#limits = options.limits ?? {};

@@ -184,8 +184,10 @@ class TransformersSequence implements ModelSequence {
     this.#tokens.push(...tokens);
     const logits = outputs['logits']!;
     const vocab = logits.dims[logits.dims.length - 1]!;
-    const data = logits.data as Float32Array;
-    return data.slice(data.length - vocab);
+    const data = logits.data as Float32Array | Uint16Array;
+    const last = data.subarray(data.length - vocab);
+    // fp16 and q4f16 exports give float16 logits (their bits, where JS has no Float16Array).
+    return logits.type === 'float16' ? halfToFloat(last) : Float32Array.from(last);
   }
 
   async fork(): Promise<ModelSequence> {
@@ -215,6 +217,20 @@ async function webGpuUnavailable(): Promise<string | null> {
   } catch (error) {
     return `requestAdapter failed: ${message(error)}`;
   }
+}
+
+// Float32 values of float16 logits: bits in a Uint16Array, or a Float16Array's values.
+function halfToFloat(half: Uint16Array | Float32Array): Float32Array {
+  if (!(half instanceof Uint16Array)) return Float32Array.from(half);
+  const out = new Float32Array(half.length);
+  for (let i = 0; i < half.length; i++) {
+    const h = half[i]!;
+    const exponent = (h >>> 10) & 0x1f;
+    const mantissa = h & 0x3ff;
+    const magnitude = exponent === 0 ? mantissa * 2 ** -24 : exponent === 31 ? (mantissa === 0 ? Infinity : NaN) : (1024 + mantissa) * 2 ** (exponent - 25);
+    out[i] = h & 0x8000 ? -magnitude : magnitude;
+  }
+  return out;
 }
 
 function message(error: unknown): string {
