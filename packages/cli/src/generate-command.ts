@@ -1,6 +1,7 @@
 /**
- * `sieve generate --model DIR|HUB_ID [--format F --grammar FILE] --prompt TEXT [--max-tokens N]
- * [--seed S] [--temperature X]`: constrained generation in Node (onnxruntime-node).
+ * `sieve generate --model DIR|HUB_ID [--vocab FILE] [--format F --grammar FILE] [--system TEXT]
+ * --prompt TEXT [--raw] [--max-tokens N] [--seed S] [--temperature X]`: constrained generation
+ * in Node (onnxruntime-node), through the model's chat template when it has one.
  */
 import { GrammarError } from '@sieve/grammar';
 import { createEngine, Grammar, type GrammarSpec } from '@sieve/runtime';
@@ -12,6 +13,9 @@ import { CliError, type Output } from './output.ts';
 export interface GenerateArgs extends Omit<GrammarArgs, 'tokenizer'> {
   readonly model: string | undefined;
   readonly prompt: string | undefined;
+  readonly system: string | undefined;
+  readonly raw: boolean | undefined;
+  readonly vocab: string | undefined;
   readonly maxTokens: string | undefined;
   readonly seed: string | undefined;
   readonly temperature: string | undefined;
@@ -26,17 +30,22 @@ export async function generateCommand(args: GenerateArgs, out: Output): Promise<
   const grammar = args.format === undefined && args.grammar === undefined ? undefined : compile(args);
   // A folder on disk is given to the loader as a path (hub ids have no leading . or /).
   const model = /^[./]/.test(args.model) || args.model.includes('\\') ? resolve(args.model) : args.model;
+  const vocab = args.vocab === undefined ? undefined : readVocab(args.vocab);
   const engine = createEngine();
   try {
-    await engine.load({ model, device: 'cpu', onProgress: (p) => p.kind === 'ready' && out.progress(`loaded ${args.model}`) });
+    const info = await engine.load({ model, device: 'cpu', ...(vocab === undefined ? {} : { vocab }), onProgress: (p) => p.kind === 'ready' && out.progress(`loaded ${args.model}`) });
+    const chat = info.hasChatTemplate && args.raw !== true;
+    if (!chat && args.system !== undefined) throw new CliError('usage', args.raw === true ? '--system needs the chat template (drop --raw)' : `--system needs a chat template, and ${args.model} has none`);
     const result = await engine.generate({
-      prompt: args.prompt,
+      ...(chat ? { messages: [...(args.system === undefined ? [] : [{ role: 'system', content: args.system }]), { role: 'user', content: args.prompt }] } : { prompt: args.prompt }),
       ...(grammar === undefined ? {} : { constraint: grammar }),
       maxTokens,
       sampling: { temperature, ...(seed === undefined ? {} : { seed }) },
     });
     const summary = {
       text: result.text,
+      chat,
+      prompt_tokens: result.stats.promptTokens,
       tokens: result.tokens.length,
       forced_tokens: result.forcedTokens,
       stop_reason: result.stopReason,
@@ -48,6 +57,14 @@ export async function generateCommand(args: GenerateArgs, out: Output): Promise<
   } finally {
     grammar?.dispose();
     await engine.dispose();
+  }
+}
+
+function readVocab(path: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch {
+    throw new CliError('not_found', `cannot read ${path}`);
   }
 }
 

@@ -23,7 +23,7 @@ const USAGE = `usage:
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
   sieve index build --format F --grammar FILE --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
   sieve fixtures build [--out DIR] [--json]   (tiny random-weight models with real tokenizers, default DIR .fixtures/models)
-  sieve generate --model DIR|HUB_ID [--format F --grammar FILE] --prompt TEXT [--max-tokens N] [--seed S] [--temperature X] [--json]
+  sieve generate --model DIR|HUB_ID [--vocab FILE] [--format F --grammar FILE] [--system TEXT] --prompt TEXT [--raw] [--max-tokens N] [--seed S] [--temperature X] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
@@ -57,6 +57,9 @@ export async function main(
         lenient: { type: 'boolean' },
         model: { type: 'string' },
         prompt: { type: 'string' },
+        system: { type: 'string' },
+        raw: { type: 'boolean' },
+        vocab: { type: 'string' },
         'max-tokens': { type: 'string' },
         seed: { type: 'string' },
         temperature: { type: 'string' },
@@ -74,7 +77,7 @@ export async function main(
     if (group === 'generate' && command === undefined) {
       // Loaded on demand: it brings transformers.js and onnxruntime-node.
       const { generateCommand } = await import('./generate-command.ts');
-      return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
+      return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, system: values.system, raw: values.raw, vocab: values.vocab, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
     }
     if (group === 'fixtures' && command === 'build' && target === undefined) {
       const { buildFixtures } = await import('./fixture-models.ts');

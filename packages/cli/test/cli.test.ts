@@ -340,7 +340,7 @@ describe('sieve generate', () => {
     const out = await run('generate', '--model', model, '--format', 'json-schema', '--grammar', file, '--prompt', 'Once upon a time', '--seed', '1', '--max-tokens', '60', '--json');
     expect(out.code, out.stdout + out.stderr).toBe(0);
     const result = JSON.parse(out.stdout);
-    expect(Object.keys(result).sort()).toEqual(['forced_tokens', 'mask_us_mean', 'ms_per_token', 'stop_reason', 'text', 'tokens']);
+    expect(Object.keys(result).sort()).toEqual(['chat', 'forced_tokens', 'mask_us_mean', 'ms_per_token', 'prompt_tokens', 'stop_reason', 'text', 'tokens']);
     const value = JSON.parse(result.text);
     expect(Object.keys(value).sort()).toEqual(['age', 'name']);
     expect(Number.isInteger(value.age) && value.age >= 1 && value.age <= 9).toBe(true);

@@ -4,10 +4,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InThreadEngine, loadModel } from '@sieve/runtime';
+import { VocabIndex, writeVocabIndex } from '@sieve/format';
+import { InThreadEngine, loadModel, VocabMismatchError } from '@sieve/runtime';
+import { buildVocabIndex } from '@sieve/vocab';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { buildFixtures, FIXTURES } from '../src/fixture-models.ts';
+import { main } from '../src/main.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'sieve-fixtures-'));
 const built = buildFixtures(out);
@@ -71,4 +74,66 @@ describe('fixture models', () => {
       }
     }
   }, 120_000);
+
+  describe('the vocab index must be the tokenizer\'s', () => {
+    const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
+    const load = async (vocab: Uint8Array): Promise<unknown> => {
+      const engine = new InThreadEngine();
+      try {
+        return await engine.load({ model: qwen.dir, device: 'cpu', vocab });
+      } catch (error) {
+        return error;
+      } finally {
+        await engine.dispose();
+      }
+    };
+    const ownIndex = (): Uint8Array => buildVocabIndex(JSON.parse(readFileSync(join(qwen.dir, 'tokenizer.json'), 'utf8')), { name: 'qwen3', source: 'fixture' });
+
+    it('its own index is taken, and proved by the fingerprint it records', async () => {
+      expect(await load(ownIndex())).toMatchObject({ vocabOrigin: 'given', tokenCount: 151669 });
+    }, 60_000);
+
+    it("another tokenizer's index is refused with VocabMismatchError, even with fewer tokens than the model's logits", async () => {
+      const llama = readFileSync(join(import.meta.dirname, '..', '..', '..', 'public', 'vocab', 'llama3.1.vocab'));
+      const error = await load(new Uint8Array(llama));
+      expect(error).toBeInstanceOf(VocabMismatchError);
+      expect(error).toMatchObject({ code: 'vocab_mismatch' });
+    }, 60_000);
+
+    it('an index without a recorded fingerprint (older builds) is checked by its token bytes', async () => {
+      const withoutFingerprint = (file: Uint8Array, change?: (bytes: Uint8Array) => void): Uint8Array => {
+        const index = new VocabIndex(file);
+        const meta = { ...index.meta, tokenizer_fingerprint: undefined };
+        const bytes = index.bytes.slice();
+        change?.(bytes);
+        return writeVocabIndex({ offsets: index.offsets, flags: index.flags, bytes, trie: index.trie, duplicates: index.duplicates, sliceNodes: index.sliceNodes, sliceTokens: index.sliceTokens, meta });
+      };
+      expect(await load(withoutFingerprint(ownIndex()))).toMatchObject({ vocabOrigin: 'given' });
+      // One byte of one token differs: refused.
+      expect(await load(withoutFingerprint(ownIndex(), (bytes) => (bytes[1000] = bytes[1000]! ^ 1)))).toBeInstanceOf(VocabMismatchError);
+    }, 60_000);
+  });
+
+  describe('sieve generate on a fixture', () => {
+    const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
+    const run = async (...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> => {
+      const lines: string[] = [];
+      const code = await main([...args, '--json'], (line) => lines.push(line), () => {});
+      return { code, json: JSON.parse(lines.at(-1)!) as Record<string, unknown> };
+    };
+
+    it('sends --system and --prompt through the chat template (--raw: the plain prompt)', async () => {
+      const chat = await run('generate', '--model', qwen.dir, '--system', 'Answer briefly.', '--prompt', 'Hello', '--max-tokens', '3', '--seed', '1');
+      const raw = await run('generate', '--model', qwen.dir, '--prompt', 'Hello', '--raw', '--max-tokens', '3', '--seed', '1');
+      expect(chat).toMatchObject({ code: 0, json: { chat: true } });
+      expect(raw).toMatchObject({ code: 0, json: { chat: false, prompt_tokens: 1 } });
+      // <|im_start|>system\nAnswer briefly.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n
+      expect(chat.json['prompt_tokens']).toBeGreaterThan(10);
+    }, 60_000);
+
+    it('exits 2 with vocab_mismatch for another tokenizer\'s --vocab', async () => {
+      const llama = join(import.meta.dirname, '..', '..', '..', 'public', 'vocab', 'llama3.1.vocab');
+      expect(await run('generate', '--model', qwen.dir, '--vocab', llama, '--prompt', 'Hello')).toMatchObject({ code: 2, json: { error: { code: 'vocab_mismatch' } } });
+    }, 60_000);
+  });
 });

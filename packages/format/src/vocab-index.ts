@@ -39,6 +39,11 @@ export interface VocabMeta {
   readonly name: string;
   /** Where the tokenizer.json came from (path or package). */
   readonly source: string;
+  /**
+   * `tokenizerFingerprint` of the tokenizer.json it was built from (indexes built before it
+   * existed lack it: their tokenizer is then checked token by token).
+   */
+  readonly tokenizer_fingerprint?: string;
   /** How token bytes were derived, e.g. `byte-level` or `sentencepiece`. */
   readonly decoder: string;
   readonly bos_token_id: number | null;

@@ -2,10 +2,10 @@
  * `SieveEngine`: the one interface apps use, implemented in-thread here and proxied to a Web
  * Worker by `worker-client.ts` (same methods, same results).
  */
-import { VocabIndex } from '@sieve/format';
+import type { VocabIndex } from '@sieve/format';
 import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
-import { buildVocabIndex, type TokenizerJson } from '@sieve/vocab';
+import type { TokenizerConfig, TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
@@ -14,6 +14,7 @@ import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
 import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
+import { modelVocab, type VocabOrigin } from './model-vocab.ts';
 import type { SamplingOptions } from './sampler.ts';
 
 /** A chat message, as chat templates take them. */
@@ -43,6 +44,10 @@ export interface ModelInfo {
   /** Logits per step, and tokens in the vocab index (masks are this long). */
   readonly vocabSize: number;
   readonly tokenCount: number;
+  /** The vocab index: the one `load` was given (proved to be the tokenizer's), or built from `tokenizer.json` now or on an earlier load (then read from the Cache API). */
+  readonly vocabOrigin: VocabOrigin;
+  /** The tokenizer has a chat template (`messages` need one, or a request's `chatTemplate`). */
+  readonly hasChatTemplate: boolean;
   readonly eosTokenIds: readonly number[];
   readonly loadMs: number;
 }
@@ -184,9 +189,10 @@ export class InThreadEngine implements SieveEngine {
     try {
       if (model === null) throw (modelLoad as PromiseRejectedResult).reason;
       if (kernel === null) throw (kernelLoad as PromiseRejectedResult).reason;
-      const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: object; encode(text: string, options: object): number[] };
-      const file = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : (options.vocab ?? buildVocabIndex(tokenizer._tokenizerJSON, { name: options.model, source: options.model, tokenizerConfig: tokenizer._tokenizerConfig, generationConfig: { eos_token_id: [...model.eosTokenIds] } }));
-      const vocabIndex = new VocabIndex(file);
+      const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: TokenizerConfig; encode(text: string, options: object): number[] };
+      const given = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : options.vocab;
+      const files = { json: tokenizer._tokenizerJSON, config: tokenizer._tokenizerConfig, eosTokenIds: model.eosTokenIds };
+      const { index: vocabIndex, origin: vocabOrigin } = await modelVocab(given, files, options.model, options.cache ?? true);
       // Tokens past the model's logits may only be special ones (Gemma 3's image token).
       for (let id = model.vocabSize; id < vocabIndex.tokenCount; id++) {
         if (vocabIndex.isTextToken(id)) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens, text tokens among them, but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
@@ -196,7 +202,7 @@ export class InThreadEngine implements SieveEngine {
       this.#limits = options.limits ?? {};
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, eosTokenIds, loadMs: performance.now() - started };
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, eosTokenIds, loadMs: performance.now() - started };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {

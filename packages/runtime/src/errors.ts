@@ -30,6 +30,23 @@ export class ModelLoadError extends Error {
   readonly code = 'model_load_failed';
 }
 
+/**
+ * The vocab index is not the loaded model's tokenizer's: `expected` is the tokenizer's
+ * fingerprint (`tokenizerFingerprint`), `actual` the index's (of its token bytes, for an
+ * index built before tokenizer fingerprints).
+ */
+export class VocabMismatchError extends Error {
+  override readonly name = 'VocabMismatchError';
+  readonly code = 'vocab_mismatch';
+  constructor(
+    message: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The worker running the engine stopped (an uncaught error, or out of memory). */
 export class WorkerCrashedError extends Error {
   override readonly name = 'WorkerCrashedError';

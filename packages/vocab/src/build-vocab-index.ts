@@ -1,5 +1,5 @@
 import { writeVocabIndex, type VocabMeta } from '@sieve/format';
-import { findTokenId, readTokenTable, type TokenizerJson } from './tokenizer-json.ts';
+import { findTokenId, readTokenTable, tokenizerFingerprint, type TokenizerJson } from './tokenizer-json.ts';
 import { buildTokenSlices, buildTokenTrie } from './token-trie.ts';
 
 /** Where a tokenizer came from and which of its tokens end a generation. */
@@ -42,6 +42,7 @@ export function buildVocabIndex(json: TokenizerJson, options: VocabBuildOptions)
   const meta: VocabMeta = {
     name: options.name,
     source: options.source,
+    tokenizer_fingerprint: tokenizerFingerprint(json),
     decoder: table.decoder,
     bos_token_id: bos,
     eos_token_ids: [...eos].sort((a, b) => a - b),

@@ -2,5 +2,5 @@ export { buildVocabIndex } from './build-vocab-index.ts';
 export type { TokenizerConfig, VocabBuildOptions } from './build-vocab-index.ts';
 export { buildTokenSlices, buildTokenTrie, TrieLimitError } from './token-trie.ts';
 export type { TokenSliceSections, TokenTrie } from './token-trie.ts';
-export { findTokenId, readTokenTable, TokenizerError } from './tokenizer-json.ts';
+export { findTokenId, readTokenTable, TokenizerError, tokenizerFingerprint } from './tokenizer-json.ts';
 export type { TokenizerDecoder, TokenizerJson, TokenTable } from './tokenizer-json.ts';
