@@ -103,7 +103,8 @@ describe('fixture models', () => {
     it('an index without a recorded fingerprint (older builds) is checked by its token bytes', async () => {
       const withoutFingerprint = (file: Uint8Array, change?: (bytes: Uint8Array) => void): Uint8Array => {
         const index = new VocabIndex(file);
-        const meta = { ...index.meta, tokenizer_fingerprint: undefined };
+        const meta = { ...index.meta };
+        delete (meta as { tokenizer_fingerprint?: string }).tokenizer_fingerprint;
         const bytes = index.bytes.slice();
         change?.(bytes);
         return writeVocabIndex({ offsets: index.offsets, flags: index.flags, bytes, trie: index.trie, duplicates: index.duplicates, sliceNodes: index.sliceNodes, sliceTokens: index.sliceTokens, meta });

@@ -4,7 +4,7 @@ export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, Json
 export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
 export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
-export { DeadEndError, IncompleteOutputError, InvalidRequestError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
+export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export type { SamplingOptions } from './sampler.ts';
 export { createWorkerEngine } from './worker-client.ts';

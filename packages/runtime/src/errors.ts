@@ -30,6 +30,12 @@ export class ModelLoadError extends Error {
   readonly code = 'model_load_failed';
 }
 
+/** `load` was aborted (its `signal`) before the model was ready. */
+export class LoadAbortedError extends Error {
+  override readonly name = 'LoadAbortedError';
+  readonly code = 'aborted';
+}
+
 /**
  * The vocab index is not the loaded model's tokenizer's: `expected` is the tokenizer's
  * fingerprint (`tokenizerFingerprint`), `actual` the index's (of its token bytes, for an

@@ -5,7 +5,7 @@
  */
 import { AutoModelForCausalLM, AutoTokenizer, DynamicCache, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import type { DataType } from '@huggingface/transformers';
-import { ModelLoadError } from './errors.ts';
+import { LoadAbortedError, ModelLoadError } from './errors.ts';
 
 /** Where a model runs. `auto`: WebGPU when the browser has an adapter, else WASM (CPU in Node). */
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
@@ -40,6 +40,10 @@ export interface LoadModelOptions {
   readonly wasmPaths?: string;
   /** Called as files load. */
   readonly onProgress?: (progress: LoadProgress) => void;
+  /** Where hub ids are downloaded from: the Hugging Face hub (default `https://huggingface.co/`) or a mirror with its layout (`{id}/resolve/main/{file}`). */
+  readonly hub?: string;
+  /** Stops the downloads; the load then rejects with `LoadAbortedError`. */
+  readonly signal?: AbortSignal;
 }
 
 /** A loaded model: tokenizer, vocabulary facts and sequences to decode. */
@@ -74,8 +78,29 @@ const ORT_WASM = 'ort-wasm-simd-threaded.asyncify';
 
 const IS_NODE = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
-/** Loads tokenizer and model. Throws `ModelLoadError` with the cause when neither device works. */
+const HUB = 'https://huggingface.co/';
+const platformFetch = env.fetch;
+
+/**
+ * Loads tokenizer and model. Throws `ModelLoadError` with the cause when neither device
+ * works, `LoadAbortedError` when `signal` aborts it.
+ */
 export async function loadModel(options: LoadModelOptions): Promise<LoadedModel> {
+  const { signal } = options;
+  if (signal?.aborted) throw new LoadAbortedError(`loading ${options.model} was aborted`);
+  env.remoteHost = options.hub === undefined ? HUB : options.hub.endsWith('/') ? options.hub : `${options.hub}/`;
+  env.fetch = signal === undefined ? platformFetch : (input, init) => platformFetch(input, { ...init, signal });
+  try {
+    return await loadFiles(options);
+  } catch (error) {
+    if (signal?.aborted) throw new LoadAbortedError(`loading ${options.model} was aborted`, { cause: error });
+    throw error;
+  } finally {
+    env.fetch = platformFetch;
+  }
+}
+
+async function loadFiles(options: LoadModelOptions): Promise<LoadedModel> {
   const local = /^[./]/.test(options.model);
   const slash = options.model.replace(/\/+$/, '').lastIndexOf('/');
   const id = local ? options.model.replace(/\/+$/, '').slice(slash + 1) : options.model;

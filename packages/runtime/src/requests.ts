@@ -212,6 +212,8 @@ export const checkLoadOptions: Check = fields(
     cache: boolean,
     wasmPaths: string,
     onProgress: func,
+    hub: nonEmptyString,
+    signal: record,
     vocab: bytesOrUrl,
     kernel: either('bytes, a WebAssembly.Module, a Response or a URL', string, record),
     limits,

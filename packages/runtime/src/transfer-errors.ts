@@ -6,7 +6,7 @@ import { transferHandlers } from 'comlink';
 import { MaskIndexFormatError } from '@sieve/format';
 import { GrammarError, GrammarLimitError, InvalidSchemaError, MaskIndexMismatchError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
 import { KernelError } from '@sieve/kernel';
-import { DeadEndError, IncompleteOutputError, InvalidRequestError, ModelLoadError, NotLoadedError, VocabMismatchError } from './errors.ts';
+import { DeadEndError, IncompleteOutputError, InvalidRequestError, ModelLoadError, LoadAbortedError, NotLoadedError, VocabMismatchError } from './errors.ts';
 
 const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   GrammarError,
@@ -18,6 +18,7 @@ const ERROR_CLASSES: Record<string, new (...args: never[]) => Error> = {
   MaskIndexFormatError,
   MaskIndexMismatchError,
   ModelLoadError,
+  LoadAbortedError,
   VocabMismatchError,
   DeadEndError,
   IncompleteOutputError,

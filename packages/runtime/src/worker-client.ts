@@ -90,8 +90,8 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
 
   const load = (options: EngineLoadOptions): Promise<ModelInfo> => {
     lastLoad = options;
-    const { onProgress, ...rest } = options;
-    return call(() => remote.load(rest, onProgress === undefined ? undefined : proxy(onProgress)));
+    const { onProgress, signal, ...rest } = options;
+    return withCancel(signal, (id) => remote.load(id, rest, onProgress === undefined ? undefined : proxy(onProgress)));
   };
 
   // The worker's id for a page-side handle (compiled in this worker on first use after a restart).
@@ -123,18 +123,24 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   // Races a call against the worker's death.
   const call = <T>(run: () => Promise<T>): Promise<T> => Promise.race([run(), crash]);
 
-  const cancellable = async <T>(signal: AbortSignal | undefined, run: (id: number) => Promise<T>): Promise<T> => {
+  // A call the signal cancels (in the worker, by its id).
+  const withCancel = async <T>(signal: AbortSignal | undefined, run: (id: number) => Promise<T>): Promise<T> => {
     const id = nextId++;
     const cancel = (): void => void remote.cancel(id);
     signal?.addEventListener('abort', cancel, { once: true });
     if (signal?.aborted) cancel();
     try {
-      const result = await call(() => run(id));
-      restartsInARow = 0;
-      return result;
+      return await call(() => run(id));
     } finally {
       signal?.removeEventListener('abort', cancel);
     }
+  };
+
+  // A generation: one that completes ends a run of crashes (a load does not: restarts load).
+  const cancellable = async <T>(signal: AbortSignal | undefined, run: (id: number) => Promise<T>): Promise<T> => {
+    const result = await withCancel(signal, run);
+    restartsInARow = 0;
+    return result;
   };
 
   // Signals and callbacks cannot be cloned: the signal becomes cancel calls, the callback a proxy argument.

@@ -20,13 +20,11 @@ export class EngineHost {
   readonly #running = new Map<number, AbortController>();
   readonly #cancelled = new Set<number>();
 
-  async load(options: Omit<EngineLoadOptions, 'onProgress'>, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+  async load(id: number, options: Omit<EngineLoadOptions, 'onProgress' | 'signal'>, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+    checkCall(id, undefined);
     checkLoadOptions(options, 'options');
     checkCallback(onProgress, 'onProgress');
-    const delivered = new Delivery();
-    const info = await this.#engine.load({ ...options, ...(onProgress === undefined ? {} : { onProgress: (p: LoadProgress) => delivered.track(onProgress(p)) }) });
-    await delivered.all();
-    return info;
+    return this.#cancellable(id, (signal, delivered) => this.#engine.load({ ...options, signal, ...(onProgress === undefined ? {} : { onProgress: (p: LoadProgress) => delivered.track(onProgress(p)) }) }));
   }
 
   async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
@@ -133,7 +131,7 @@ function checkCall(id: unknown, onToken: unknown): void {
 }
 
 // What the page may call, and how many arguments each takes (EngineHost's methods).
-const METHODS: Readonly<Record<string, number>> = { load: 2, compile: 1, release: 1, generate: 3, generateJson: 4, chatCompletion: 2, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
+const METHODS: Readonly<Record<string, number>> = { load: 3, compile: 1, release: 1, generate: 3, generateJson: 4, chatCompletion: 2, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
 
 /**
  * The worker's message port, as comlink sees it: only calls of the host's methods (and the
