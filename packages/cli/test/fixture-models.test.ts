@@ -137,4 +137,25 @@ describe('fixture models', () => {
       expect(await run('generate', '--model', qwen.dir, '--vocab', llama, '--prompt', 'Hello')).toMatchObject({ code: 2, json: { error: { code: 'vocab_mismatch' } } });
     }, 60_000);
   });
+
+  it('a chat with the same system prompt reuses its KV cache (float16 too), with the same tokens as without', async () => {
+    const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
+    const engine = new InThreadEngine();
+    try {
+      await engine.load({ model: qwen.dir, device: 'cpu', dtype: 'q4f16' });
+      const ask = async (text: string, reusePrefix: boolean) => {
+        const result = await engine.generate({ messages: [{ role: 'system', content: 'Extract the contact as JSON. Be exact.' }, { role: 'user', content: text }], constraint: { type: 'json-schema', schema: CONTACT }, maxTokens: 60, sampling: { seed: 3 }, reusePrefix });
+        return { tokens: result.tokens, reused: result.stats.reusedPromptTokens };
+      };
+      const texts = ['Ada, ada@example.org, urgent.', 'Bob (bob@example.com), no hurry.'];
+      const without = [await ask(texts[0]!, false), await ask(texts[1]!, false)];
+      await ask('Something else entirely.', false);
+      const reused = [await ask(texts[0]!, true), await ask(texts[1]!, true)];
+      expect(without.map((r) => r.reused)).toEqual([0, 0]);
+      expect(reused[1]!.reused).toBeGreaterThan(10); // the system turn and the user turn's start
+      expect(reused.map((r) => r.tokens)).toEqual(without.map((r) => r.tokens));
+    } finally {
+      await engine.dispose();
+    }
+  }, 60_000);
 });

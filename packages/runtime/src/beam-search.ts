@@ -131,6 +131,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
     healed: '',
     stats: {
       promptTokens: options.promptTokens.length,
+      reusedPromptTokens: 0,
       prefillMs,
       forwardMs,
       forwardPasses,

@@ -53,6 +53,8 @@ export interface TokenEvent {
 /** Timings of a generation. */
 export interface GenerationStats {
   readonly promptTokens: number;
+  /** Prompt tokens whose KV cache was kept from the previous generation (a shared prefix): the prefill they saved. */
+  readonly reusedPromptTokens: number;
   readonly prefillMs: number;
   readonly forwardMs: number;
   readonly forwardPasses: number;
@@ -158,7 +160,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
   // Tokens the model has not seen yet: the prompt, then each committed token. They are fed
   // in one forward pass when logits are next needed, so forced tokens ride along.
-  let pending: readonly number[] = prompt;
+  // A sequence may hold a prefix of the prompt already (a kept KV cache): not fed again.
+  const reused = sequence.length;
+  if (reused >= prompt.length || sequence.tokens.some((token, i) => token !== prompt[i])) throw new RangeError(`the sequence's ${reused} tokens are not a proper prefix of the prompt`);
+  let pending: readonly number[] = prompt.slice(reused);
   let prefillMs = 0;
 
   const finish = (reason: StopReason): GenerationOutput => {
@@ -172,6 +177,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       healed,
       stats: {
         promptTokens: options.promptTokens.length,
+        reusedPromptTokens: reused,
         prefillMs,
         forwardMs,
         forwardPasses,

@@ -13,7 +13,7 @@ import { checkChatRequest, checkGenerateJsonRequest, checkGenerateRequest, check
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
-import { loadModel, type LoadedModel, type LoadModelOptions } from './model.ts';
+import { loadModel, type LoadedModel, type LoadModelOptions, type ModelSequence } from './model.ts';
 import { modelVocab, type VocabOrigin } from './model-vocab.ts';
 import type { SamplingOptions } from './sampler.ts';
 
@@ -76,6 +76,12 @@ export interface GenerateRequest {
    * tokens are streamed once the best beam is chosen.
    */
   readonly beams?: number;
+  /**
+   * Reuse the KV cache of the previous generation for the prefix this prompt shares with it
+   * (a system prompt, a form's instructions): `stats.reusedPromptTokens` says how many tokens
+   * were not fed again. Default true (CPU and WASM; on WebGPU the cache is not cut, so no reuse).
+   */
+  readonly reusePrefix?: boolean;
   /** Stream events carry the BRLE mask each token was sampled under (default false). */
   readonly includeMask?: boolean;
   readonly signal?: AbortSignal;
@@ -167,6 +173,8 @@ const MAX_CACHED_GRAMMARS = 16;
 /** The engine, running in the calling thread. */
 export class InThreadEngine implements SieveEngine {
   #loaded: Loaded | null = null;
+  // The last generation's sequence, whose KV cache the next prompt's shared prefix reuses.
+  #kept: ModelSequence | null = null;
   #limits: Partial<GrammarLimits> = {};
   readonly #handles = new Map<number, Grammar>();
   readonly #running = new Set<{ readonly stop: AbortController; readonly done: Promise<void> }>();
@@ -239,7 +247,8 @@ export class InThreadEngine implements SieveEngine {
     const running = { stop, done: new Promise<void>((resolve) => (finished = resolve)) };
     this.#running.add(running);
     let constraint: ActiveConstraint | undefined;
-    const sequence = loaded.model.startSequence();
+    const beams = request.beams ?? 1;
+    const sequence = (beams === 1 && request.reusePrefix !== false ? this.#reusable(promptTokens) : null) ?? loaded.model.startSequence();
     const decodeContext: DecodeContext = { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation };
     const decodeOptions: DecodeOptions = {
       promptTokens,
@@ -254,14 +263,32 @@ export class InThreadEngine implements SieveEngine {
     };
     try {
       constraint = activate(await this.#fetchIndexes(request.constraint), loaded.context);
-      const beams = request.beams ?? 1;
       return beams === 1 ? await decode(sequence, constraint, decodeContext, decodeOptions) : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
     } finally {
       constraint?.dispose();
-      await sequence.dispose();
+      // The last sequence's KV cache is kept: the next prompt's shared prefix is not fed again.
+      if (beams === 1) await this.#keep(sequence);
+      else await sequence.dispose();
       this.#running.delete(running);
       finished();
     }
+  }
+
+  // A sequence holding the longest prefix `prompt` shares with the kept one (two tokens at
+  // least are left to feed: token healing may give the last one back), or null.
+  #reusable(prompt: readonly number[]): ModelSequence | null {
+    const kept = this.#kept;
+    if (kept === null) return null;
+    const most = Math.min(kept.length, prompt.length - 2);
+    let shared = 0;
+    while (shared < most && kept.tokens[shared] === prompt[shared]) shared++;
+    return shared > 0 ? kept.prefix(shared) : null;
+  }
+
+  async #keep(sequence: ModelSequence): Promise<void> {
+    const old = this.#kept;
+    this.#kept = sequence;
+    await old?.dispose();
   }
 
   async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
@@ -285,6 +312,8 @@ export class InThreadEngine implements SieveEngine {
     this.#handles.clear();
     this.#bySpec.clear();
     this.#indexFiles.clear();
+    await this.#kept?.dispose();
+    this.#kept = null;
     const loaded = this.#loaded;
     this.#loaded = null;
     if (loaded === null) return;

@@ -66,6 +66,14 @@ export interface LoadedModel {
 export interface ModelSequence {
   /** Tokens fed so far. */
   readonly length: number;
+  /** Those tokens. */
+  readonly tokens: readonly number[];
+  /**
+   * An independent sequence holding the first `length` tokens of this one (its KV cache cut
+   * there: a shared prompt prefix is not fed again), or null where the cache cannot be cut
+   * (on the GPU).
+   */
+  prefix(length: number): ModelSequence | null;
   /** Feeds `tokens` in one forward pass; the logits after the last one (a copy). */
   forward(tokens: readonly number[]): Promise<Float32Array>;
   /** An independent copy (beam search): shares the KV cache on the CPU, replays it otherwise. */
@@ -189,6 +197,21 @@ class TransformersSequence implements ModelSequence {
 
   get length(): number {
     return this.#tokens.length;
+  }
+
+  get tokens(): readonly number[] {
+    return this.#tokens;
+  }
+
+  prefix(length: number): ModelSequence | null {
+    if (!(Number.isInteger(length) && length >= 0 && length <= this.#tokens.length)) throw new RangeError(`a prefix of 0 to ${this.#tokens.length} tokens, not ${length}`);
+    const entries = Object.entries(this.#cache) as [string, Tensor][];
+    if (!entries.every(([, tensor]) => tensor.location === 'cpu')) return null;
+    // Caches are [batch, heads, tokens, head size]: cut on the tokens.
+    const cut = Object.fromEntries(entries.map(([name, tensor]) => [name, tensor.slice(null, null, [0, length], null)]));
+    const copy = new TransformersSequence(this.#model, new DynamicCache(cut));
+    copy.#tokens = this.#tokens.slice(0, length);
+    return copy;
   }
 
   async forward(tokens: readonly number[]): Promise<Float32Array> {

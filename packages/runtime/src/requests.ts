@@ -154,6 +154,7 @@ const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   fastForward: boolean,
   tokenHealing: boolean,
   beams: integer(1),
+  reusePrefix: boolean,
   includeMask: boolean,
   signal: (value, path) => expect(typeof AbortSignal !== 'undefined' && value instanceof AbortSignal, path, 'an AbortSignal', value),
   onToken: func,

@@ -78,6 +78,10 @@ describe('fast-forward', () => {
     get length() {
       return inner.length;
     },
+    get tokens() {
+      return inner.tokens;
+    },
+    prefix: () => null,
     async forward(tokens) {
       let logits: Float32Array = new Float32Array(0);
       for (const t of tokens) logits = await inner.forward([t]);

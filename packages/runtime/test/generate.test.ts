@@ -129,3 +129,24 @@ describe('text grammar generation', () => {
     });
   }
 });
+
+describe('reuse of the KV cache for a shared prompt prefix', () => {
+  it('feeds only what follows the prefix the previous prompt shared, with the same tokens as feeding it all', async () => {
+    const person = handWritten[0]!.schema;
+    const prompts = [`${PROMPT} She had a dog.`, `${PROMPT} She had a cat.`, `${PROMPT} One day`];
+    const run = async (reusePrefix: boolean): Promise<{ tokens: readonly number[]; reused: number }[]> => {
+      const results = [];
+      for (const prompt of prompts) {
+        const result = await engine.generate({ prompt, constraint: JsonSchema(person), sampling: { seed: 5 }, maxTokens: 40, reusePrefix });
+        results.push({ tokens: result.tokens, reused: result.stats.reusedPromptTokens });
+      }
+      return results;
+    };
+    const without = await run(false);
+    const withReuse = await run(true);
+    expect(without.map((r) => r.reused)).toEqual([0, 0, 0]);
+    // The first prompt follows the last run's third one: PROMPT's tokens are shared.
+    for (const result of withReuse) expect(result.reused).toBeGreaterThan(10);
+    expect(withReuse.map((r) => r.tokens)).toEqual(without.map((r) => r.tokens));
+  });
+});
