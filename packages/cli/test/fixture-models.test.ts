@@ -158,4 +158,28 @@ describe('fixture models', () => {
       await engine.dispose();
     }
   }, 60_000);
+
+  it("samples as the model's generation_config says unless asked otherwise; template options and the repetition penalty apply", async () => {
+    const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
+    const engine = new InThreadEngine();
+    try {
+      const info = await engine.load({ model: qwen.dir, device: 'cpu' });
+      expect(info.samplingDefaults).toEqual({ temperature: 0.6, topK: 20, topP: 0.95 });
+      const messages = [{ role: 'user', content: 'Say something.' }];
+      const tokens = async (sampling: object, extra: object = {}): Promise<readonly number[]> => (await engine.generate({ messages, maxTokens: 12, sampling, reusePrefix: false, ...extra })).tokens;
+      expect(await tokens({ seed: 4 })).toEqual(await tokens({ temperature: 0.6, topK: 20, topP: 0.95, seed: 4 }));
+      expect(await tokens({ seed: 4 })).not.toEqual(await tokens({ temperature: 1, topK: 0, topP: 1, seed: 4 }));
+      // Qwen3's template writes an empty think block when thinking is off.
+      const thinking = await engine.generate({ messages, maxTokens: 1 });
+      const direct = await engine.generate({ messages, maxTokens: 1, templateOptions: { enable_thinking: false } });
+      expect(direct.stats.promptTokens).toBeGreaterThan(thinking.stats.promptTokens);
+      // Greedy repeats itself here; with a huge penalty it never picks a token already in the context.
+      const plain = await tokens({ temperature: 0 });
+      const penalized = await tokens({ temperature: 0, repetitionPenalty: 1e6 });
+      expect(new Set(plain).size).toBeLessThan(plain.length);
+      expect(new Set(penalized).size).toBe(penalized.length);
+    } finally {
+      await engine.dispose();
+    }
+  }, 60_000);
 });

@@ -14,7 +14,7 @@ import type { Kernel } from '@sieve/kernel';
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
-import { allowedMass, applyLogitBias, checkSampling, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
+import { allowedMass, applyLogitBias, checkSampling, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
 
 /** Why a generation stopped. */
 export type StopReason = 'grammar' | 'eos' | 'length' | 'stop' | 'abort';
@@ -121,6 +121,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   // Tokens no completion may use: banned by the constraint or by a -Infinity bias.
   const excluded = (token: number): boolean => constraint.banned(token) || bias?.[token] === -Infinity;
   const tokens: number[] = [];
+  // Tokens in the context, for the repetition penalty.
+  const penalty = options.sampling.repetitionPenalty ?? 1;
+  const seen = new Set<number>(penalty === 1 ? [] : options.promptTokens);
   let forcedCount = 0;
   let maskUs = 0;
   let sampleUs = 0;
@@ -209,6 +212,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       for (const token of constraint.forced()) {
         if (tokens.length >= options.maxTokens || bias?.[token] === -Infinity || !commitToken(token)) break;
         tokens.push(token);
+        if (penalty !== 1) seen.add(token);
         output.push(token);
         forced.push(token);
         forcedCount++;
@@ -248,6 +252,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
     // feasible set); after many refusals the proof's first token is taken. (5. commits it.)
+    if (penalty !== 1) penalizeRepetition(masked, seen, penalty);
     let token = sampleToken(masked, options.sampling, rng);
     let committed = false;
     if (heal === null) {
@@ -292,6 +297,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       throw new Error(`internal: sampled token ${token} is not allowed by the constraint that masked it`);
     }
     tokens.push(token);
+    if (penalty !== 1) seen.add(token);
     output.push(token);
     pending = [token];
     if (options.onToken !== undefined) {

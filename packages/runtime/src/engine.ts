@@ -48,6 +48,8 @@ export interface ModelInfo {
   readonly vocabOrigin: VocabOrigin;
   /** The tokenizer has a chat template (`messages` need one, or a request's `chatTemplate`). */
   readonly hasChatTemplate: boolean;
+  /** Sampling from the model's generation_config.json, used where a request does not say (`temperature`, `topK`, `topP`, `minP`, `repetitionPenalty`). */
+  readonly samplingDefaults: SamplingOptions;
   readonly eosTokenIds: readonly number[];
   readonly loadMs: number;
 }
@@ -58,6 +60,11 @@ export interface GenerateRequest {
   readonly prompt?: string;
   /** Or chat messages, rendered with the tokenizer's chat template (with the assistant turn opened). */
   readonly messages?: readonly ChatMessage[];
+  /**
+   * Variables for the chat template beside the messages (`{ enable_thinking: false }` for
+   * Qwen3, `tools`, `documents`, …).
+   */
+  readonly templateOptions?: Readonly<Record<string, unknown>>;
   /** A Jinja chat template to use instead of the tokenizer's. */
   readonly chatTemplate?: string;
   readonly constraint?: ConstraintInput;
@@ -127,6 +134,10 @@ export interface ChatCompletionRequest {
   readonly signal?: AbortSignal;
   /** Not OpenAI's: a Jinja chat template for tokenizers without one. */
   readonly chatTemplate?: string;
+  /** Variables for the chat template (vLLM's name): `{ enable_thinking: false }` for Qwen3. */
+  readonly chat_template_kwargs?: Readonly<Record<string, unknown>>;
+  /** Tool definitions, handed to the chat template as `tools`. */
+  readonly tools?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** OpenAI-style chat completion. */
@@ -210,7 +221,7 @@ export class InThreadEngine implements SieveEngine {
       this.#limits = options.limits ?? {};
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, eosTokenIds, loadMs: performance.now() - started };
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs: performance.now() - started };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {
@@ -252,7 +263,8 @@ export class InThreadEngine implements SieveEngine {
     const decodeContext: DecodeContext = { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation };
     const decodeOptions: DecodeOptions = {
       promptTokens,
-      sampling: request.sampling ?? {},
+      // The model's generation_config, unless the request says otherwise.
+      sampling: { ...loaded.model.samplingDefaults, ...request.sampling },
       maxTokens: request.maxTokens ?? 256,
       stop: request.stop ?? [],
       fastForward: request.fastForward ?? true,
@@ -388,6 +400,7 @@ export class InThreadEngine implements SieveEngine {
       add_generation_prompt: true,
       return_tensor: false,
       return_dict: false,
+      ...request.templateOptions,
       ...(request.chatTemplate === undefined ? {} : { chat_template: request.chatTemplate }),
     });
     return Array.isArray(ids) ? ids.map(Number) : [];
@@ -407,7 +420,8 @@ export class InThreadEngine implements SieveEngine {
       ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),
       ...(constraint === undefined ? {} : { constraint }),
       maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
-      sampling: { temperature: request.temperature ?? 1, topP: request.top_p ?? 1, ...(request.seed === undefined ? {} : { seed: request.seed }) },
+      sampling: { ...(request.temperature === undefined ? {} : { temperature: request.temperature }), ...(request.top_p === undefined ? {} : { topP: request.top_p }), ...(request.seed === undefined ? {} : { seed: request.seed }) },
+      ...(request.chat_template_kwargs === undefined && request.tools === undefined ? {} : { templateOptions: { ...request.chat_template_kwargs, ...(request.tools === undefined ? {} : { tools: request.tools }) } }),
       stop: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });

@@ -6,6 +6,7 @@
 import { AutoModelForCausalLM, AutoTokenizer, DynamicCache, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import type { DataType } from '@huggingface/transformers';
 import { LoadAbortedError, ModelLoadError } from './errors.ts';
+import type { SamplingOptions } from './sampler.ts';
 
 /** Where a model runs. `auto`: WebGPU when the browser has an adapter, else WASM (CPU in Node). */
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
@@ -56,6 +57,8 @@ export interface LoadedModel {
   readonly vocabSize: number;
   readonly eosTokenIds: readonly number[];
   readonly bosTokenId: number | null;
+  /** Sampling the model's `generation_config.json` asks for (`do_sample: false`: greedy). */
+  readonly samplingDefaults: SamplingOptions;
   readonly tokenizer: PreTrainedTokenizer;
   /** A fresh sequence with an empty KV cache. */
   startSequence(): ModelSequence;
@@ -168,7 +171,7 @@ async function loadFiles(options: LoadModelOptions): Promise<LoadedModel> {
   options.onProgress?.({ kind: 'ready', loadedBytes: 0, totalBytes: 0 });
 
   const config = model.config as unknown as { vocab_size?: number; eos_token_id?: number | number[]; bos_token_id?: number };
-  const generation = (model as unknown as { generation_config?: { eos_token_id?: number | number[] } }).generation_config;
+  const generation = (model as unknown as { generation_config?: GenerationConfig }).generation_config;
   const eos = new Set<number>([config.eos_token_id ?? [], generation?.eos_token_id ?? []].flat());
   return {
     id: options.model,
@@ -177,6 +180,7 @@ async function loadFiles(options: LoadModelOptions): Promise<LoadedModel> {
     vocabSize: config.vocab_size ?? Object.keys(tokenizer.get_vocab()).length,
     eosTokenIds: [...eos],
     bosTokenId: config.bos_token_id ?? null,
+    samplingDefaults: samplingDefaults(generation),
     tokenizer,
     startSequence: () => new TransformersSequence(model),
     dispose: async () => {
@@ -255,6 +259,32 @@ class TransformersSequence implements ModelSequence {
   async dispose(): Promise<void> {
     await this.#cache.dispose();
   }
+}
+
+// The generation_config.json fields read here.
+interface GenerationConfig {
+  readonly eos_token_id?: number | number[];
+  readonly do_sample?: boolean;
+  readonly temperature?: number;
+  readonly top_k?: number;
+  readonly top_p?: number;
+  readonly min_p?: number;
+  readonly repetition_penalty?: number;
+}
+
+// The sampling a generation config asks for; fields it does not set (or transformers.js's
+// defaults where it has none: do_sample false, temperature 1, top_k 50) are left out.
+function samplingDefaults(config: GenerationConfig | undefined): SamplingOptions {
+  if (config === undefined) return {};
+  const own = (key: keyof GenerationConfig): boolean => Object.prototype.hasOwnProperty.call(config, key) && config[key] !== null;
+  if (own('do_sample') && config.do_sample === false) return { temperature: 0 };
+  return {
+    ...(own('temperature') && { temperature: config.temperature! }),
+    ...(own('top_k') && { topK: config.top_k! }),
+    ...(own('top_p') && { topP: config.top_p! }),
+    ...(own('min_p') && { minP: config.min_p! }),
+    ...(own('repetition_penalty') && { repetitionPenalty: config.repetition_penalty! }),
+  };
 }
 
 async function webGpuUnavailable(): Promise<string | null> {

@@ -141,12 +141,13 @@ function checkConstraintAt(depth: number): Check {
 export const checkConstraint: Check = checkConstraintAt(0);
 
 const message = fields({ role: string, content: string }, ['role', 'content']);
-const sampling = fields({ temperature: number, topK: number, topP: number, minP: number, seed: number, logitBias: bias });
+const sampling = fields({ temperature: number, topK: number, topP: number, minP: number, repetitionPenalty: number, seed: number, logitBias: bias });
 
 const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   prompt: string,
   messages: arrayOf(message),
   chatTemplate: string,
+  templateOptions: record,
   constraint: checkConstraint,
   sampling,
   maxTokens: integer(0),
@@ -200,6 +201,8 @@ export const checkChatRequest: Check = fields(
     stop: either('a string or an array of strings', string, arrayOf(string)),
     signal: GENERATE_FIELDS['signal']!,
     chatTemplate: string,
+    chat_template_kwargs: record,
+    tools: arrayOf(record),
   },
   ['messages'],
 );
@@ -214,7 +217,7 @@ export const checkLoadOptions: Check = fields(
     wasmPaths: string,
     onProgress: func,
     hub: nonEmptyString,
-    signal: record,
+    signal: GENERATE_FIELDS['signal']!,
     vocab: bytesOrUrl,
     kernel: either('bytes, a WebAssembly.Module, a Response or a URL', string, record),
     limits,

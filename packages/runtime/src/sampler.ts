@@ -14,6 +14,11 @@ export interface SamplingOptions {
   readonly topP?: number;
   /** Drop tokens less likely than minP × the most likely one's probability (0: off). */
   readonly minP?: number;
+  /**
+   * Tokens already in the context (prompt and output) have their logit divided by this when
+   * positive and multiplied when negative, as Hugging Face's `repetition_penalty` (1: off).
+   */
+  readonly repetitionPenalty?: number;
   /** Seed of the RNG; the same seed, prompt and options give the same output. */
   readonly seed?: number;
   /** Added to the logits of these token ids before masking (see also `LogitBias`). */
@@ -56,11 +61,12 @@ function rotl(x: number, k: number): number {
 
 /** Checks sampling options, throwing a `RangeError` that names the bad one. */
 export function checkSampling(options: SamplingOptions): void {
-  const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
+  const { temperature = 1, topK = 0, topP = 1, minP = 0, repetitionPenalty = 1 } = options;
   if (!(Number.isFinite(temperature) && temperature >= 0)) throw new RangeError(`sampling.temperature must be a finite number ≥ 0, not ${temperature}`);
   if (!(Number.isInteger(topK) && topK >= 0)) throw new RangeError(`sampling.topK must be an integer ≥ 0, not ${topK}`);
   if (!(topP > 0 && topP <= 1)) throw new RangeError(`sampling.topP must be in (0, 1], not ${topP}`);
   if (!(minP >= 0 && minP <= 1)) throw new RangeError(`sampling.minP must be in [0, 1], not ${minP}`);
+  if (!(Number.isFinite(repetitionPenalty) && repetitionPenalty > 0)) throw new RangeError(`sampling.repetitionPenalty must be a finite number > 0, not ${repetitionPenalty}`);
   for (const [id, bias] of Object.entries(options.logitBias ?? {})) {
     if (!/^\d+$/.test(id) || !(Number.isFinite(bias) || bias === -Infinity)) throw new RangeError(`sampling.logitBias: ${id} → ${bias} is not a token id and a finite bias (or -Infinity)`);
   }
@@ -189,4 +195,13 @@ export function topCandidates(logits: Float32Array, n: number): { id: number; p:
   let total = 0;
   for (let i = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) total += Math.exp(logits[i]! - top);
   return best.map((id) => ({ id, p: Math.exp(logits[id]! - top) / total }));
+}
+
+/** Applies `penalty` (see `SamplingOptions.repetitionPenalty`) in place to the logits of the `seen` tokens (once each). */
+export function penalizeRepetition(logits: Float32Array, seen: ReadonlySet<number>, penalty: number): void {
+  for (const token of seen) {
+    const logit = logits[token];
+    if (logit === undefined || logit === -Infinity) continue;
+    logits[token] = logit > 0 ? logit / penalty : logit * penalty;
+  }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argmax, Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
+import { argmax, penalizeRepetition, Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
 import { chiSquareCritical } from './support/chi-square.ts';
 
 describe('Rng', () => {
@@ -85,5 +85,13 @@ describe('samplingDistribution', () => {
     let chi = 0;
     ids.forEach((id, j) => (chi += ((counts.get(id) ?? 0) - n * probs[j]!) ** 2 / (n * probs[j]!)));
     expect(chi).toBeLessThan(chiSquareCritical(ids.length - 1, 0.001));
+  });
+});
+
+describe('penalizeRepetition', () => {
+  it("divides seen tokens' positive logits, multiplies negative ones, leaves masked and unseen ones", () => {
+    const logits = Float32Array.of(2, -2, -Infinity, 3);
+    penalizeRepetition(logits, new Set([0, 1, 2]), 2);
+    expect(Array.from(logits)).toEqual([1, -4, -Infinity, 3]);
   });
 });
