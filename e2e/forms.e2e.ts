@@ -78,6 +78,9 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
     throw new Error('killed by the test');
   }));
   await expect(page.locator('body')).toHaveAttribute('data-restarts', '1');
+  // What the fill had written before the kill stays (under load it may have reached the name).
+  const name = await page.locator('[data-path="form.name"]').inputValue();
+  expect(name).not.toBe('');
   await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');
   // A worker that ends without an error event (closed, or killed by the browser) is noticed too.
@@ -85,7 +88,7 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
   await second.evaluate(() => (self as unknown as { close(): void }).close());
   await expect(page.locator('body')).toHaveAttribute('data-restarts', '2', { timeout: 30_000 });
   await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
-  await expect(page.locator('[data-path="form.name"]')).toHaveValue(/Ada Lovelace/);
+  await expect(page.locator('[data-path="form.name"]')).toHaveValue(name);
   await page.reload();
   await open(page);
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');

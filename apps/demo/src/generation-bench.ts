@@ -1,9 +1,13 @@
-// Generation benchmark: stories260K in the engine's Web Worker (WASM execution provider),
-// tokens per second with a JSON Schema constraint against the same number of tokens without
-// one, and the time of a step split into forward pass, mask and sampling. `pnpm bench` opens
-// this page in headless Chromium (e2e/bench/generation.bench.ts) and reads <body data-report>.
+// Generation benchmark: a model in the engine's Web Worker (WASM execution provider), tokens
+// per second with a JSON Schema constraint against the same number of tokens without one, and
+// the time of a step split into forward pass, mask, applying it, sampling, commit and the
+// rest. stories260K by default; ?model=HUB_ID&hub=URL takes a model from a hub (the fixture
+// models' local stand-in), prompted through its chat template, and also times its first load
+// (download, tokenizer, vocab index), a cached second load and the schemas' compiles.
+// `pnpm bench` opens this page in headless Chromium (e2e/bench/generation.bench.ts) and
+// reads <body data-report>.
 import { publishReport } from './bench-report.ts';
-import { createWorkerEngine, JsonSchema, LogitBias, type GenerateResult } from '@sieve/runtime/client';
+import { createWorkerEngine, LogitBias, type EngineLoadOptions, type GenerateResult } from '@sieve/runtime/client';
 
 /** Schema-heavy JSON: long keys, enums and nesting, where much of the text is forced. */
 const SCHEMAS: Record<string, unknown> = {
@@ -57,6 +61,8 @@ interface Side {
   readonly mask_us_per_step: number;
   readonly sample_us_per_step: number;
   readonly forced_fraction: number;
+  /** Per sampled step, µs: the mean over the runs' means, and the worst run's p99. */
+  readonly step_us: Record<string, { readonly mean: number; readonly p99: number }>;
 }
 
 const median = (xs: readonly number[]): number => {
@@ -74,33 +80,60 @@ function summarize(results: readonly GenerateResult[]): Side {
     mask_us_per_step: round(median(results.map((r) => r.stats.maskUsMean)), 1),
     sample_us_per_step: round(median(results.map((r) => r.stats.sampleUsMean)), 1),
     forced_fraction: round(median(results.map((r) => r.forcedTokens / Math.max(1, r.tokens.length))), 3),
+    step_us: Object.fromEntries(
+      (['mask', 'apply', 'sample', 'commit', 'other'] as const).map((part) => [part, { mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1), p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1) }]),
+    ),
   };
 }
 
+const params = new URLSearchParams(location.search);
+const hubModel = params.get('model');
+
 async function run(): Promise<object> {
   const here = (path: string): string => new URL(path, location.href).href;
-  const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
-  const info = await engine.load({ model: '/models/stories260K', device: 'wasm', dtype: 'fp32', kernel: here('/kernel.wasm'), vocab: here('/vocab/stories260k.vocab'), wasmPaths: here('/ort/') });
+  const newEngine = () => createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
+  const common = { device: 'wasm', kernel: here('/kernel.wasm'), wasmPaths: here('/ort/') } as const;
+  const options: EngineLoadOptions = hubModel === null ? { ...common, model: '/models/stories260K', dtype: 'fp32', vocab: here('/vocab/stories260k.vocab') } : { ...common, model: hubModel, hub: params.get('hub')! };
+  let engine = newEngine();
+  let started = performance.now();
+  let info = await engine.load(options);
+  const firstLoad = { ms: round(performance.now() - started, 0), vocab: info.vocabOrigin };
+  let cachedLoad: { ms: number; vocab: string } | null = null;
+  if (hubModel !== null) {
+    // Again, in a new worker: files and vocab index come from the Cache API.
+    await engine.dispose();
+    engine = newEngine();
+    started = performance.now();
+    info = await engine.load(options);
+    cachedLoad = { ms: round(performance.now() - started, 0), vocab: info.vocabOrigin };
+  }
+  // Chat models are prompted through their template (and keep no prefix: each run feeds it all).
+  const prompt = hubModel === null ? { prompt: PROMPT } : { messages: [{ role: 'user', content: `Write the JSON for this: ${PROMPT}` }], reusePrefix: false };
   // Unconstrained runs may not end early: EOS is banned, and they write as many tokens as the constrained run did.
   const noEos = LogitBias(Object.fromEntries(info.eosTokenIds.map((id) => [id, -Infinity])));
-  await engine.generate({ prompt: PROMPT, maxTokens: 8 }); // warm-up
+  await engine.generate({ ...prompt, maxTokens: 8 }); // warm-up
   const schemas = [];
   for (const [name, schema] of Object.entries(SCHEMAS)) {
     const constrained: GenerateResult[] = [];
     const unconstrained: GenerateResult[] = [];
-    await engine.generate({ prompt: PROMPT, constraint: JsonSchema(schema), maxTokens: MAX_TOKENS, sampling: { seed: 0 } }); // compile
+    started = performance.now();
+    const compiled = await engine.compile({ type: 'json-schema', schema });
+    const compileMs = round(performance.now() - started, 1);
     for (let seed = 1; seed <= RUNS; seed++) {
-      const c = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(schema), maxTokens: MAX_TOKENS, sampling: { seed, temperature: 0.8 } });
+      const sampling = { seed, temperature: 0.8, topK: 0, topP: 1 };
+      const c = await engine.generate({ ...prompt, constraint: compiled, maxTokens: MAX_TOKENS, sampling });
       constrained.push(c);
-      unconstrained.push(await engine.generate({ prompt: PROMPT, constraint: noEos, maxTokens: c.tokens.length, sampling: { seed, temperature: 0.8 } }));
+      unconstrained.push(await engine.generate({ ...prompt, constraint: noEos, maxTokens: c.tokens.length, sampling }));
     }
+    await engine.release(compiled);
     const a = summarize(constrained);
     const b = summarize(unconstrained);
-    schemas.push({ schema: name, constrained: a, unconstrained: b, speed_ratio: round(a.tokens_per_s / b.tokens_per_s, 2), complete: constrained.filter((r) => r.complete === true).length, runs: RUNS });
+    schemas.push({ schema: name, compile_ms: compileMs, constrained: a, unconstrained: b, speed_ratio: round(a.tokens_per_s / b.tokens_per_s, 2), complete: constrained.filter((r) => r.complete === true).length, runs: RUNS });
     document.querySelector('#status')!.textContent = `${name}: ${a.tokens_per_s} vs ${b.tokens_per_s} tokens/s`;
   }
   await engine.dispose();
-  return { bench: 'generation', model: 'stories260K', device: info.device, runs: RUNS, user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency, cross_origin_isolated: self.crossOriginIsolated, schemas };
+  const loads = hubModel === null ? {} : { first_load: firstLoad, cached_load: cachedLoad };
+  return { bench: 'generation', model: hubModel ?? 'stories260K', tokens: info.tokenCount, device: info.device, runs: RUNS, ...loads, user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency, cross_origin_isolated: self.crossOriginIsolated, schemas };
 }
 
 publishReport(run());

@@ -7,7 +7,7 @@
  */
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
-import { mergeBias, onlyEos, OutputText, settle, type DecodeContext, type DecodeOptions, type GenerationOutput, type StopReason } from './decode-loop.ts';
+import { mergeBias, onlyEos, OutputText, settle, UNTIMED_STEPS, type DecodeContext, type DecodeOptions, type GenerationOutput, type StopReason } from './decode-loop.ts';
 import type { ModelSequence } from './model.ts';
 import { applyLogitBias, topCandidates } from './sampler.ts';
 
@@ -132,6 +132,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
     stats: {
       promptTokens: options.promptTokens.length,
       reusedPromptTokens: 0,
+      stepUs: UNTIMED_STEPS,
       prefillMs,
       forwardMs,
       forwardPasses,

@@ -60,6 +60,12 @@ export interface GenerationStats {
   readonly forwardPasses: number;
   readonly maskUsMean: number;
   readonly sampleUsMean: number;
+  /**
+   * Per sampled step, in µs (mean and p99): the mask, applying it (and the bias) to the
+   * logits, sampling, committing (forced tokens included), and the rest of the loop
+   * (fast-forward, the budget, bookkeeping); the forward pass and callbacks are not in them.
+   */
+  readonly stepUs: Readonly<Record<'mask' | 'apply' | 'sample' | 'commit' | 'other', { readonly mean: number; readonly p99: number }>>;
   /** Draws refused by budget-aware ending (each followed by another draw). */
   readonly budgetRejections: number;
   readonly totalMs: number;
@@ -137,7 +143,16 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let budgetRejections = 0;
   // Commits a token; with the budget on, only if a completion still fits after it. The
   // proof's own first token always does (the rest of the proof fits after it).
+  let commitMs = 0;
   const commitToken = (token: number): boolean => {
+    const t0 = performance.now();
+    try {
+      return commitWithinBudget(token);
+    } finally {
+      commitMs += performance.now() - t0;
+    }
+  };
+  const commitWithinBudget = (token: number): boolean => {
     if (proof === null) return constraint.commit(token);
     if (token === proof[0]) {
       if (!constraint.commit(token)) return false;
@@ -186,6 +201,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         forwardPasses,
         maskUsMean: sampledSteps === 0 ? 0 : maskUs / sampledSteps,
         sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
+        stepUs: { mask: meanP99(stepTimes.mask), apply: meanP99(stepTimes.apply), sample: meanP99(stepTimes.sample), commit: meanP99(stepTimes.commit), other: meanP99(stepTimes.other) },
         budgetRejections,
         totalMs,
         tokensPerSecond: tokens.length / (totalMs / 1000),
@@ -193,6 +209,11 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     };
   };
 
+  // Per sampled step, µs; a step runs from the end of the last sampled one.
+  const stepTimes = { mask: [] as number[], apply: [] as number[], sample: [] as number[], commit: [] as number[], other: [] as number[] };
+  let stepStart = performance.now();
+  let stepCallbackMs = 0;
+  let stepCommitMsBefore = 0;
   for (;;) {
     bias = mergeBias(constraint.bias, options.sampling.logitBias);
     if (options.signal?.aborted) return finish('abort');
@@ -216,7 +237,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         output.push(token);
         forced.push(token);
         forcedCount++;
+        const called = performance.now();
         await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
+        stepCallbackMs += performance.now() - called;
       }
       if (forced.length > 0) {
         pending = [...pending, ...forced];
@@ -248,6 +271,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
     else kernel.applyBrle(masked, mask);
     applyLogitBias(masked, bias);
+    const stepApplyUs = (performance.now() - t) * 1000;
+    t = performance.now();
+    const commitMsBeforeSample = commitMs;
 
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
@@ -278,7 +304,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         break;
       }
     }
-    const stepSampleUs = (performance.now() - t) * 1000;
+    const stepSampleUs = (performance.now() - t - (commitMs - commitMsBeforeSample)) * 1000;
     sampleUs += stepSampleUs;
     sampledSteps++;
     if (token < 0) throw new DeadEndError(`no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`);
@@ -300,6 +326,13 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (penalty !== 1) seen.add(token);
     output.push(token);
     pending = [token];
+    const stepCommitUs = (commitMs - stepCommitMsBefore) * 1000;
+    const stepTotalUs = (performance.now() - stepStart - stepCallbackMs - lastForwardMs) * 1000;
+    stepTimes.mask.push(stepMaskUs);
+    stepTimes.apply.push(stepApplyUs);
+    stepTimes.sample.push(stepSampleUs);
+    stepTimes.commit.push(stepCommitUs);
+    stepTimes.other.push(Math.max(0, stepTotalUs - stepMaskUs - stepApplyUs - stepSampleUs - stepCommitUs));
     if (options.onToken !== undefined) {
       const candidates = (source: Float32Array): Candidate[] => topCandidates(source, 5).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
       await settle(options.onToken({
@@ -317,7 +350,22 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         forwardMs: lastForwardMs,
       }));
     }
+    stepStart = performance.now();
+    stepCallbackMs = 0;
+    stepCommitMsBefore = commitMs;
   }
+}
+
+/** `stepUs` of a search that does not time its steps one by one (beam search). */
+export const UNTIMED_STEPS: GenerationStats['stepUs'] = { mask: meanP99([]), apply: meanP99([]), sample: meanP99([]), commit: meanP99([]), other: meanP99([]) };
+
+// Mean and 99th percentile (nearest rank) of `values`, rounded to 0.1 (zeros when empty).
+function meanP99(values: readonly number[]): { mean: number; p99: number } {
+  if (values.length === 0) return { mean: 0, p99: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!;
+  return { mean: Math.round(mean * 10) / 10, p99: Math.round(p99 * 10) / 10 };
 }
 
 /**
