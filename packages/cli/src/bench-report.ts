@@ -31,14 +31,22 @@ interface GenerationSide {
   readonly mask_us_per_step: number;
   readonly sample_us_per_step: number;
   readonly forced_fraction: number;
+  /** Per sampled step (reports since the step split): mean and worst-run p99, µs. */
+  readonly step_us?: Readonly<Record<StepPart, { readonly mean: number; readonly p99: number }>>;
 }
+type StepPart = 'mask' | 'apply' | 'sample' | 'commit' | 'other';
+const STEP_PARTS: readonly StepPart[] = ['mask', 'apply', 'sample', 'commit', 'other'];
 interface GenerationReport {
   readonly bench: 'generation';
   readonly model: string;
+  /** Tokens in the vocabulary (reports of hub models). */
+  readonly tokens?: number;
   readonly device: string;
   readonly runs: number;
+  readonly first_load?: { readonly ms: number; readonly vocab: string };
+  readonly cached_load?: { readonly ms: number; readonly vocab: string } | null;
   readonly user_agent: string;
-  readonly schemas: readonly { readonly schema: string; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
+  readonly schemas: readonly { readonly schema: string; readonly compile_ms?: number; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
 }
 
 interface BrowserMaskBenchReport {
@@ -133,8 +141,7 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
       `| Chromium / Node | ${x.mask_mean}× | ${x.mask_p50}× | ${x.mask_p99}× | | ${x.compile_p50}× | ${x.compile_p99}× |`,
     );
   }
-  const generation = docs.find(isGeneration);
-  if (generation !== undefined) {
+  for (const generation of docs.filter(isGeneration)) {
     lines.push(
       '',
       `## Generation: ${generation.model} in a Chromium Web Worker (${generation.device})`,
@@ -148,6 +155,7 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
       const [c, u] = [r.constrained, r.unconstrained];
       lines.push(`| ${r.schema} | ${c.tokens} | ${c.tokens_per_s} | ${u.tokens_per_s} | ${r.speed_ratio}× | ${(100 * c.forced_fraction).toFixed(0)}% | ${c.forward_passes} / ${u.forward_passes} | ${c.forward_ms_per_pass} / ${u.forward_ms_per_pass} | ${c.mask_us_per_step} | ${c.sample_us_per_step} / ${u.sample_us_per_step} | ${r.complete} of ${r.runs} |`);
     }
+    if (generation.schemas.every((r) => r.constrained.step_us !== undefined && r.unconstrained.step_us !== undefined)) lines.push(...stepTable(generation));
   }
   const vocab = docs.find(isVocab);
   if (vocab !== undefined) {
@@ -159,4 +167,25 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
     for (const [name, r] of Object.entries(brle.results)) lines.push(`| ${name} | ${r.kernel.median_us} | ${r.kernel.p99_us} | ${r.typescript.median_us} | ${r.typescript.p99_us} | ${r.speedup_median}× |`);
   }
   return lines.join('\n') + '\n';
+}
+
+// The per-step split of a generation report, and what constraining adds to a step: the
+// constrained step's parts less the unconstrained one's (p99: the same of the p99s, a bound).
+function stepTable(generation: GenerationReport): string[] {
+  const loads = generation.first_load === undefined ? '' : ` First load (download, tokenizer, vocab index ${generation.first_load.vocab}): ${generation.first_load.ms} ms; again in a new worker (vocab index ${generation.cached_load?.vocab ?? '?'}): ${generation.cached_load?.ms ?? '?'} ms.`;
+  const lines = [
+    '',
+    `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 (worst run), constrained (c) and unconstrained (u); "adds" is the constrained step's total less the unconstrained one's.${loads}`,
+    '',
+    `| schema | compile ms | ${STEP_PARTS.join(' (c) | ')} (c) | total (u) | adds |`,
+    `| --- | ---: | ${STEP_PARTS.map(() => '---:').join(' | ')} | ---: | ---: |`,
+  ];
+  const total = (side: GenerationSide, key: 'mean' | 'p99'): number => STEP_PARTS.reduce((sum, part) => sum + side.step_us![part][key], 0);
+  const pair = (mean: number, p99: number): string => `${mean.toFixed(1)} / ${p99.toFixed(1)}`;
+  for (const r of generation.schemas) {
+    const [c, u] = [r.constrained, r.unconstrained];
+    const parts = STEP_PARTS.map((part) => pair(c.step_us![part].mean, c.step_us![part].p99));
+    lines.push(`| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} |`);
+  }
+  return lines;
 }
