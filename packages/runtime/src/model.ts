@@ -239,7 +239,7 @@ class TransformersSequence implements ModelSequence {
     const data = logits.data as Float32Array | Uint16Array;
     const last = data.subarray(data.length - vocab);
     // fp16 and q4f16 exports give float16 logits (their bits, where JS has no Float16Array).
-    return logits.type === 'float16' ? halfToFloat(last) : Float32Array.from(last);
+    return logits.type === 'float16' ? halfToFloat(last) : (last as Float32Array).slice();
   }
 
   async fork(): Promise<ModelSequence> {
@@ -297,18 +297,27 @@ async function webGpuUnavailable(): Promise<string | null> {
   }
 }
 
-// Float32 values of float16 logits: bits in a Uint16Array, or a Float16Array's values.
+// Float32 values of float16 logits: bits in a Uint16Array (through a table of all 65,536
+// values, built on first use), or a Float16Array's values.
 function halfToFloat(half: Uint16Array | Float32Array): Float32Array {
   if (!(half instanceof Uint16Array)) return Float32Array.from(half);
+  halfTable ??= buildHalfTable();
   const out = new Float32Array(half.length);
-  for (let i = 0; i < half.length; i++) {
-    const h = half[i]!;
+  for (let i = 0; i < half.length; i++) out[i] = halfTable[half[i]!]!;
+  return out;
+}
+
+let halfTable: Float32Array | undefined;
+
+function buildHalfTable(): Float32Array {
+  const table = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) {
     const exponent = (h >>> 10) & 0x1f;
     const mantissa = h & 0x3ff;
     const magnitude = exponent === 0 ? mantissa * 2 ** -24 : exponent === 31 ? (mantissa === 0 ? Infinity : NaN) : (1024 + mantissa) * 2 ** (exponent - 25);
-    out[i] = h & 0x8000 ? -magnitude : magnitude;
+    table[h] = h & 0x8000 ? -magnitude : magnitude;
   }
-  return out;
+  return table;
 }
 
 function message(error: unknown): string {
