@@ -54,6 +54,19 @@ for (const model of FIXTURES) {
   });
 }
 
+test('cached models are listed with their files and size, and deleted: the next load needs the hub again', async ({ page }) => {
+  const report = await hubCheck(page, QWEN, '&delete=1');
+  const listed = report.cached.find((model) => model.id === QWEN);
+  expect(listed?.files).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'onnx/model_quantized.onnx']));
+  expect(listed!.bytes).toBeGreaterThan(1_000_000);
+  expect(report.deleted).toBe(true);
+  expect(report.cachedAfterDelete!.some((model) => model.id === QWEN)).toBe(false);
+  await control('offline?on=1');
+  const again = await hubCheck(page, QWEN);
+  expect(again.info).toBeNull();
+  expect(again.loadErrors.length).toBe(1);
+});
+
 test("another tokenizer's vocab index is refused with VocabMismatchError", async ({ page }) => {
   const report = await hubCheck(page, QWEN, '&vocab=/vocab/llama3.1.vocab');
   expect(report.info).toBeNull();

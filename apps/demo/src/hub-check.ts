@@ -2,7 +2,7 @@
 // tests' local stand-in), in the runtime's Web Worker on WASM, and answers a chat in a JSON
 // Schema. ?vocab=PATH passes a vocab index; ?abort=download|generate aborts that phase;
 // ?retry=1 loads again after a failed load. Playwright reads <body data-report>.
-import { createWorkerEngine, type LoadProgress, type ModelInfo } from '@sieve/runtime/client';
+import { createWorkerEngine, deleteCachedModel, listCachedModels, type CachedModel, type LoadProgress, type ModelInfo } from '@sieve/runtime/client';
 
 /** What the check found. */
 export interface HubReport {
@@ -13,6 +13,10 @@ export interface HubReport {
   readonly text: string | null;
   readonly finishReason: string | null;
   readonly stopReason: string | null;
+  /** The cached models after the check, and with ?delete=1, whether deleting this one worked and the list after. */
+  readonly cached: readonly CachedModel[];
+  readonly deleted: boolean | null;
+  readonly cachedAfterDelete: readonly CachedModel[] | null;
 }
 
 export const CONTACT_SCHEMA = {
@@ -58,7 +62,7 @@ async function check(): Promise<HubReport> {
   }
   if (info === null) {
     await engine.dispose();
-    return { info, files, loadErrors, text: null, finishReason: null, stopReason: null };
+    return { info, files, loadErrors, text: null, finishReason: null, stopReason: null, ...(await cacheReport()) };
   }
   status.textContent = 'Answering…';
   const messages = [
@@ -71,7 +75,7 @@ async function check(): Promise<HubReport> {
     let tokens = 0;
     // Backpressure: the worker waits for each token's callback, so the abort lands at the third.
     const result = await engine.generate({ messages, maxTokens: 200, signal: controller.signal, backpressure: true, onToken: () => void (++tokens === 3 && controller.abort()) });
-    report = { info, files, loadErrors, text: result.text, finishReason: null, stopReason: result.stopReason };
+    report = { info, files, loadErrors, text: result.text, finishReason: null, stopReason: result.stopReason, ...(await cacheReport()) };
   } else {
     const completion = await engine.chat.completions.create({
       messages,
@@ -81,10 +85,18 @@ async function check(): Promise<HubReport> {
     });
     const choice = completion.choices[0]!;
     output.textContent = choice.message.content;
-    report = { info, files, loadErrors, text: choice.message.content, finishReason: choice.finish_reason, stopReason: null };
+    report = { info, files, loadErrors, text: choice.message.content, finishReason: choice.finish_reason, stopReason: null, ...(await cacheReport()) };
   }
   await engine.dispose();
   return report;
+}
+
+// The cached models; with ?delete=1 this one is deleted, and the list read again.
+async function cacheReport(): Promise<Pick<HubReport, 'cached' | 'deleted' | 'cachedAfterDelete'>> {
+  const cached = await listCachedModels();
+  if (params.get('delete') !== '1') return { cached, deleted: null, cachedAfterDelete: null };
+  const deleted = await deleteCachedModel(params.get('model')!);
+  return { cached, deleted, cachedAfterDelete: await listCachedModels() };
 }
 
 check()

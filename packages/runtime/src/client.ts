@@ -6,6 +6,8 @@ export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEve
 export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
 export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
+export { deleteCachedModel, listCachedModels } from './model-cache.ts';
+export type { CachedModel } from './model-cache.ts';
 export type { SamplingOptions } from './sampler.ts';
 export { createWorkerEngine } from './worker-client.ts';
 export type { WorkerEngine, WorkerEngineOptions } from './worker-client.ts';
