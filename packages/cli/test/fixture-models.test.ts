@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VocabIndex, writeVocabIndex } from '@sieve/format';
-import { InThreadEngine, loadModel, VocabMismatchError } from '@sieve/runtime';
-import { buildVocabIndex } from '@sieve/vocab';
+import { createServer } from 'node:http';
+import { catalogueModel, estimatedDownloadBytes, InThreadEngine, loadModel, MODEL_CATALOGUE, modelDownloadSize, VocabMismatchError } from '@sieve/runtime';
+import { buildVocabIndex, tokenizerFingerprint } from '@sieve/vocab';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { buildFixtures, FIXTURES } from '../src/fixture-models.ts';
@@ -113,6 +114,50 @@ describe('fixture models', () => {
       // One byte of one token differs: refused.
       expect(await load(withoutFingerprint(ownIndex(), (bytes) => (bytes[1000] = bytes[1000]! ^ 1)))).toBeInstanceOf(VocabMismatchError);
     }, 60_000);
+  });
+
+  describe('the model catalogue', () => {
+    it('has every fixture, with the fingerprint of the same tokenizer', () => {
+      for (const fixture of built) {
+        const model = catalogueModel(fixture.id);
+        expect(model, fixture.id).toBeDefined();
+        expect(model!.tokenizerFingerprint).toBe(tokenizerFingerprint(JSON.parse(readFileSync(join(fixture.dir, 'tokenizer.json'), 'utf8'))));
+        expect(model!.contextLength).toBe(JSON.parse(readFileSync(join(fixture.dir, 'config.json'), 'utf8')).max_position_embeddings);
+      }
+      expect(new Set(MODEL_CATALOGUE.map((model) => model.id)).size).toBe(MODEL_CATALOGUE.length);
+    });
+
+    it('estimates sizes from parameters and bits, and refuses an unknown dtype', () => {
+      const qwen = catalogueModel('onnx-community/Qwen3-0.6B-ONNX')!;
+      expect(estimatedDownloadBytes(qwen, 'q4f16')).toBeGreaterThan(300e6);
+      expect(estimatedDownloadBytes(qwen, 'q4f16')).toBeLessThan(estimatedDownloadBytes(qwen, 'fp16'));
+      expect(() => estimatedDownloadBytes(qwen, 'q2' as never)).toThrow(/dtype q2/);
+    });
+
+    it('modelDownloadSize asks a hub for the bytes of each file the load downloads (external weights too)', async () => {
+      const fixture = built[0]!;
+      // A hub serving the fixtures, whose config says the q4 weights come in two external files.
+      const server = createServer((request, response) => {
+        const file = request.url?.startsWith(`/${fixture.id}/resolve/main/`) ? request.url.slice(`/${fixture.id}/resolve/main/`.length) : '';
+        const body = file === '' ? null : file === 'config.json' ? JSON.stringify({ 'transformers.js_config': { use_external_data_format: { 'model_q4.onnx': 2 } } }) : /_data(_1)?$/.test(file) ? 'x'.repeat(1000) : (() => { try { return readFileSync(join(fixture.dir, file)); } catch { return null; } })();
+        if (body === null) return void response.writeHead(404).end();
+        response.writeHead(200, { 'Content-Length': String(Buffer.byteLength(body)) }).end(request.method === 'HEAD' ? undefined : body);
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      const hub = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      try {
+        const q4f16 = await modelDownloadSize(fixture.id, 'q4f16', { hub });
+        expect(q4f16.files.map((f) => f.file)).toEqual(['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4f16.onnx']);
+        const onnx = q4f16.files.at(-1)!;
+        expect(onnx.bytes).toBe(readFileSync(join(fixture.dir, 'onnx/model_q4f16.onnx')).length);
+        const q4 = await modelDownloadSize(fixture.id, 'q4', { hub });
+        expect(q4.files.slice(-2)).toEqual([{ file: 'onnx/model_q4.onnx_data', bytes: 1000 }, { file: 'onnx/model_q4.onnx_data_1', bytes: 1000 }]);
+        expect(q4.bytes).toBe(q4.files.reduce((sum, f) => sum + f.bytes, 0));
+        await expect(modelDownloadSize('nobody/none', 'q4', { hub })).rejects.toThrow(/nobody\/none\/resolve\/main\/config.json: HTTP 404/);
+      } finally {
+        server.close();
+      }
+    });
   });
 
   describe('sieve generate on a fixture', () => {
