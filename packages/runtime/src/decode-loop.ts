@@ -3,7 +3,7 @@
  * numbered below as in the package README:
  *   1. constraint mask (a BRLE computed in the kernel; only EOS allowed means done)
  *   2. forward pass over the tokens the model has not seen (prefill first, KV cache after)
- *   3. mask applied to the logits (in the kernel), then the logit bias
+ *   3. mask applied to the logits: its allowed runs are what sampling draws from; then the bias
  *   4. sampling
  *   5. commit (constraint, output, stream event); stop checks come first in the next round
  * Fast-forward skips 1–4: when the constraint forces text, its canonical tokens are committed
@@ -14,7 +14,7 @@ import type { Kernel } from '@sieve/kernel';
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
-import { allowedMass, applyLogitBias, checkSampling, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
+import { allowedMass, allowedRanges, applyLogitBias, checkSampling, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
 
 /** Why a generation stopped. */
 export type StopReason = 'grammar' | 'eos' | 'length' | 'stop' | 'abort';
@@ -37,13 +37,15 @@ export interface TokenEvent {
   readonly forced: boolean;
   /** Tokens the mask allowed (sampled tokens only). */
   readonly allowed?: number;
-  /** Probability mass the model put on the allowed tokens before masking. */
+  /**
+   * With `includeMask` (each costs a pass over the vocabulary): the mask this token was
+   * sampled under (BRLE), the probability mass the model put on the allowed tokens, and the
+   * most likely tokens before and after masking.
+   */
+  readonly mask?: Uint32Array;
   readonly allowedMass?: number;
-  /** Most likely tokens before and after masking. */
   readonly topBefore?: readonly Candidate[];
   readonly topAfter?: readonly Candidate[];
-  /** The mask this token was sampled under (BRLE), when the request asked for masks. */
-  readonly mask?: Uint32Array;
   readonly maskUs?: number;
   readonly sampleUs?: number;
   /** The forward pass that produced this token's logits (0 for forced tokens: no pass of their own). */
@@ -118,7 +120,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   checkSampling(options.sampling);
   if (!(Number.isInteger(options.maxTokens) && options.maxTokens >= 1)) throw new RangeError(`maxTokens must be a positive integer, not ${options.maxTokens}`);
   if (options.promptTokens.length === 0) throw new RangeError('the prompt has no tokens (give a prompt, messages, or a tokenizer that adds BOS)');
-  const { vocabIndex, kernel } = context;
+  const { vocabIndex } = context;
   const started = performance.now();
   const rng = new Rng(options.sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
   const eos = new Set(context.eosTokenIds);
@@ -264,13 +266,14 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     forwardPasses++;
     if (options.signal?.aborted) return finish('abort');
 
-    // 3. Mask the logits in the kernel, then add the logit bias.
+    // 3. The mask's allowed runs become the ranges the sampler draws from (the logits are not
+    // copied or written; special tokens past the model's logits, Gemma 3's image token, are out
+    // of range), then the logit bias is added in place. The logits as the model gave them are
+    // kept only for a stream that shows the mask's effect.
     t = performance.now();
-    // Special tokens past the model's logits (Gemma 3's image token) are never drawn.
-    const masked = logits.length >= vocabIndex.tokenCount ? logits.slice() : padded(logits, vocabIndex.tokenCount);
-    if (mask.length === 0) masked.fill(-Infinity, vocabIndex.tokenCount);
-    else kernel.applyBrle(masked, mask);
-    applyLogitBias(masked, bias);
+    const before = options.includeMask && options.onToken !== undefined ? logits.slice() : null;
+    const allowed = allowedRanges(mask, Math.min(logits.length, vocabIndex.tokenCount));
+    applyLogitBias(logits, bias);
     const stepApplyUs = (performance.now() - t) * 1000;
     t = performance.now();
     const commitMsBeforeSample = commitMs;
@@ -278,8 +281,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
     // feasible set); after many refusals the proof's first token is taken. (5. commits it.)
-    if (penalty !== 1) penalizeRepetition(masked, seen, penalty);
-    let token = sampleToken(masked, options.sampling, rng);
+    if (penalty !== 1) penalizeRepetition(logits, seen, penalty);
+    let token = sampleToken(logits, options.sampling, rng, allowed);
     let committed = false;
     if (heal === null) {
       for (let refused = 1; token >= 0 && !eos.has(token); refused++) {
@@ -288,9 +291,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           break;
         }
         budgetRejections++;
-        masked[token] = -Infinity;
+        logits[token] = -Infinity;
         if (refused < MAX_BUDGET_REJECTIONS || proof === null) {
-          token = sampleToken(masked, options.sampling, rng);
+          token = sampleToken(logits, options.sampling, rng, allowed);
           continue;
         }
         // Many refusals: follow the proof — its first token, or EOS when the output is complete.
@@ -334,17 +337,15 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     stepTimes.commit.push(stepCommitUs);
     stepTimes.other.push(Math.max(0, stepTotalUs - stepMaskUs - stepApplyUs - stepSampleUs - stepCommitUs));
     if (options.onToken !== undefined) {
-      const candidates = (source: Float32Array): Candidate[] => topCandidates(source, 5).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
+      const candidates = (source: Float32Array, ranges?: Int32Array): Candidate[] => topCandidates(source, 5, ranges).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
       await settle(options.onToken({
         index: tokens.length - 1,
         token,
         text: tokenText(token),
         forced: false,
         allowed: brleCount(mask, vocabIndex.tokenCount),
-        allowedMass: allowedMass(logits, masked),
-        topBefore: candidates(logits),
-        topAfter: candidates(masked),
-        ...(options.includeMask ? { mask: mask.slice() } : {}),
+        // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
+        ...(before === null ? {} : { mask: mask.slice(), allowedMass: allowedMass(before, allowed), topBefore: candidates(before), topAfter: candidates(logits, allowed) }),
         maskUs: stepMaskUs,
         sampleUs: stepSampleUs,
         forwardMs: lastForwardMs,
@@ -495,11 +496,4 @@ export class OutputText {
     const tail = this.#text.slice(from);
     return stop.some((s) => tail.includes(s));
   }
-}
-
-// `logits` followed by -Infinity up to `length`.
-function padded(logits: Float32Array, length: number): Float32Array {
-  const out = new Float32Array(length).fill(-Infinity);
-  out.set(logits);
-  return out;
 }

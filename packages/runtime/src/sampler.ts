@@ -3,6 +3,7 @@
  * Masked tokens carry -Infinity and are never drawn; the rest keep their relative
  * probabilities (the filters only remove tokens, they never reweight the survivors).
  */
+import type { Brle } from '@sieve/format';
 
 /** How the next token is chosen. Defaults: temperature 1, no filters, a random seed. */
 export interface SamplingOptions {
@@ -73,69 +74,100 @@ export function checkSampling(options: SamplingOptions): void {
 }
 
 /**
- * The probabilities the sampler draws from, for the allowed tokens of `logits` (entries of
- * -Infinity are masked): ids sorted by decreasing probability, and their probabilities.
- * Temperature 0 gives the argmax alone. Empty when every token is masked.
+ * The ids a draw may pick, as `[start, end)` pairs in ascending order: the allowed runs of
+ * `mask` (empty: every id), cut at `length` (the logits there are). Entries of -Infinity inside
+ * them (a bias, a refused draw) are skipped by the samplers.
  */
-export function samplingDistribution(logits: Float32Array, options: SamplingOptions): { ids: Int32Array; probs: Float64Array } {
-  const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
-  if (temperature === 0) {
-    const best = argmax(logits);
-    return best < 0 ? { ids: new Int32Array(0), probs: new Float64Array(0) } : { ids: Int32Array.of(best), probs: Float64Array.of(1) };
-  }
+export function allowedRanges(mask: Brle | undefined, length: number): Int32Array {
+  if (mask === undefined || mask.length === 0) return Int32Array.of(0, length);
+  const ranges = new Int32Array(mask.length + 1);
   let count = 0;
-  for (let i = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) count++;
-  const ids = new Int32Array(count);
-  for (let i = 0, j = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) ids[j++] = i;
-  ids.sort((a, b) => logits[b]! - logits[a]! || a - b);
-  let keep = topK > 0 ? Math.min(topK, count) : count;
-  const probs = new Float64Array(keep);
-  if (keep === 0) return { ids, probs };
-  const top = logits[ids[0]!]! / temperature;
-  let total = 0;
-  for (let j = 0; j < keep; j++) total += probs[j] = Math.exp(logits[ids[j]!]! / temperature - top);
-  // min-p and top-p cut the sorted list; each keeps at least the most likely token.
-  if (minP > 0) {
-    const floor = minP * (probs[0]! / total);
-    while (keep > 1 && probs[keep - 1]! / total < floor) keep--;
-  }
-  if (topP < 1) {
-    let cumulative = 0;
-    for (let j = 0; j < keep; j++) {
-      cumulative += probs[j]! / total;
-      if (cumulative >= topP) {
-        keep = j + 1;
-        break;
-      }
+  for (let i = 1, at = mask[0]!; i < mask.length && at < length; i += 2) {
+    const end = Math.min(length, at + mask[i]!);
+    if (end > at) {
+      ranges[count++] = at;
+      ranges[count++] = end;
     }
+    // (Never read past the mask: a typed array read out of bounds is slow.)
+    if (i + 1 < mask.length) at = end + mask[i + 1]!;
   }
-  total = 0;
-  for (let j = 0; j < keep; j++) total += probs[j]!;
-  const kept = probs.subarray(0, keep);
-  for (let j = 0; j < keep; j++) kept[j] /= total;
-  return { ids: ids.subarray(0, keep), probs: kept };
+  return ranges.subarray(0, count);
 }
 
-/** Draws a token from `logits` (masked entries -Infinity); -1 if every token is masked. */
-export function sampleToken(logits: Float32Array, options: SamplingOptions, rng: Rng): number {
+/**
+ * The probabilities the sampler draws from, for the tokens of `logits` inside `ranges` (all
+ * by default) that are not -Infinity: ids sorted by decreasing probability (ties: lowest id
+ * first), and their probabilities. Temperature 0 gives the argmax alone. Empty when no token
+ * is left. Top-k, min-p and top-p look at the most likely tokens only: at a 262k vocabulary
+ * they never sort it.
+ */
+export function samplingDistribution(logits: Float32Array, options: SamplingOptions, ranges: Int32Array = Int32Array.of(0, logits.length)): { ids: Int32Array; probs: Float64Array } {
   const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
-  if (temperature === 0) return argmax(logits);
-  // Without filters nothing needs sorting: one pass for the sum, one to draw.
+  const best = argmax(logits, ranges);
+  if (best < 0) return { ids: new Int32Array(0), probs: new Float64Array(0) };
+  if (temperature === 0) return { ids: Int32Array.of(best), probs: Float64Array.of(1) };
+  const count = finiteCount(logits, ranges);
+  const top = logits[best]! / temperature;
+  const weight = (id: number): number => Math.exp(logits[id]! / temperature - top);
+  // Without top-k, top-p and min-p are relative to every token's probability.
+  let total = topK > 0 ? 0 : weightSum(logits, ranges, temperature, top);
+  // The most likely `size` tokens; more when top-p needs them (8× at a time).
+  let size = topK > 0 ? Math.min(topK, count) : topP < 1 || minP > 0 ? Math.min(64, count) : count;
+  for (;;) {
+    const ids = mostLikely(logits, ranges, size);
+    const probs = Float64Array.from(ids, weight);
+    if (topK > 0) for (let j = 0; j < size; j++) total += probs[j]!;
+    // min-p and top-p cut the sorted list; each keeps at least the most likely token.
+    let keep = size;
+    if (minP > 0) while (keep > 1 && probs[keep - 1]! < minP * probs[0]!) keep--;
+    // Done when the list holds every candidate: top-k, a min-p cut inside it, top-p reached, or all tokens.
+    let reached = topK > 0 || keep < size || size === count;
+    if (topP < 1) {
+      let cumulative = 0;
+      for (let j = 0; j < keep; j++) {
+        cumulative += probs[j]! / total;
+        if (cumulative >= topP) {
+          keep = j + 1;
+          reached = true;
+          break;
+        }
+      }
+    }
+    if (!reached) {
+      size = Math.min(count, size * 8);
+      continue;
+    }
+    const kept = probs.subarray(0, keep);
+    let sum = 0;
+    for (let j = 0; j < keep; j++) sum += kept[j]!;
+    for (let j = 0; j < keep; j++) kept[j] /= sum;
+    return { ids: ids.subarray(0, keep), probs: kept };
+  }
+}
+
+/**
+ * Draws a token from `logits` inside `ranges` (all by default; entries of -Infinity are
+ * never drawn); -1 if no token is left. Without filters it costs two passes over the allowed
+ * tokens and no sort.
+ */
+export function sampleToken(logits: Float32Array, options: SamplingOptions, rng: Rng, ranges: Int32Array = Int32Array.of(0, logits.length)): number {
+  const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
+  if (temperature === 0) return argmax(logits, ranges);
   if (topK === 0 && topP >= 1 && minP === 0) {
-    const best = argmax(logits);
+    const best = argmax(logits, ranges);
     if (best < 0) return -1;
     const top = logits[best]! / temperature;
-    let total = 0;
-    for (let i = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) total += Math.exp(logits[i]! / temperature - top);
-    let u = rng.next() * total;
-    for (let i = 0; i < logits.length; i++) {
-      if (logits[i]! === -Infinity) continue;
-      u -= Math.exp(logits[i]! / temperature - top);
-      if (u < 0) return i;
+    let u = rng.next() * weightSum(logits, ranges, temperature, top);
+    for (let r = 0; r < ranges.length; r += 2) {
+      for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
+        if (logits[i]! === -Infinity) continue;
+        u -= Math.exp(logits[i]! / temperature - top);
+        if (u < 0) return i;
+      }
     }
     return best;
   }
-  const { ids, probs } = samplingDistribution(logits, options);
+  const { ids, probs } = samplingDistribution(logits, options, ranges);
   if (ids.length === 0) return -1;
   let u = rng.next();
   for (let j = 0; j < ids.length; j++) {
@@ -145,17 +177,89 @@ export function sampleToken(logits: Float32Array, options: SamplingOptions, rng:
   return ids[ids.length - 1]!;
 }
 
-/** Index of the largest finite logit (lowest id on ties), or -1 if all are -Infinity. */
-export function argmax(logits: Float32Array): number {
+/** Index of the largest finite logit inside `ranges` (lowest id on ties), or -1 if there is none. */
+export function argmax(logits: Float32Array, ranges: Int32Array = Int32Array.of(0, logits.length)): number {
   let best = -1;
   let value = -Infinity;
-  for (let i = 0; i < logits.length; i++) {
-    if (logits[i]! > value) {
-      value = logits[i]!;
-      best = i;
+  for (let r = 0; r < ranges.length; r += 2) {
+    for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
+      if (logits[i]! > value) {
+        value = logits[i]!;
+        best = i;
+      }
     }
   }
   return best;
+}
+
+function finiteCount(logits: Float32Array, ranges: Int32Array): number {
+  let count = 0;
+  for (let r = 0; r < ranges.length; r += 2) for (let i = ranges[r]!; i < ranges[r + 1]!; i++) if (logits[i]! !== -Infinity) count++;
+  return count;
+}
+
+// Σ exp(logit / temperature − top) over the finite logits inside `ranges`.
+function weightSum(logits: Float32Array, ranges: Int32Array, temperature: number, top: number): number {
+  let total = 0;
+  for (let r = 0; r < ranges.length; r += 2) {
+    for (let i = ranges[r]!; i < ranges[r + 1]!; i++) if (logits[i]! !== -Infinity) total += Math.exp(logits[i]! / temperature - top);
+  }
+  return total;
+}
+
+/**
+ * The `size` most likely finite tokens inside `ranges`, most likely first (ties: lowest id
+ * first): a binary heap of the best so far, whose root (the worst of them) each token is
+ * compared with; a sort of them all when `size` is a large part of them.
+ */
+function mostLikely(logits: Float32Array, ranges: Int32Array, size: number): Int32Array {
+  // a ranks after b: a lower logit, or the same and a higher id.
+  const worse = (a: number, b: number): boolean => logits[a]! < logits[b]! || (logits[a]! === logits[b]! && a > b);
+  const count = finiteCount(logits, ranges);
+  if (size * 4 >= count) {
+    // Most of them: sorting all is cheaper than a heap.
+    const ids = new Int32Array(count);
+    let j = 0;
+    for (let r = 0; r < ranges.length; r += 2) for (let i = ranges[r]!; i < ranges[r + 1]!; i++) if (logits[i]! !== -Infinity) ids[j++] = i;
+    return ids.sort((a, b) => logits[b]! - logits[a]! || a - b).subarray(0, size);
+  }
+  const heap = new Int32Array(size);
+  if (size === 0) return heap;
+  const siftDown = (at: number, length: number): void => {
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= length) return;
+      const child = left + 1 < length && worse(heap[left + 1]!, heap[left]!) ? left + 1 : left;
+      if (!worse(heap[child]!, heap[at]!)) return;
+      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+      at = child;
+    }
+  };
+  let filled = 0;
+  for (let r = 0; r < ranges.length; r += 2) {
+    for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
+      if (logits[i]! === -Infinity) continue;
+      if (filled < size) {
+        // Sift up.
+        let at = filled++;
+        heap[at] = i;
+        while (at > 0 && worse(heap[at]!, heap[(at - 1) >> 1]!)) {
+          const parent = (at - 1) >> 1;
+          [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+          at = parent;
+        }
+      } else if (worse(heap[0]!, i)) {
+        heap[0] = i;
+        siftDown(0, size);
+      }
+    }
+  }
+  // Heap sort: the worst goes to the end each time.
+  for (let end = filled - 1; end > 0; end--) {
+    [heap[0], heap[end]] = [heap[end]!, heap[0]!];
+    siftDown(0, end);
+  }
+  return heap.subarray(0, filled);
 }
 
 /** Adds `bias` to `logits` in place (ids past the vocabulary are ignored). */
@@ -167,34 +271,22 @@ export function applyLogitBias(logits: Float32Array, bias: Readonly<Record<numbe
   }
 }
 
-/** Softmax mass of the tokens that are finite in `masked`, under the unmasked `logits`. */
-export function allowedMass(logits: Float32Array, masked: Float32Array): number {
-  const top = logits[argmax(logits)] ?? 0;
-  let all = 0;
-  let allowed = 0;
-  for (let i = 0; i < logits.length; i++) {
-    const p = Math.exp(logits[i]! - top);
-    all += p;
-    if (masked[i]! !== -Infinity) allowed += p;
-  }
-  return all > 0 ? allowed / all : 0;
+/** Softmax mass (temperature 1) of the tokens inside `ranges`, under `logits`. */
+export function allowedMass(logits: Float32Array, ranges: Int32Array): number {
+  const best = argmax(logits);
+  if (best < 0) return 0;
+  const top = logits[best]!;
+  const all = weightSum(logits, Int32Array.of(0, logits.length), 1, top);
+  return all > 0 ? weightSum(logits, ranges, 1, top) / all : 0;
 }
 
-/** The `n` most likely tokens of `logits` (softmax at temperature 1), most likely first. */
-export function topCandidates(logits: Float32Array, n: number): { id: number; p: number }[] {
-  const best: number[] = [];
-  for (let i = 0; i < logits.length; i++) {
-    if (logits[i]! === -Infinity) continue;
-    if (best.length < n || logits[i]! > logits[best[best.length - 1]!]!) {
-      best.push(i);
-      best.sort((a, b) => logits[b]! - logits[a]! || a - b);
-      if (best.length > n) best.pop();
-    }
-  }
-  const top = best.length > 0 ? logits[best[0]!]! : 0;
-  let total = 0;
-  for (let i = 0; i < logits.length; i++) if (logits[i]! !== -Infinity) total += Math.exp(logits[i]! - top);
-  return best.map((id) => ({ id, p: Math.exp(logits[id]! - top) / total }));
+/** The `n` most likely tokens of `logits` inside `ranges` (softmax at temperature 1 over them), most likely first. */
+export function topCandidates(logits: Float32Array, n: number, ranges: Int32Array = Int32Array.of(0, logits.length)): { id: number; p: number }[] {
+  const best = mostLikely(logits, ranges, Math.min(n, finiteCount(logits, ranges)));
+  if (best.length === 0) return [];
+  const top = logits[best[0]!]!;
+  const total = weightSum(logits, ranges, 1, top);
+  return Array.from(best, (id) => ({ id, p: Math.exp(logits[id]! - top) / total }));
 }
 
 /** Applies `penalty` (see `SamplingOptions.repetitionPenalty`) in place to the logits of the `seen` tokens (once each). */

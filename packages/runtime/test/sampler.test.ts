@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argmax, penalizeRepetition, Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
+import { brleAllows, brleFromBitset, bitsetAdd, bitsetWords } from '@sieve/format';
+import { allowedMass, allowedRanges, argmax, penalizeRepetition, Rng, sampleToken, samplingDistribution, topCandidates } from '../src/sampler.ts';
 import { chiSquareCritical } from './support/chi-square.ts';
 
 describe('Rng', () => {
@@ -85,6 +86,105 @@ describe('samplingDistribution', () => {
     let chi = 0;
     ids.forEach((id, j) => (chi += ((counts.get(id) ?? 0) - n * probs[j]!) ** 2 / (n * probs[j]!)));
     expect(chi).toBeLessThan(chiSquareCritical(ids.length - 1, 0.001));
+  });
+});
+
+// The distribution as defined: every allowed token sorted (by logit, then id), then top-k,
+// min-p and top-p over that list — the oracle for the samplers, which never sort it all.
+function referenceDistribution(logits: Float32Array, options: { temperature: number; topK: number; topP: number; minP: number }): { ids: number[]; probs: number[] } {
+  const { temperature, topK, topP, minP } = options;
+  const ids = [...logits.keys()].filter((i) => logits[i] !== -Infinity).sort((a, b) => logits[b]! - logits[a]! || a - b);
+  if (ids.length === 0) return { ids: [], probs: [] };
+  let keep = topK > 0 ? Math.min(topK, ids.length) : ids.length;
+  const top = logits[ids[0]!]! / temperature;
+  const weights = ids.slice(0, keep).map((id) => Math.exp(logits[id]! / temperature - top));
+  const total = weights.reduce((a, b) => a + b, 0);
+  while (minP > 0 && keep > 1 && weights[keep - 1]! < minP * weights[0]!) keep--;
+  if (topP < 1) {
+    let cumulative = 0;
+    for (let j = 0; j < keep; j++) {
+      cumulative += weights[j]! / total;
+      if (cumulative >= topP) {
+        keep = j + 1;
+        break;
+      }
+    }
+  }
+  const sum = weights.slice(0, keep).reduce((a, b) => a + b, 0);
+  return { ids: ids.slice(0, keep), probs: weights.slice(0, keep).map((w) => w / sum) };
+}
+
+// Logits with ties (a few distinct values), some -Infinity, and a mask over them.
+const maskedLogits = fc.integer({ min: 1, max: 700 }).chain((n) =>
+  fc.record({
+    logits: fc.array(fc.oneof(fc.integer({ min: -6, max: 6 }).map((v) => v / 2), fc.constant(-Infinity)), { minLength: n, maxLength: n }).map((values) => Float32Array.from(values)),
+    allowed: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+  }),
+);
+const filters = fc.record({ temperature: fc.double({ min: 0.1, max: 3, noNaN: true }), topK: fc.oneof(fc.constant(0), fc.nat(100)), topP: fc.oneof(fc.constant(1), fc.double({ min: 0.05, max: 0.999, noNaN: true })), minP: fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 0.9, noNaN: true })) });
+
+describe('sampling inside the allowed ranges of a mask', () => {
+  const maskOf = (allowed: readonly boolean[]): Uint32Array => {
+    const bits = new Uint32Array(bitsetWords(allowed.length));
+    allowed.forEach((yes, id) => yes && bitsetAdd(bits, id));
+    return brleFromBitset(bits, allowed.length);
+  };
+  const withMask = (logits: Float32Array, allowed: readonly boolean[]): Float32Array => logits.map((l, i) => (allowed[i] ? l : -Infinity));
+
+  it('allowedRanges are the allowed runs of the mask, cut at the logits there are', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 300 }), fc.nat(300), (allowed, cut) => {
+        const mask = maskOf(allowed);
+        const ranges = allowedRanges(mask, cut);
+        const inRanges = (id: number): boolean => {
+          for (let r = 0; r < ranges.length; r += 2) if (id >= ranges[r]! && id < ranges[r + 1]!) return true;
+          return false;
+        };
+        for (let id = 0; id < allowed.length + 5; id++) expect(inRanges(id)).toBe(id < cut && id < allowed.length && brleAllows(mask, id));
+        for (let r = 2; r < ranges.length; r += 2) expect(ranges[r]!).toBeGreaterThan(ranges[r - 1]!);
+      }),
+    );
+    expect(Array.from(allowedRanges(new Uint32Array(0), 9))).toEqual([0, 9]);
+  });
+
+  it('gives the distribution of the full sort over the allowed tokens, with top-k, top-p and min-p (ties by id)', () => {
+    fc.assert(
+      fc.property(maskedLogits, filters, ({ logits, allowed }, options) => {
+        const { ids, probs } = samplingDistribution(logits, options, allowedRanges(maskOf(allowed), logits.length));
+        const expected = referenceDistribution(withMask(logits, allowed), options);
+        expect(Array.from(ids)).toEqual(expected.ids);
+        probs.forEach((p, j) => expect(p).toBeCloseTo(expected.probs[j]!, 9));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('top-p past the 64 most likely tokens looks further (a flat distribution over 5,000)', () => {
+    const logits = Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i) * 0.01);
+    for (const options of [{ temperature: 1, topK: 0, topP: 0.9, minP: 0 }, { temperature: 1, topK: 0, topP: 0.5, minP: 0.99 }]) {
+      const { ids } = samplingDistribution(logits, options);
+      expect(Array.from(ids)).toEqual(referenceDistribution(logits, options).ids);
+    }
+    expect(samplingDistribution(logits, { topP: 0.9 }).ids.length).toBeGreaterThan(4000);
+  });
+
+  it('draws the same token from the ranges as from logits masked with -Infinity (same seed)', () => {
+    fc.assert(
+      fc.property(maskedLogits, filters, fc.nat(), ({ logits, allowed }, options, seed) => {
+        const ranges = allowedRanges(maskOf(allowed), logits.length);
+        expect(sampleToken(logits, options, new Rng(seed), ranges)).toBe(sampleToken(withMask(logits, allowed), options, new Rng(seed)));
+        expect(argmax(logits, ranges)).toBe(argmax(withMask(logits, allowed)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports the top candidates and the mass inside the ranges', () => {
+    const logits = Float32Array.from([Math.log(0.4), Math.log(0.3), Math.log(0.2), Math.log(0.1)]);
+    const ranges = Int32Array.of(1, 2, 3, 4);
+    expect(allowedMass(logits, ranges)).toBeCloseTo(0.4, 6);
+    expect(topCandidates(logits, 5, ranges).map((c) => [c.id, Number(c.p.toFixed(6))])).toEqual([[1, 0.75], [3, 0.25]]);
+    expect(topCandidates(logits, 2).map((c) => c.id)).toEqual([0, 1]);
   });
 });
 
