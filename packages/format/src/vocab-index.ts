@@ -8,7 +8,10 @@ import {
   MAX_TOKEN_SLICES,
   TOKEN_EMPTY,
   TOKEN_SPECIAL,
+  TRIE_BYTE_MASK,
   TRIE_NODE_WORDS,
+  TRIE_SUBTREE_MASK,
+  TRIE_TOKEN_SHIFT,
   VH_BYTES_AT,
   VH_BYTES_LENGTH,
   VH_DUPLICATE_COUNT,
@@ -142,6 +145,32 @@ export class VocabIndex implements VocabSections {
   /** The exact bytes token `id` stands for (a view, not a copy). */
   tokenBytes(id: number): Uint8Array {
     return this.bytes.subarray(this.offsets[id], this.offsets[id + 1]);
+  }
+
+  /**
+   * The longest text token that `bytes` spells from `at` on (a walk down the trie): its id
+   * (-1 if none) and length. Greedy spelling with it writes any bytes a tokenizer can.
+   */
+  longestTokenAt(bytes: Uint8Array, at: number): { readonly token: number; readonly length: number } {
+    const trie = this.trie;
+    let node = 0;
+    let token = -1;
+    let length = 0;
+    for (let depth = 0; at + depth < bytes.length; depth++) {
+      const byte = bytes[at + depth]!;
+      const end = node + (trie[node * TRIE_NODE_WORDS + 1]! & TRIE_SUBTREE_MASK);
+      let child = node + 1;
+      // Children are sorted by byte; the next sibling is a subtree further on.
+      while (child < end && (trie[child * TRIE_NODE_WORDS]! & TRIE_BYTE_MASK) < byte) child += trie[child * TRIE_NODE_WORDS + 1]! & TRIE_SUBTREE_MASK;
+      if (child >= end || (trie[child * TRIE_NODE_WORDS]! & TRIE_BYTE_MASK) !== byte) break;
+      node = child;
+      const id = (trie[node * TRIE_NODE_WORDS]! >>> TRIE_TOKEN_SHIFT) - 1;
+      if (id >= 0) {
+        token = id;
+        length = depth + 1;
+      }
+    }
+    return { token, length };
   }
 
   /** Whether grammar text can ever produce token `id` (it is in the trie). */

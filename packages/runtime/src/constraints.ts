@@ -250,7 +250,7 @@ class GrammarConstraint implements ActiveConstraint {
   // The TypeScript twin of the matcher, kept in step once budget-aware ending asks for
   // completions (the grammar analysis reads its Earley chart).
   #shadow: Matcher | null = null;
-  // What was committed before the twin existed: token ids, and bytes from token healing.
+  // What was committed since the twin last caught up: token ids, and bytes from token healing.
   #committed: (number | Uint8Array)[] = [];
   #disposed = false;
 
@@ -299,16 +299,10 @@ class GrammarConstraint implements ActiveConstraint {
     return true;
   }
   completion(): Uint8Array | null {
-    if (this.#shadow === null) {
-      this.#shadow = new Matcher(this.#grammar.compiled, this.#context.vocabIndex, { eosTokenIds: this.#context.eosTokenIds });
-      for (const entry of this.#committed) this.#feedShadow(entry);
-      this.#committed = [];
-    }
-    return this.#shadow.shortestCompletion();
+    return this.#syncedShadow().shortestCompletion();
   }
   commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
-    if (this.#shadow === null) this.completion();
-    const shadow = this.#shadow!;
+    const shadow = this.#syncedShadow();
     if (!shadow.commitToken(token)) return false;
     // No known completion after the token counts as not fitting: the proof's token always does.
     const rest = shadow.shortestCompletion();
@@ -327,13 +321,19 @@ class GrammarConstraint implements ActiveConstraint {
     this.#matcher.dispose();
     this.#grammar.unretain();
   }
+  // Commits reach the shadow only when it is next asked (a token that writes the start of
+  // the budget's proof needs no completion: most commits never wait for it).
   #record(entry: number | Uint8Array): void {
-    if (this.#shadow !== null) this.#feedShadow(entry);
-    else this.#committed.push(entry);
+    this.#committed.push(entry);
   }
-  #feedShadow(entry: number | Uint8Array): void {
-    const ok = typeof entry === 'number' ? this.#shadow!.commitToken(entry) : this.#shadow!.commitBytes(entry);
-    if (!ok) throw new Error('internal: the TypeScript matcher disagrees with the kernel');
+  #syncedShadow(): Matcher {
+    this.#shadow ??= new Matcher(this.#grammar.compiled, this.#context.vocabIndex, { eosTokenIds: this.#context.eosTokenIds });
+    for (const entry of this.#committed) {
+      const ok = typeof entry === 'number' ? this.#shadow.commitToken(entry) : this.#shadow.commitBytes(entry);
+      if (!ok) throw new Error('internal: the TypeScript matcher disagrees with the kernel');
+    }
+    this.#committed = [];
+    return this.#shadow;
   }
 }
 

@@ -138,13 +138,22 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let sampledSteps = 0;
   let forwardMs = 0;
   let forwardPasses = 0;
-  // Budget-aware ending: `proof` spells a completion of the output that fits in the tokens
-  // left, kept true after every commit; null while the budget is off (no completion known, or
-  // none fits yet), which is checked again at every step after token healing.
-  let proof: number[] | null = null;
+  // Budget-aware ending: `proof` is a completion of the output that fits in the tokens left,
+  // kept true after every commit; null while the budget is off (no completion known, or none
+  // fits yet), which is checked again at every step after token healing.
+  let proof: Proof | null = null;
   let budgetRejections = 0;
+  // A proof for `completion` in `left` tokens, or null: spelled by the longest tokens of the
+  // vocabulary (a trie walk), else by the tokenizer (canonical, or a token per byte).
+  const proofWithin = (completion: Uint8Array, left: number): Proof | null => {
+    const greedy = greedySpelling(completion, vocabIndex, excluded);
+    if (greedy !== null && greedy.length <= left) return { bytes: completion, tokens: greedy };
+    const spelled = spell(completion, context, excluded);
+    return spelled !== null && spelled.length <= left ? { bytes: completion, tokens: spelled } : null;
+  };
   // Commits a token; with the budget on, only if a completion still fits after it. The
-  // proof's own first token always does (the rest of the proof fits after it).
+  // proof's own next token always does; a token writing the proof's next bytes does when the
+  // rest of the proof fits; any other asks the grammar for the shortest completion after it.
   let commitMs = 0;
   const commitToken = (token: number): boolean => {
     const t0 = performance.now();
@@ -156,16 +165,17 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   };
   const commitWithinBudget = (token: number): boolean => {
     if (proof === null) return constraint.commit(token);
-    if (token === proof[0]) {
+    const bytes = vocabIndex.tokenBytes(token);
+    const left = options.maxTokens - tokens.length - 1;
+    const rest = token === proof.tokens[0] ? { bytes: proof.bytes.subarray(bytes.length), tokens: proof.tokens.slice(1) } : bytes.length > 0 && startsWith(proof.bytes, bytes) ? proofWithin(proof.bytes.subarray(bytes.length), left) : null;
+    if (rest !== null) {
       if (!constraint.commit(token)) return false;
-      proof = proof.slice(1);
+      proof = rest;
       return true;
     }
-    const left = options.maxTokens - tokens.length - 1;
-    let spelled: number[] | null = null;
-    const fits = (completion: Uint8Array): boolean => (spelled = spell(completion, context, excluded)) !== null && spelled.length <= left;
-    if (!constraint.commitWithin(token, fits)) return false;
-    proof = spelled;
+    let next: Proof | null = null;
+    if (!constraint.commitWithin(token, (completion) => (next = proofWithin(completion, left)) !== null)) return false;
+    proof = next;
     return true;
   };
   const output = new OutputText(vocabIndex);
@@ -224,8 +234,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
     if (proof === null && heal === null) {
       const completion = constraint.completion();
-      const spelled = completion === null ? null : spell(completion, context, excluded);
-      if (spelled !== null && spelled.length <= options.maxTokens - tokens.length) proof = spelled;
+      proof = completion === null ? null : proofWithin(completion, options.maxTokens - tokens.length);
     }
 
     // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
@@ -297,11 +306,11 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           continue;
         }
         // Many refusals: follow the proof — its first token, or EOS when the output is complete.
-        if (proof.length === 0) {
+        if (proof.tokens.length === 0) {
           token = context.eosTokenIds.find((id) => mask.length === 0 || brleAllows(mask, id)) ?? -1;
           break;
         }
-        token = proof[0]!;
+        token = proof.tokens[0]!;
         if (!commitToken(token)) throw new Error(`internal: the budget's proof token ${token} was refused`);
         committed = true;
         break;
@@ -357,6 +366,12 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   }
 }
 
+/** A completion of the output: its bytes, and tokens that write them. */
+interface Proof {
+  readonly bytes: Uint8Array;
+  readonly tokens: readonly number[];
+}
+
 /** `stepUs` of a search that does not time its steps one by one (beam search). */
 export const UNTIMED_STEPS: GenerationStats['stepUs'] = { mask: meanP99([]), apply: meanP99([]), sample: meanP99([]), commit: meanP99([]), other: meanP99([]) };
 
@@ -384,6 +399,18 @@ function spell(bytes: Uint8Array, context: DecodeContext, excluded: (token: numb
   if (at === bytes.length && !canonical.some(excluded)) return canonical;
   const perByte = Array.from(bytes, (b) => context.tokenOf(Uint8Array.of(b)));
   return perByte.every((id) => id !== undefined && !excluded(id)) ? (perByte as number[]) : null;
+}
+
+/** `bytes` written by the longest token at each point (none excluded), or null where none can. */
+function greedySpelling(bytes: Uint8Array, vocab: VocabIndex, excluded: (token: number) => boolean): number[] | null {
+  const tokens: number[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const { token, length } = vocab.longestTokenAt(bytes, at);
+    if (token < 0 || excluded(token)) return null;
+    tokens.push(token);
+    at += length;
+  }
+  return tokens;
 }
 
 /** Awaits `value` if it is a promise (what `onToken` returned), else nothing. */

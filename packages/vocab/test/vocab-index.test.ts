@@ -83,6 +83,25 @@ describe.each(['stories260k', 'llama3.1', 'qwen3', 'gemma3'])('vocab index for %
     for (let id = 0; id < index.tokenCount; id++) expect(inTrie.has(id), `token ${id}`).toBe(index.isTextToken(id));
   });
 
+  it('finds the longest token a text starts with (longestTokenAt), as a search of every token does', () => {
+    const texts = ['{"name": "Ada Lovelace", "email": "ada@example.org"}', 'Once upon a time, there was a little girl named Lily.', '  über naïve 日本語 🙂\n\t', 'x'];
+    const encoder = new TextEncoder();
+    for (const text of texts) {
+      const bytes = encoder.encode(text);
+      for (let at = 0; at < bytes.length; at++) {
+        let best = 0;
+        for (let id = 0; id < index.tokenCount; id++) {
+          const token = index.tokenBytes(id);
+          if (index.isTextToken(id) && token.length > best && at + token.length <= bytes.length && token.every((b, i) => b === bytes[at + i])) best = token.length;
+        }
+        const found = index.longestTokenAt(bytes, at);
+        expect(found.length, `${text} at ${at}`).toBe(best);
+        if (best > 0) expect(Array.from(index.tokenBytes(found.token))).toEqual(Array.from(bytes.subarray(at, at + best)));
+        else expect(found.token).toBe(-1);
+      }
+    }
+  });
+
   it('has a trie whose paths spell every token and whose subtree sizes skip correctly', () => {
     const spelled = new Map<number, number[]>();
     const path: number[] = [];
