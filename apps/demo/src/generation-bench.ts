@@ -97,15 +97,15 @@ async function run(): Promise<object> {
   let engine = newEngine();
   let started = performance.now();
   let info = await engine.load(options);
-  const firstLoad = { ms: round(performance.now() - started, 0), vocab: info.vocabOrigin };
-  let cachedLoad: { ms: number; vocab: string } | null = null;
+  const firstLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
+  let cachedLoad: typeof firstLoad | null = null;
   if (hubModel !== null) {
     // Again, in a new worker: files and vocab index come from the Cache API.
     await engine.dispose();
     engine = newEngine();
     started = performance.now();
     info = await engine.load(options);
-    cachedLoad = { ms: round(performance.now() - started, 0), vocab: info.vocabOrigin };
+    cachedLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
   }
   // Chat models are prompted through their template (and keep no prefix: each run feeds it all).
   const prompt = hubModel === null ? { prompt: PROMPT } : { messages: [{ role: 'user', content: `Write the JSON for this: ${PROMPT}` }], reusePrefix: false };

@@ -36,6 +36,13 @@ interface GenerationSide {
 }
 type StepPart = 'mask' | 'apply' | 'sample' | 'commit' | 'other';
 const STEP_PARTS: readonly StepPart[] = ['mask', 'apply', 'sample', 'commit', 'other'];
+/** A model load in the generation benchmark: its total, and (newer reports) its parts. */
+interface Load {
+  readonly ms: number;
+  readonly model_ms?: number;
+  readonly vocab_ms?: number;
+  readonly vocab: string;
+}
 interface GenerationReport {
   readonly bench: 'generation';
   readonly model: string;
@@ -43,8 +50,8 @@ interface GenerationReport {
   readonly tokens?: number;
   readonly device: string;
   readonly runs: number;
-  readonly first_load?: { readonly ms: number; readonly vocab: string };
-  readonly cached_load?: { readonly ms: number; readonly vocab: string } | null;
+  readonly first_load?: Load;
+  readonly cached_load?: Load | null;
   readonly user_agent: string;
   readonly schemas: readonly { readonly schema: string; readonly compile_ms?: number; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
 }
@@ -172,20 +179,22 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
 // The per-step split of a generation report, and what constraining adds to a step: the
 // constrained step's parts less the unconstrained one's (p99: the same of the p99s, a bound).
 function stepTable(generation: GenerationReport): string[] {
-  const loads = generation.first_load === undefined ? '' : ` First load (download, tokenizer, vocab index ${generation.first_load.vocab}): ${generation.first_load.ms} ms; again in a new worker (vocab index ${generation.cached_load?.vocab ?? '?'}): ${generation.cached_load?.ms ?? '?'} ms.`;
+  const load = (l: Load | null | undefined): string => (l === undefined || l === null ? '?' : `${l.ms} ms${l.model_ms === undefined ? '' : ` (model ${l.model_ms} ms, vocab index ${l.vocab} ${l.vocab_ms} ms)`}`);
+  const loads = generation.first_load === undefined ? '' : ` First load: ${load(generation.first_load)}; again in a new worker, from the cache: ${load(generation.cached_load)}.`;
   const lines = [
     '',
-    `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 (worst run), constrained (c) and unconstrained (u); "adds" is the constrained step's total less the unconstrained one's.${loads}`,
+    `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 (worst run), constrained (c) and unconstrained (u); "adds" is the constrained step's total less the unconstrained one's; "adds per token" spreads the constrained steps' mean over every token they wrote (fast-forward writes several per step) less the unconstrained mean.${loads}`,
     '',
-    `| schema | compile ms | ${STEP_PARTS.join(' (c) | ')} (c) | total (u) | adds |`,
-    `| --- | ---: | ${STEP_PARTS.map(() => '---:').join(' | ')} | ---: | ---: |`,
+    `| schema | compile ms | ${STEP_PARTS.join(' (c) | ')} (c) | total (u) | adds | adds per token |`,
+    `| --- | ---: | ${STEP_PARTS.map(() => '---:').join(' | ')} | ---: | ---: | ---: |`,
   ];
   const total = (side: GenerationSide, key: 'mean' | 'p99'): number => STEP_PARTS.reduce((sum, part) => sum + side.step_us![part][key], 0);
   const pair = (mean: number, p99: number): string => `${mean.toFixed(1)} / ${p99.toFixed(1)}`;
   for (const r of generation.schemas) {
     const [c, u] = [r.constrained, r.unconstrained];
     const parts = STEP_PARTS.map((part) => pair(c.step_us![part].mean, c.step_us![part].p99));
-    lines.push(`| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} |`);
+    const perToken = total(c, 'mean') * (1 - c.forced_fraction) - total(u, 'mean');
+    lines.push(`| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} | ${perToken.toFixed(1)} |`);
   }
   return lines;
 }

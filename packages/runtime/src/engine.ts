@@ -52,6 +52,8 @@ export interface ModelInfo {
   readonly samplingDefaults: SamplingOptions;
   readonly eosTokenIds: readonly number[];
   readonly loadMs: number;
+  /** Where `loadMs` went: the model (download or cache, tokenizer, inference session; the kernel alongside) and the vocab index (checked, read from the cache, or built). */
+  readonly loadSteps: { readonly modelMs: number; readonly vocabMs: number };
 }
 
 /** One generation request. */
@@ -204,6 +206,7 @@ export class InThreadEngine implements SieveEngine {
     const [modelLoad, kernelLoad] = await Promise.allSettled([loadModel(options), loadKernel(options.kernel)]);
     const model = modelLoad.status === 'fulfilled' ? modelLoad.value : null;
     const kernel = kernelLoad.status === 'fulfilled' ? kernelLoad.value : null;
+    const modelMs = performance.now() - started;
     let vocab: KernelVocab | null = null;
     try {
       if (model === null) throw (modelLoad as PromiseRejectedResult).reason;
@@ -221,7 +224,8 @@ export class InThreadEngine implements SieveEngine {
       this.#limits = options.limits ?? {};
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs: performance.now() - started };
+      const loadMs = performance.now() - started;
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {

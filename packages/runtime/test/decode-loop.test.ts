@@ -429,6 +429,10 @@ describe('engine API', () => {
       expect(info.device).toBe('cpu');
       expect(events.some((e) => e.kind === 'file' && e.file === 'onnx/model.onnx' && e.loadedBytes === e.totalBytes && e.totalBytes > 1_000_000)).toBe(true);
       expect(events.at(-1)!.kind).toBe('ready');
+      // The load's parts: the model, then the vocab index built from its tokenizer.
+      expect(info.loadSteps.modelMs).toBeGreaterThan(0);
+      expect(info.loadSteps.vocabMs).toBeGreaterThan(0);
+      expect(info.loadSteps.modelMs + info.loadSteps.vocabMs).toBeLessThanOrEqual(info.loadMs + 1e-6);
     } finally {
       await fresh.dispose();
     }
