@@ -114,7 +114,7 @@ export function samplingDistribution(logits: Float32Array, options: SamplingOpti
   // The most likely `size` tokens; more when top-p needs them (8× at a time).
   let size = topK > 0 ? Math.min(topK, count) : topP < 1 || minP > 0 ? Math.min(64, count) : count;
   for (;;) {
-    const ids = mostLikely(logits, ranges, size);
+    const ids = mostLikely(logits, ranges, size, count);
     const probs = Float64Array.from(ids, weight);
     if (topK > 0) for (let j = 0; j < size; j++) total += probs[j]!;
     // min-p and top-p cut the sorted list; each keeps at least the most likely token.
@@ -157,11 +157,19 @@ export function sampleToken(logits: Float32Array, options: SamplingOptions, rng:
     const best = argmax(logits, ranges);
     if (best < 0) return -1;
     const top = logits[best]! / temperature;
-    let u = rng.next() * weightSum(logits, ranges, temperature, top);
-    for (let r = 0; r < ranges.length; r += 2) {
-      for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
-        if (logits[i]! === -Infinity) continue;
-        u -= Math.exp(logits[i]! / temperature - top);
+    // Each weight is computed once: kept for the draw.
+    let size = 0;
+    for (let r = 0; r < ranges.length; r += 2) size += ranges[r + 1]! - ranges[r]!;
+    if (weights.length < size) weights = new Float64Array(size);
+    let total = 0;
+    for (let r = 0, j = 0; r < ranges.length; r += 2) {
+      for (let i = ranges[r]!; i < ranges[r + 1]!; i++, j++) total += weights[j] = logits[i]! === -Infinity ? 0 : Math.exp(logits[i]! / temperature - top);
+    }
+    let u = rng.next() * total;
+    for (let r = 0, j = 0; r < ranges.length; r += 2) {
+      for (let i = ranges[r]!; i < ranges[r + 1]!; i++, j++) {
+        if (weights[j] === 0) continue;
+        u -= weights[j]!;
         if (u < 0) return i;
       }
     }
@@ -176,6 +184,9 @@ export function sampleToken(logits: Float32Array, options: SamplingOptions, rng:
   }
   return ids[ids.length - 1]!;
 }
+
+// The draw's weights, reused from draw to draw (a vocabulary's worth once grown).
+let weights = new Float64Array(0);
 
 /** Index of the largest finite logit inside `ranges` (lowest id on ties), or -1 if there is none. */
 export function argmax(logits: Float32Array, ranges: Int32Array = Int32Array.of(0, logits.length)): number {
@@ -208,16 +219,12 @@ function weightSum(logits: Float32Array, ranges: Int32Array, temperature: number
 }
 
 /**
- * The `size` most likely finite tokens inside `ranges`, most likely first (ties: lowest id
- * first): a binary heap of the best so far, whose root (the worst of them) each token is
- * compared with; a sort of them all when `size` is a large part of them.
+ * The `size` most likely of the `count` finite tokens inside `ranges`, most likely first
+ * (ties: lowest id first): a binary heap of the best so far, whose root (the worst of them)
+ * each token is compared with; a sort of them all when `size` is a large part of them.
  */
-function mostLikely(logits: Float32Array, ranges: Int32Array, size: number): Int32Array {
-  // a ranks after b: a lower logit, or the same and a higher id.
-  const worse = (a: number, b: number): boolean => logits[a]! < logits[b]! || (logits[a]! === logits[b]! && a > b);
-  const count = finiteCount(logits, ranges);
+function mostLikely(logits: Float32Array, ranges: Int32Array, size: number, count: number): Int32Array {
   if (size * 4 >= count) {
-    // Most of them: sorting all is cheaper than a heap.
     const ids = new Int32Array(count);
     let j = 0;
     for (let r = 0; r < ranges.length; r += 2) for (let i = ranges[r]!; i < ranges[r + 1]!; i++) if (logits[i]! !== -Infinity) ids[j++] = i;
@@ -225,8 +232,10 @@ function mostLikely(logits: Float32Array, ranges: Int32Array, size: number): Int
   }
   const heap = new Int32Array(size);
   if (size === 0) return heap;
-  const siftDown = (at: number, length: number): void => {
-    for (;;) {
+  // a ranks after b: a lower logit, or the same and a higher id.
+  const worse = (a: number, b: number): boolean => logits[a]! < logits[b]! || (logits[a]! === logits[b]! && a > b);
+  const siftDown = (length: number): void => {
+    for (let at = 0; ; ) {
       const left = 2 * at + 1;
       if (left >= length) return;
       const child = left + 1 < length && worse(heap[left + 1]!, heap[left]!) ? left + 1 : left;
@@ -236,11 +245,13 @@ function mostLikely(logits: Float32Array, ranges: Int32Array, size: number): Int
     }
   };
   let filled = 0;
+  // The root's logit: a token must beat it to enter (ids ascend, so a tie never does).
+  let floor = -Infinity;
   for (let r = 0; r < ranges.length; r += 2) {
     for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
-      if (logits[i]! === -Infinity) continue;
+      const value = logits[i]!;
+      if (value === -Infinity) continue;
       if (filled < size) {
-        // Sift up.
         let at = filled++;
         heap[at] = i;
         while (at > 0 && worse(heap[at]!, heap[(at - 1) >> 1]!)) {
@@ -248,16 +259,18 @@ function mostLikely(logits: Float32Array, ranges: Int32Array, size: number): Int
           [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
           at = parent;
         }
-      } else if (worse(heap[0]!, i)) {
+        if (filled === size) floor = logits[heap[0]!]!;
+      } else if (value > floor) {
         heap[0] = i;
-        siftDown(0, size);
+        siftDown(size);
+        floor = logits[heap[0]!]!;
       }
     }
   }
   // Heap sort: the worst goes to the end each time.
   for (let end = filled - 1; end > 0; end--) {
     [heap[0], heap[end]] = [heap[end]!, heap[0]!];
-    siftDown(0, end);
+    siftDown(end);
   }
   return heap.subarray(0, filled);
 }
@@ -282,7 +295,8 @@ export function allowedMass(logits: Float32Array, ranges: Int32Array): number {
 
 /** The `n` most likely tokens of `logits` inside `ranges` (softmax at temperature 1 over them), most likely first. */
 export function topCandidates(logits: Float32Array, n: number, ranges: Int32Array = Int32Array.of(0, logits.length)): { id: number; p: number }[] {
-  const best = mostLikely(logits, ranges, Math.min(n, finiteCount(logits, ranges)));
+  const count = finiteCount(logits, ranges);
+  const best = mostLikely(logits, ranges, Math.min(n, count), count);
   if (best.length === 0) return [];
   const top = logits[best[0]!]!;
   const total = weightSum(logits, ranges, 1, top);
