@@ -37,7 +37,7 @@ async function pick(page: Page, model: string): Promise<string[]> {
   return errors;
 }
 
-async function load(page: Page, state: 'wasm' | 'cancelled' = 'wasm'): Promise<void> {
+async function load(page: Page, state: 'wasm' | 'error' = 'wasm'): Promise<void> {
   await page.locator('#load').click();
   await expect(page.locator('#device-info')).toHaveAttribute('data-state', /wasm|webgpu|error|cancelled/, { timeout: 200_000 });
   expect(await page.locator('#device-info').getAttribute('data-state'), (await page.locator('#device-info').textContent()) ?? '').toBe(state);
@@ -113,6 +113,10 @@ test('Gemma 3 from the catalogue: exact size before the download, progress to it
   const text = (await page.locator('body').getAttribute('data-output'))!;
   const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(JSON.parse(example.source) as object);
   expect(validate(JSON.parse(text)), text).toBe(true);
+  // Deleted from the browser, the model has to be downloaded again.
+  await page.locator('#delete-cached').click();
+  await expect(page.locator('#model-size')).toHaveAttribute('data-state', 'exact');
+  await expect(page.locator('#delete-cached')).toBeHidden();
   expect(errors).toEqual([]);
 });
 
@@ -146,5 +150,26 @@ test("Qwen3 gets the prebuilt qwen3.vocab (given); Llama 3.2's index is built, l
   await page.locator('#model').selectOption(LLAMA);
   await load(page);
   await expect(page.locator('#vocab-info')).toHaveAttribute('data-origin', 'built');
+  expect(errors).toEqual([]);
+});
+
+test('typed picks: a hub id of the catalogue gets its facts; a folder loads, and a failed load is said in words', async ({ page }) => {
+  const errors = await pick(page, 'hub');
+  await page.locator('#custom-model').fill(QWEN);
+  await page.locator('#custom-model').press('Enter');
+  await expect(page.locator('#dtype')).toHaveValue('q4');
+  await expect(page.locator('#model-facts')).toContainText('prebuilt vocab index /vocab/qwen3.vocab');
+  await expect(page.locator('#model-size')).toHaveAttribute('data-state', 'exact');
+  // stories260K by its folder: only fp32 is exported, so the model's default (q8 on WASM) is missing.
+  await page.locator('#model').selectOption('folder');
+  await page.locator('#custom-model').fill('/models/stories260K');
+  await page.locator('#custom-model').press('Enter');
+  await expect(page.locator('#dtype')).toHaveValue('');
+  await load(page, 'error');
+  await expect(page.locator('#device-info')).toContainText('Could not load the model');
+  await page.locator('#dtype').selectOption('fp32');
+  await load(page);
+  await expect(page.locator('#vocab-info')).toHaveAttribute('data-origin', 'built');
+  await expect(page.locator('#mode-chat')).toBeDisabled();
   expect(errors).toEqual([]);
 });
