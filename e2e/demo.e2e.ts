@@ -57,6 +57,10 @@ test('the mask view changes between steps (step-through mode)', async ({ page })
   const after = await canvasPixels(page);
   expect(after).not.toBe(before);
   await expect(page.locator('#allowed')).toContainText('of 512');
+  await expect(page.locator('#mask')).toHaveAttribute('data-tokens-per-cell', '1');
+  // stories260K has no chat template: raw prompts only, and the page says why.
+  await expect(page.locator('#mode-chat')).toBeDisabled();
+  await expect(page.locator('#chat-reason')).toContainText('no chat template');
   await page.screenshot({ path: test.info().outputPath('demo-step.png'), fullPage: true });
   await page.locator('#stop').click();
   await expect(page.locator('#result')).toHaveAttribute('data-state', 'done');

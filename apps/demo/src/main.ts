@@ -1,13 +1,13 @@
 // The demo page: pick a model and a constraint, generate, and watch the mask the sampler gets
 // at every step. The engine runs in a Web Worker (@sieve/runtime); this file is the page.
-import { createWorkerEngine, type GrammarSpec, type ModelInfo, type TokenEvent } from '@sieve/runtime/client';
+import { catalogueModel, createWorkerEngine, type ChatMessage, type GenerateRequest, type GrammarSpec, type ModelInfo, type TokenEvent } from '@sieve/runtime/client';
 import { EXAMPLES, type ExampleKind } from './examples.ts';
 import { GrammarEditor } from './grammar-editor.ts';
 import { spanOfPointer, type TextSpan } from './json-locate.ts';
 import { MaskView, StepPlot } from './mask-view.ts';
+import { deviceDescription, ModelPanel } from './model-panel.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
-const here = (path: string): string => new URL(path, location.href).href;
 
 // A crashed or killed worker is restarted by the engine with the same model; the page keeps
 // its grammar, prompt and settings.
@@ -54,6 +54,7 @@ function pickExample(id: string): void {
   const example = EXAMPLES.find((e) => e.id === id)!;
   editor.value = example.source;
   $<HTMLTextAreaElement>('prompt').value = example.prompt;
+  $<HTMLTextAreaElement>('user').value = example.prompt;
   $<HTMLInputElement>('max-tokens').value = String(example.maxTokens);
   scheduleCheck();
 }
@@ -122,58 +123,42 @@ function describeError(error: unknown): { message: string; span: TextSpan | null
 }
 
 // ---------------------------------------------------------------------------------------
-// Model: load with a progress bar, show the device and why.
+// Model: the panel picks, sizes, loads and cancels; chat mode needs a chat template.
 
-const modelSelect = $<HTMLSelectElement>('model');
-modelSelect.addEventListener('change', () => ($('hub-field').hidden = modelSelect.value !== 'hub'));
+const hub = new URLSearchParams(location.search).get('hub');
+const modelPanel = new ModelPanel(engine, { loading: () => modelChanged(null), loaded: (info) => modelChanged(info) }, hub);
+const chatMode = $<HTMLInputElement>('mode-chat');
 
-$('load').addEventListener('click', () => void loadModel());
-
-async function loadModel(): Promise<void> {
-  const local = modelSelect.value !== 'hub';
-  const progress = $<HTMLProgressElement>('progress');
-  const info = $('device-info');
-  $<HTMLButtonElement>('load').disabled = true;
-  $<HTMLButtonElement>('generate').disabled = true;
-  progress.hidden = false;
-  progress.value = 0;
-  info.textContent = 'Loading…';
-  info.dataset.state = 'loading';
-  try {
-    model = await engine.load({
-      model: local ? modelSelect.value : $<HTMLInputElement>('hub-id').value.trim(),
-      device: $<HTMLSelectElement>('device').value as 'auto',
-      kernel: here('/kernel.wasm'),
-      wasmPaths: here('/ort/'),
-      ...(local ? { vocab: here('/vocab/stories260k.vocab'), dtype: 'fp32' as const } : {}),
-      onProgress: (p) => {
-        if (p.kind === 'total' && p.totalBytes > 0) {
-          progress.value = p.loadedBytes / p.totalBytes;
-          info.textContent = `Loading… ${(p.loadedBytes / 2 ** 20).toFixed(1)} of ${(p.totalBytes / 2 ** 20).toFixed(1)} MiB`;
-        }
-      },
-    });
-    info.textContent = await deviceDescription(model);
-    info.dataset.state = model.device;
-    $<HTMLButtonElement>('generate').disabled = false;
-    document.body.dataset.vocab = String(model.tokenCount);
-    maskView.reset(model.tokenCount);
-  } catch (error) {
-    info.textContent = `Could not load the model: ${error instanceof Error ? error.message : String(error)}`;
-    info.dataset.state = 'error';
-  } finally {
-    progress.hidden = true;
-    $<HTMLButtonElement>('load').disabled = false;
-  }
+function modelChanged(info: ModelInfo | null): void {
+  model = info;
+  $<HTMLButtonElement>('generate').disabled = info === null;
+  if (info === null) return;
+  document.body.dataset.vocab = String(info.tokenCount);
+  showMaskScale(info.tokenCount);
+  chatMode.disabled = !info.hasChatTemplate;
+  $('chat-reason').textContent = info.hasChatTemplate ? '' : `${info.id} has no chat template: raw prompts only.`;
+  if (!info.hasChatTemplate && chatMode.checked) $<HTMLInputElement>('mode-raw').click();
 }
 
-async function deviceDescription(info: ModelInfo): Promise<string> {
-  const size = `${info.tokenCount.toLocaleString('en-US')}-token vocabulary, loaded in ${(info.loadMs / 1000).toFixed(1)} s`;
-  if (info.device !== 'webgpu') return `${info.id} runs on WASM${info.fallbackReason === null ? '' : ` — ${info.fallbackReason}`}. ${size}.`;
-  const gpu = (navigator as { gpu?: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string; description?: string } } | null> } }).gpu;
-  const adapter = await gpu?.requestAdapter();
-  const name = [adapter?.info?.vendor, adapter?.info?.architecture, adapter?.info?.description].filter(Boolean).join(' ');
-  return `${info.id} runs on WebGPU${name ? ` (${name})` : ''}. ${size}.`;
+for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="prompt-mode"]')) {
+  radio.addEventListener('change', () => {
+    $('raw-fields').hidden = chatMode.checked;
+    $('chat-fields').hidden = !chatMode.checked;
+  });
+}
+
+/** The prompt part of a request: raw text, or the chat's messages with the catalogue's template options. */
+function promptOf(info: ModelInfo): Pick<GenerateRequest, 'prompt' | 'messages' | 'templateOptions'> {
+  if (!chatMode.checked) return { prompt: $<HTMLTextAreaElement>('prompt').value };
+  const system = $<HTMLTextAreaElement>('system').value.trim();
+  const messages: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), { role: 'user', content: $<HTMLTextAreaElement>('user').value }];
+  const templateOptions = catalogueModel(info.id)?.templateOptions;
+  return { messages, ...(templateOptions === undefined ? {} : { templateOptions }) };
+}
+
+function showMaskScale(tokenCount: number): void {
+  const { tokensPerCell } = maskView.reset(tokenCount);
+  $('mask-scale').textContent = tokensPerCell === 1 ? 'a token' : `${tokensPerCell} tokens (shaded by how many of them are allowed)`;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -206,16 +191,16 @@ async function generate(): Promise<void> {
   const abort = (running = new AbortController());
   const result = $('result');
   output.replaceChildren();
-  maskView.reset(model.tokenCount);
+  showMaskScale(model.tokenCount);
   plot.reset();
   result.textContent = 'Generating…';
   result.dataset.state = 'running';
   $<HTMLButtonElement>('generate').disabled = true;
-  $<HTMLButtonElement>('load').disabled = true; // loading waits for a running (or paused) generation
+  modelPanel.loadEnabled = false; // loading waits for a running (or paused) generation
   $<HTMLButtonElement>('stop').disabled = false;
   try {
     const done = await engine.generate({
-      prompt: $<HTMLTextAreaElement>('prompt').value,
+      ...promptOf(model),
       constraint,
       maxTokens: Number($<HTMLInputElement>('max-tokens').value),
       sampling: { temperature: Number($<HTMLInputElement>('temperature').value), seed: Number($<HTMLInputElement>('seed').value) },
@@ -234,7 +219,7 @@ async function generate(): Promise<void> {
   } finally {
     running = null;
     next.disabled = true;
-    $<HTMLButtonElement>('load').disabled = false;
+    modelPanel.loadEnabled = true;
     $<HTMLButtonElement>('generate').disabled = false;
     $<HTMLButtonElement>('stop').disabled = true;
   }
