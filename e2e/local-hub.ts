@@ -2,7 +2,8 @@
 // build`, written here first) under their hub ids, as the hub does
 // (`/{id}/resolve/main/{file}`), so that pages load them the way a user's browser loads real
 // models. Tests steer it through /_control/: `fail?file=F` cuts the next download of F
-// halfway, `offline?on=1` refuses every file, `log` lists the files served, `reset` clears all.
+// halfway, `hold?file=F` sends half of the next whole download of F and waits for `release`,
+// `offline?on=1` refuses every file, `log` lists the files served, `reset` clears all.
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, normalize } from 'node:path';
@@ -14,6 +15,9 @@ const root = join(import.meta.dirname, '..', '.fixtures', 'models');
 buildFixtures(root);
 
 const failing = new Set<string>();
+const holding = new Set<string>();
+// Downloads held halfway: the rest of the file, sent on `release`.
+const held: (() => void)[] = [];
 let offline = false;
 const served: string[] = [];
 
@@ -24,14 +28,18 @@ createServer((request, response) => {
   if (url.pathname.startsWith('/_control/')) {
     const command = url.pathname.slice('/_control/'.length);
     if (command === 'fail') failing.add(url.searchParams.get('file') ?? '');
+    else if (command === 'hold') holding.add(url.searchParams.get('file') ?? '');
+    else if (command === 'release') for (const finish of held.splice(0)) finish();
     else if (command === 'offline') offline = url.searchParams.get('on') === '1';
     else if (command === 'reset') {
       failing.clear();
+      holding.clear();
+      for (const finish of held.splice(0)) finish();
       offline = false;
       served.length = 0;
     }
     else if (command !== 'log') return void response.writeHead(404).end();
-    return void response.writeHead(200, { 'Content-Type': 'application/json', ...CORS }).end(JSON.stringify({ served, offline, failing: [...failing] }));
+    return void response.writeHead(200, { 'Content-Type': 'application/json', ...CORS }).end(JSON.stringify({ served, offline, failing: [...failing], holding: [...holding], held: held.length }));
   }
   const match = /^\/(.+?)\/resolve\/main\/(.+)$/.exec(decodeURIComponent(url.pathname));
   const path = match === null ? null : normalize(join(root, match[1]!, match[2]!));
@@ -47,6 +55,18 @@ createServer((request, response) => {
     // drops before any byte arrives is retried by the browser itself).
     const half = readFileSync(path).subarray(0, Math.floor(size / 2));
     response.write(half, () => setTimeout(() => response.destroy(), 200));
+    return;
+  }
+  // transformers.js first asks for `Range: bytes=0-0` (the file's size): not the download to hold.
+  if (request.headers.range === undefined && holding.delete(file)) {
+    const bytes = readFileSync(path);
+    const half = Math.floor(size / 2);
+    response.write(bytes.subarray(0, half));
+    held.push(() => {
+      if (response.destroyed) return;
+      served.push(file);
+      response.end(bytes.subarray(half));
+    });
     return;
   }
   served.push(file);
