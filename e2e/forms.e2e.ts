@@ -154,7 +154,9 @@ test('Qwen3 by default: its size and a download button first, a cancellable down
   await expect(size).toHaveAttribute('data-bytes', String(bytes));
   await expect(size).toHaveText(`${(bytes / 1e6).toFixed(1)} MB`);
   await expect(page.locator('#download .warning')).toContainText('large download');
+  await expect(page.locator('#download-source')).toHaveText(new URL(LOCAL_HUB).host);
   await expect(page.locator('#fill')).toBeDisabled();
+  await page.screenshot({ path: test.info().outputPath('forms-qwen3-first-run.png'), fullPage: true });
   const weights = `${QWEN}/${files.at(-1)!}`;
   expect((await control('log')).served).not.toContain(weights);
 
@@ -187,6 +189,10 @@ test('Qwen3 by default: its size and a download button first, a cancellable down
     expect(Number(await fillStatus.getAttribute('data-indexed-masks')), form.id).toBeGreaterThan(0);
     await page.screenshot({ path: test.info().outputPath(`forms-qwen3-${form.id}.png`), fullPage: true });
   }
+  // Filling the last form again feeds only what its prompt does not share with the last fill.
+  const last = BUILT_IN_FORMS.at(-1)!.id;
+  await fill(page, last);
+  expect(Number(await page.locator('#fill-status').getAttribute('data-reused-prompt-tokens'))).toBeGreaterThan(0);
 
   // Kept in the browser: the next start loads it at once, with the network gone.
   await page.evaluate(async () => void (await navigator.serviceWorker.ready));

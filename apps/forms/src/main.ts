@@ -144,6 +144,7 @@ async function fill(): Promise<void> {
   fillStatus.dataset.prompt = chat ? 'chat' : 'raw';
   fillStatus.dataset.index = indexed ? 'build-time' : 'none';
   delete fillStatus.dataset.indexedMasks;
+  delete fillStatus.dataset.reusedPromptTokens;
   try {
     const result = await engine.generate({
       // An instruct model reads the form's fields in a system message and the text as the
@@ -169,6 +170,7 @@ async function fill(): Promise<void> {
     }
     // Which masks the build-time index served: test-visible, and worth seeing.
     fillStatus.dataset.indexedMasks = String(result.stats.indexedMasks);
+    fillStatus.dataset.reusedPromptTokens = String(result.stats.reusedPromptTokens);
     const fromIndex = indexed ? `, ${result.stats.indexedMasks} masks from the build-time index` : '';
     fillStatus.textContent = result.complete === true ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself${fromIndex}). Check and edit the fields.` : `Stopped (${result.stopReason}).`;
     fillStatus.dataset.state = result.complete === true ? 'done' : 'stopped';

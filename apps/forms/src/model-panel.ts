@@ -90,6 +90,7 @@ export class ModelPanel {
     this.#setStatus('needs-download', `${model.name} needs a download before it can fill forms.${note === '' ? '' : ` ${note}`}`);
     $('download').hidden = false;
     $('download-name').textContent = model.name;
+    $('download-source').textContent = new URL(this.#options.hub).host;
     $('download-start').hidden = false;
     $('download-cancel').hidden = true;
     $('download-progress').hidden = true;
@@ -132,6 +133,8 @@ export class ModelPanel {
         progress.max = Math.max(p.totalBytes, exact);
         progress.value = p.loadedBytes;
         $('download-bytes').textContent = `${formatBytes(p.loadedBytes)} of ${formatBytes(progress.max)}`;
+        // Downloaded: what is left (starting onnxruntime) cannot be cancelled.
+        if (exact > 0 && p.loadedBytes >= exact) $('download-cancel').hidden = true;
         if (!downloading) this.#status.textContent = `Loading ${model.name}… ${Math.round((100 * p.loadedBytes) / progress.max)}%`;
       },
     });
