@@ -18,7 +18,7 @@ const FIXTURES = join(import.meta.dirname, '..', '.fixtures', 'models');
 
 interface HubLog {
   readonly served: string[];
-  readonly stalled: number;
+  readonly held: number;
 }
 const control = async (command: string): Promise<HubLog> => (await fetch(`${LOCAL_HUB}/_control/${command}`)).json() as Promise<HubLog>;
 
@@ -121,12 +121,12 @@ test('Gemma 3 from the catalogue: exact size before the download, progress to it
 });
 
 test('a download cancelled halfway says so; the page stays usable and the next load works', async ({ page }) => {
-  await control(`stall?file=${GEMMA}/onnx/model_q4.onnx`);
+  await control(`hold?file=${GEMMA}/onnx/model_q4.onnx`);
   const errors = await pick(page, GEMMA);
   await expect(page.locator('#model-size')).toHaveAttribute('data-state', 'exact');
   await page.locator('#load').click();
   // The weights are half sent and held: the download is under way.
-  await expect.poll(async () => (await control('log')).stalled, { timeout: 60_000 }).toBe(1);
+  await expect.poll(async () => (await control('log')).held, { timeout: 60_000 }).toBe(1);
   await expect(page.locator('#progress-text')).toContainText(' of ');
   await expect(page.locator('#cancel')).toBeEnabled();
   await page.locator('#cancel').click();

@@ -1,7 +1,9 @@
 import { expect, test, type Page } from './fixtures.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { modelFiles } from '../packages/runtime/src/model-catalogue.ts';
+import { LOCAL_HUB } from './local-hub-address.ts';
 
 // The built-in forms' schemas (the app imports them with `?sieve`, which only its build reads).
 const SCHEMAS = join(import.meta.dirname, '..', 'apps', 'forms', 'src', 'schemas');
@@ -21,8 +23,11 @@ function watchRequests(page: Page): string[] {
   return outside;
 }
 
-async function open(page: Page): Promise<void> {
-  await page.goto('/');
+// Most tests run on stories260K (fast), picked by the address (a reload keeps it).
+const STORIES = '/?model=stories260K';
+
+async function open(page: Page, path = STORIES): Promise<void> {
+  if (path !== '') await page.goto(path);
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
   await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
 }
@@ -45,10 +50,10 @@ test('offline after the first load, every form fills from pasted text and valida
     if (navigator.serviceWorker.controller === null) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
   });
   await page.reload(); // the model is fetched through the service worker: now it is cached
-  await open(page);
+  await open(page, '');
   await context.setOffline(true);
   await page.reload();
-  await open(page);
+  await open(page, '');
   for (const form of BUILT_IN_FORMS) {
     const value = await fill(page, form.id);
     const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(form.schema);
@@ -67,7 +72,7 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
   await page.locator('[data-path="form.name"]').fill('Ada Lovelace');
   await expect(page.locator('#validity')).toHaveAttribute('data-state', 'invalid'); // email still empty
   await page.reload();
-  await open(page);
+  await open(page, '');
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');
   await expect(page.locator('[data-path="form.name"]')).toHaveValue('Ada Lovelace');
 
@@ -90,7 +95,7 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
   await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
   await expect(page.locator('[data-path="form.name"]')).toHaveValue(name);
   await page.reload();
-  await open(page);
+  await open(page, '');
   await expect(page.locator('#pasted')).toHaveValue('Note from Ada Lovelace, ada@example.org, London.');
   // And the restarted engine fills forms again.
   const value = await fill(page, 'contact');
@@ -115,6 +120,105 @@ test('a custom form from a pasted schema; unsupported keywords explained with th
   await expect(page.locator('#validity')).toHaveAttribute('data-state', 'valid');
   // The custom form is kept.
   await page.reload();
-  await open(page);
+  await open(page, '');
   await expect(page.locator('#form-list')).toContainText('Delivery note');
+});
+
+// ---------------------------------------------------------------------------------------
+// Qwen3 0.6B, the default, from the local stand-in for the hub (random weights, the real
+// tokenizer, config and chat template: the outputs are nonsense, the path is the real one).
+
+const QWEN = 'onnx-community/Qwen3-0.6B-ONNX';
+const QWEN_FILES = join(import.meta.dirname, '..', '.fixtures', 'models', QWEN);
+const WITH_HUB = `/?hub=${encodeURIComponent(LOCAL_HUB)}`;
+
+interface HubLog {
+  readonly served: string[];
+  readonly held: number;
+}
+const control = async (command: string): Promise<HubLog> => (await fetch(`${LOCAL_HUB}/_control/${command}`)).json() as Promise<HubLog>;
+
+test('Qwen3 by default: its size and a download button first, a cancellable download with progress; then every form fills through the chat template with the build-time mask index; the next start loads it offline', async ({ page, context }) => {
+  await control('reset');
+  await page.goto(WITH_HUB);
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  await expect(page.locator('#model')).toHaveValue(QWEN);
+  // Not downloaded behind the person's back: the size (the hub's exact bytes), a warning, a button.
+  const status = page.locator('#engine-status');
+  await expect(status).toHaveAttribute('data-state', 'needs-download');
+  await expect(page.locator('#download')).toBeVisible();
+  const size = page.locator('#download-size');
+  await expect(size).toHaveAttribute('data-exact', 'true');
+  const files = modelFiles((await size.getAttribute('data-dtype')) as Parameters<typeof modelFiles>[0]);
+  const bytes = files.reduce((sum, file) => sum + statSync(join(QWEN_FILES, file)).size, 0);
+  await expect(size).toHaveAttribute('data-bytes', String(bytes));
+  await expect(size).toHaveText(`${(bytes / 1e6).toFixed(1)} MB`);
+  await expect(page.locator('#download .warning')).toContainText('large download');
+  await expect(page.locator('#download-source')).toHaveText(new URL(LOCAL_HUB).host);
+  await expect(page.locator('#fill')).toBeDisabled();
+  await page.screenshot({ path: test.info().outputPath('forms-qwen3-first-run.png'), fullPage: true });
+  const weights = `${QWEN}/${files.at(-1)!}`;
+  expect((await control('log')).served).not.toContain(weights);
+
+  // A download held halfway by the hub shows its bytes, and Cancel stops it.
+  await control(`hold?file=${weights}`);
+  await page.locator('#download-start').click();
+  await expect(status).toHaveAttribute('data-state', 'downloading');
+  await expect.poll(async () => (await control('log')).held, { timeout: 60_000 }).toBe(1);
+  const progress = page.locator('#download-progress');
+  await expect.poll(() => progress.evaluate((bar: HTMLProgressElement) => bar.value), { timeout: 60_000 }).toBeGreaterThan(0);
+  await page.locator('#download-cancel').click();
+  await expect(status).toHaveAttribute('data-state', 'needs-download');
+  await expect(status).toContainText('cancelled');
+  await control('release');
+
+  // Downloaded for real this time.
+  await page.locator('#download-start').click();
+  await expect(status).toHaveAttribute('data-state', 'ready', { timeout: 120_000 });
+  await expect(page.locator('#download')).toBeHidden();
+  expect(await progress.evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([bytes, bytes]);
+  expect((await control('log')).served).toContain(weights);
+
+  for (const form of BUILT_IN_FORMS) {
+    const value = await fill(page, form.id);
+    const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(form.schema);
+    expect(validate(value), `${form.id}: ${JSON.stringify(value)} ${JSON.stringify(validate.errors)}`).toBe(true);
+    const fillStatus = page.locator('#fill-status');
+    await expect(fillStatus).toHaveAttribute('data-prompt', 'chat');
+    await expect(fillStatus).toHaveAttribute('data-index', 'build-time');
+    expect(Number(await fillStatus.getAttribute('data-indexed-masks')), form.id).toBeGreaterThan(0);
+    await page.screenshot({ path: test.info().outputPath(`forms-qwen3-${form.id}.png`), fullPage: true });
+  }
+  // Filling the last form again feeds only what its prompt does not share with the last fill.
+  const last = BUILT_IN_FORMS.at(-1)!.id;
+  await fill(page, last);
+  expect(Number(await page.locator('#fill-status').getAttribute('data-reused-prompt-tokens'))).toBeGreaterThan(0);
+
+  // Kept in the browser: the next start loads it at once, with the network gone.
+  await page.evaluate(async () => void (await navigator.serviceWorker.ready));
+  await control('offline?on=1');
+  await context.setOffline(true);
+  await page.reload();
+  await open(page, '');
+  await expect(page.locator('body')).toHaveAttribute('data-model-cached', 'true');
+  await expect(page.locator('#download')).toBeHidden();
+  expect(await fill(page, 'contact')).toHaveProperty('email');
+});
+
+test('the model picked is remembered; stories260K, without a chat template, gets a raw prompt and no index', async ({ page }) => {
+  await control('reset');
+  await page.goto(WITH_HUB);
+  await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'needs-download');
+  await page.locator('#model').selectOption('stories260K');
+  await expect(page.locator('#engine-status')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
+  await page.reload();
+  await open(page, '');
+  await expect(page.locator('#model')).toHaveValue('stories260K');
+  expect(await fill(page, 'travel')).toHaveProperty('from');
+  const fillStatus = page.locator('#fill-status');
+  await expect(fillStatus).toHaveAttribute('data-prompt', 'raw');
+  await expect(fillStatus).toHaveAttribute('data-index', 'none');
+  await expect(fillStatus).toHaveAttribute('data-indexed-masks', '0');
+  // Nothing of Qwen3 was downloaded.
+  expect((await control('log')).served.filter((file) => file.endsWith('.onnx'))).toEqual([]);
 });

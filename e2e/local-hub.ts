@@ -2,11 +2,11 @@
 // build`, written here first) under their hub ids, as the hub does
 // (`/{id}/resolve/main/{file}`), so that pages load them the way a user's browser loads real
 // models. Tests steer it through /_control/: `fail?file=F` cuts the next download of F
-// halfway, `stall?file=F` sends half of the next download of F and then holds it (until the
-// browser gives up on it, or `reset`), `offline?on=1` refuses every file, `log` lists the
-// files served whole and counts the downloads held, `reset` clears all.
+// halfway, `hold?file=F` sends half of the next download of F and holds the rest until
+// `release` (or `reset`), `offline?on=1` refuses every file, `log` lists the files served
+// whole and counts the downloads held, `reset` clears all.
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { join, normalize } from 'node:path';
 import { buildFixtures } from '../packages/cli/src/fixture-models.ts';
 import { LOCAL_HUB, LOCAL_HUB_PORT } from './local-hub-address.ts';
@@ -16,8 +16,9 @@ const root = join(import.meta.dirname, '..', '.fixtures', 'models');
 buildFixtures(root);
 
 const failing = new Set<string>();
-const stalling = new Set<string>();
-const stalled = new Set<ServerResponse>();
+const holding = new Set<string>();
+// Downloads held halfway: each sends the rest of its file (if the browser still waits).
+const held: (() => void)[] = [];
 let offline = false;
 const served: string[] = [];
 
@@ -28,18 +29,18 @@ createServer((request, response) => {
   if (url.pathname.startsWith('/_control/')) {
     const command = url.pathname.slice('/_control/'.length);
     if (command === 'fail') failing.add(url.searchParams.get('file') ?? '');
-    else if (command === 'stall') stalling.add(url.searchParams.get('file') ?? '');
+    else if (command === 'hold') holding.add(url.searchParams.get('file') ?? '');
+    else if (command === 'release') for (const finish of held.splice(0)) finish();
     else if (command === 'offline') offline = url.searchParams.get('on') === '1';
     else if (command === 'reset') {
       failing.clear();
-      stalling.clear();
-      for (const held of stalled) held.destroy();
-      stalled.clear();
+      holding.clear();
+      for (const finish of held.splice(0)) finish();
       offline = false;
       served.length = 0;
     }
     else if (command !== 'log') return void response.writeHead(404).end();
-    return void response.writeHead(200, { 'Content-Type': 'application/json', ...CORS }).end(JSON.stringify({ served, offline, failing: [...failing], stalling: [...stalling], stalled: stalled.size }));
+    return void response.writeHead(200, { 'Content-Type': 'application/json', ...CORS }).end(JSON.stringify({ served, offline, failing: [...failing], holding: [...holding], held: held.length }));
   }
   const match = /^\/(.+?)\/resolve\/main\/(.+)$/.exec(decodeURIComponent(url.pathname));
   const path = match === null ? null : normalize(join(root, match[1]!, match[2]!));
@@ -66,10 +67,13 @@ createServer((request, response) => {
     response.write(half(), () => setTimeout(() => response.destroy(), 200));
     return;
   }
-  if (stalling.delete(file)) {
-    stalled.add(response);
-    response.on('close', () => stalled.delete(response));
+  if (holding.delete(file)) {
     response.write(half());
+    held.push(() => {
+      if (response.destroyed) return;
+      served.push(file);
+      response.end(readFileSync(path).subarray(Math.floor(size / 2)));
+    });
     return;
   }
   served.push(file);

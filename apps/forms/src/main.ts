@@ -1,10 +1,13 @@
 // Sieve forms: paste text, the model in a Web Worker fills the form under its JSON Schema,
 // the person edits and exports. Every change is saved to IndexedDB as it happens.
 import { Validator } from '@cfworker/json-schema';
-import { createWorkerEngine, JsonSchema, type ModelInfo } from '@sieve/runtime/client';
+import { createWorkerEngine, JsonSchema, type ConstraintInput, type ModelInfo } from '@sieve/runtime/client';
 import { customForms, getSetting, loadDraft, saveCustomForm, saveDraft, setSetting } from './drafts.ts';
+import { formPrompt } from './form-prompt.ts';
 import { BUILT_IN_FORMS, type FormDefinition } from './forms.ts';
 import { FormView } from './form-view.ts';
+import { ModelPanel } from './model-panel.ts';
+import { DEFAULT_MODEL_ID, formsModel, modelTokenizer, templateOptions, type FormsModel } from './models.ts';
 import { partialJson } from './partial-json.ts';
 import { explainSchemaError } from './schema-errors.ts';
 
@@ -19,6 +22,8 @@ let current: FormDefinition = forms[0]!;
 let view: FormView | null = null;
 let model: ModelInfo | null = null;
 let running: AbortController | null = null;
+let panel: ModelPanel | null = null;
+const params = new URLSearchParams(location.search);
 
 // A crashed or killed worker is restarted by the engine (at most 3 times in a row; a fill that
 // completes resets the count); the page keeps its state, and the draft is in IndexedDB.
@@ -36,9 +41,17 @@ const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts',
 
 function ready(info: ModelInfo | null): void {
   model = info;
-  engineStatus.textContent = info === null ? 'No model.' : `Ready: ${info.id} on ${info.device === 'webgpu' ? 'WebGPU' : `WASM${info.fallbackReason ? ` (${info.fallbackReason})` : ''}`}.`;
+  const name = panel?.model.name ?? info?.id;
+  engineStatus.textContent = info === null ? 'No model.' : `Ready: ${name} on ${info.device === 'webgpu' ? 'WebGPU' : `WASM${info.fallbackReason ? ` (${info.fallbackReason})` : ''}`}.`;
   engineStatus.dataset.state = 'ready';
   $<HTMLButtonElement>('fill').disabled = info === null;
+}
+
+// A model is being loaded or waits for its download: no fill until it is ready.
+function notReady(): void {
+  running?.abort();
+  model = null;
+  $<HTMLButtonElement>('fill').disabled = true;
 }
 
 function failed(error: unknown): void {
@@ -122,13 +135,26 @@ async function fill(): Promise<void> {
   fillStatus.dataset.state = 'running';
   $<HTMLButtonElement>('fill').disabled = true;
   $<HTMLButtonElement>('stop').disabled = false;
+  const chosen = panel!.model;
+  const chat = model.hasChatTemplate;
+  // Built-in forms carry the mask index the build precomputed for their schema, over the
+  // default model's tokenizer: it serves the models with that tokenizer.
+  const indexed = form.index !== undefined && form.indexTokenizer === modelTokenizer(chosen);
+  const constraint: ConstraintInput = indexed ? { type: 'json-schema', schema: form.schema, index: form.index! } : JsonSchema(form.schema);
+  fillStatus.dataset.prompt = chat ? 'chat' : 'raw';
+  fillStatus.dataset.index = indexed ? 'build-time' : 'none';
+  delete fillStatus.dataset.indexedMasks;
+  delete fillStatus.dataset.reusedPromptTokens;
   try {
     const result = await engine.generate({
-      prompt: `${pasted.value.trim()}\n\n${form.title}:\n`,
-      // Built-in forms carry the mask index the build precomputed for their schema.
-      constraint: form.index === undefined ? JsonSchema(form.schema) : { type: 'json-schema', schema: form.schema, index: form.index },
+      // An instruct model reads the form's fields in a system message and the text as the
+      // user's; the same system message starts every fill of the form, so its KV cache is kept.
+      ...formPrompt(form, pasted.value, chat),
+      ...(chat ? { templateOptions: templateOptions(chosen), reusePrefix: true } : {}),
+      constraint,
       maxTokens: form.maxTokens,
-      sampling: { temperature: 0.7, topP: 0.95 },
+      // Extraction wants the model's best reading (greedy); stories260K writes stories, so it samples.
+      sampling: chat ? { temperature: 0 } : { temperature: 0.7, topP: 0.95 },
       signal: abort.signal,
       onToken: (event) => {
         if (current !== form) return;
@@ -142,7 +168,11 @@ async function fill(): Promise<void> {
       if (result.complete === true) view.value = JSON.parse(result.text) as unknown;
       await changed();
     }
-    fillStatus.textContent = result.complete === true ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself). Check and edit the fields.` : `Stopped (${result.stopReason}).`;
+    // Which masks the build-time index served: test-visible, and worth seeing.
+    fillStatus.dataset.indexedMasks = String(result.stats.indexedMasks);
+    fillStatus.dataset.reusedPromptTokens = String(result.stats.reusedPromptTokens);
+    const fromIndex = indexed ? `, ${result.stats.indexedMasks} masks from the build-time index` : '';
+    fillStatus.textContent = result.complete === true ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself${fromIndex}). Check and edit the fields.` : `Stopped (${result.stopReason}).`;
     fillStatus.dataset.state = result.complete === true ? 'done' : 'stopped';
   } catch (error) {
     fillStatus.textContent = `Could not fill the form: ${error instanceof Error ? error.message : String(error)}`;
@@ -221,18 +251,29 @@ async function start(): Promise<void> {
     await select(forms[0]!).catch(() => undefined);
   }
   document.body.dataset.ready = 'true';
-  engine
-    .load({
-      model: '/models/stories260K',
-      dtype: 'fp32',
-      kernel: here('/kernel.wasm'),
-      vocab: here('/vocab/stories260k.vocab'),
-      wasmPaths: here('/ort/'),
-      onProgress: (p) => {
-        if (p.kind === 'total' && p.totalBytes > 0) engineStatus.textContent = `Loading the model… ${Math.round((100 * p.loadedBytes) / p.totalBytes)}%`;
-      },
-    })
-    .then(ready, failed);
+  // The model: ?model= first, then the one picked last time, then the default.
+  const saved = await getSetting('model').catch(() => undefined);
+  const initial = formsModel(params.get('model')) ?? formsModel(saved) ?? formsModel(DEFAULT_MODEL_ID)!;
+  const webgpu = await hasWebGpu();
+  panel = new ModelPanel(engine, initial, { hub: params.get('hub') ?? 'https://huggingface.co/', webgpu, here }, { loading: notReady, ready, failed, picked: remember });
+  await panel.choose(initial);
+}
+
+// The person's pick is kept for the next visit (and replaces a ?model= in the address).
+function remember(picked: FormsModel): void {
+  void setSetting('model', picked.id);
+  if (!params.has('model')) return;
+  params.set('model', picked.id);
+  history.replaceState(null, '', `?${params.toString()}`);
+}
+
+async function hasWebGpu(): Promise<boolean> {
+  const gpu = (navigator as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  try {
+    return (await gpu?.requestAdapter()) != null;
+  } catch {
+    return false;
+  }
 }
 
 void start();

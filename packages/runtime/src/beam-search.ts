@@ -45,6 +45,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
   let forwardPasses = 0;
   let maskUs = 0;
   let maskSteps = 0;
+  let indexedMasks = 0;
   let active: Beam[] = [{ sequence, constraint, tokens: [], score: 0, pending: options.promptTokens }];
   let next: Beam[] = [];
   const finished: Finished[] = [];
@@ -66,6 +67,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
       for (const beam of active) {
         // 1. Mask. 2. Forward pass. 3. Mask and bias the logits.
         let t = performance.now();
+        if (beam.constraint.maskIndexed()) indexedMasks++;
         const mask = beam.constraint.mask();
         maskUs += (performance.now() - t) * 1000;
         maskSteps++;
@@ -138,6 +140,7 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
       forwardPasses,
       maskUsMean: maskSteps === 0 ? 0 : maskUs / maskSteps,
       sampleUsMean: 0,
+      indexedMasks,
       budgetRejections: 0,
       totalMs,
       tokensPerSecond: best.tokens.length / (totalMs / 1000),

@@ -117,6 +117,8 @@ export interface ConstraintContext {
 export interface ActiveConstraint {
   /** The mask for the next token (empty: no restriction). */
   mask(): Brle;
+  /** Whether `mask()` now reads the mask from a precomputed mask index (not computed live). */
+  maskIndexed(): boolean;
   /** Records an accepted token; `false` if the constraint does not allow it. */
   commit(token: number): boolean;
   /** Tokens the constraint forces next, to append without sampling (may be empty). */
@@ -191,6 +193,9 @@ class Unrestricted implements ActiveConstraint {
   readonly bias: Readonly<Record<number, number>> | undefined = undefined;
   mask(): Brle {
     return new Uint32Array(0);
+  }
+  maskIndexed(): boolean {
+    return false;
   }
   commit(token: number): boolean {
     return token >= 0;
@@ -276,6 +281,9 @@ class GrammarConstraint implements ActiveConstraint {
   }
   mask(): Brle {
     return this.#matcher.computeMask();
+  }
+  maskIndexed(): boolean {
+    return this.#matcher instanceof IndexedMatcher && this.#matcher.indexed;
   }
   commit(token: number): boolean {
     if (!this.#matcher.commitToken(token)) return false;
@@ -391,6 +399,11 @@ class AllOfConstraint implements ActiveConstraint {
     if (masks.length <= 1) return masks[0] ?? new Uint32Array(0);
     return this.#context.kernel.brleAnd(masks, this.#context.vocabIndex.tokenCount);
   }
+  // Read from an index when every part that restricts reads its mask from one.
+  maskIndexed(): boolean {
+    const grammars = this.#parts.filter((p) => !(p instanceof StaticMask));
+    return grammars.length > 0 && grammars.every((p) => p.maskIndexed());
+  }
   commit(token: number): boolean {
     let ok = true;
     for (const part of this.#parts) ok = part.commit(token) && ok;
@@ -492,6 +505,10 @@ class ThinkConstraint implements ActiveConstraint {
       if (rest !== null && rest.length > 0 && this.#inner.acceptsBytes(rest) !== true) banned.push(id);
     }
     return banMask(banned, vocabIndex.tokenCount);
+  }
+
+  maskIndexed(): boolean {
+    return !this.#thinking && this.#inner.maskIndexed();
   }
 
   // While thinking a token is its bytes (the trigger may end inside it).

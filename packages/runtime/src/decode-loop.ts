@@ -63,6 +63,12 @@ export interface GenerationStats {
   readonly maskUsMean: number;
   readonly sampleUsMean: number;
   /**
+   * Sampled steps (each beam's steps in beam search) whose mask was read from the constraint's
+   * precomputed mask index (a spec's `index`); the others' masks were computed live. 0
+   * without an index.
+   */
+  readonly indexedMasks: number;
+  /**
    * Per sampled step, in µs (mean and p99): the mask, applying it (and the bias) to the
    * logits, sampling, committing (forced tokens included), and the rest of the loop
    * (fast-forward, the budget, bookkeeping); the forward pass and callbacks are not in them.
@@ -136,6 +142,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   let maskUs = 0;
   let sampleUs = 0;
   let sampledSteps = 0;
+  let indexedMasks = 0;
   let forwardMs = 0;
   let forwardPasses = 0;
   // Budget-aware ending: `proof` is a completion of the output that fits in the tokens left,
@@ -213,6 +220,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         forwardPasses,
         maskUsMean: sampledSteps === 0 ? 0 : maskUs / sampledSteps,
         sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
+        indexedMasks,
         stepUs: { mask: meanP99(stepTimes.mask), apply: meanP99(stepTimes.apply), sample: meanP99(stepTimes.sample), commit: meanP99(stepTimes.commit), other: meanP99(stepTimes.other) },
         budgetRejections,
         totalMs,
@@ -260,6 +268,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
     // 1. The constraint's mask (during healing: tokens that extend the healed bytes).
     let t = performance.now();
+    const fromIndex = heal === null && constraint.maskIndexed();
     const mask = heal === null ? constraint.mask() : healingMask(heal, vocabIndex, constraint);
     const stepMaskUs = (performance.now() - t) * 1000;
     maskUs += stepMaskUs;
@@ -319,6 +328,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     const stepSampleUs = (performance.now() - t - (commitMs - commitMsBeforeSample)) * 1000;
     sampleUs += stepSampleUs;
     sampledSteps++;
+    if (fromIndex) indexedMasks++;
     if (token < 0) throw new DeadEndError(`no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`);
 
     // 5. Commit.

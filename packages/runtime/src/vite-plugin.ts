@@ -97,6 +97,8 @@ export interface OfflineAppOptions extends SieveAppOptions {
   readonly precache?: readonly string[];
   /** Globs kept out of the precache (pages of other apps in a shared public folder). */
   readonly ignore?: readonly string[];
+  /** Larger files are left out of the precache (default 4 MiB; a 151k-token vocab index is 4.6 MiB). */
+  readonly maxPrecacheFileBytes?: number;
 }
 
 /**
@@ -114,8 +116,11 @@ export function offlineApp(options: OfflineAppOptions): PluginOption[] {
       workbox: {
         globPatterns: ['**/*.{html,js,css,svg,wasm,sieve}', ...(options.precache ?? [])],
         globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
-        maximumFileSizeToCacheInBytes: 4 * 2 ** 20,
+        maximumFileSizeToCacheInBytes: options.maxPrecacheFileBytes ?? 4 * 2 ** 20,
         navigateFallback: null,
+        // A page's query (`?model=`, `?hub=`) is read by its script: offline, `/?model=x` is
+        // the precached `/` (precached files carry their revision, not a query).
+        ignoreURLParametersMatching: [/.*/],
         clientsClaim: true,
         skipWaiting: true,
         runtimeCaching: [

@@ -38,12 +38,20 @@ describe.each([
       const indexed = await engine.generate({ ...request, constraint: { ...spec, index: built.file } });
       expect(indexed.tokens).toEqual(live.tokens);
       expect(indexed.complete).toBe(live.complete);
+      // The stats say where the masks came from: all from a complete index (token healing's
+      // masks aside), some from one cut short, none without one.
+      const sampled = indexed.tokens.length - indexed.forcedTokens + (indexed.stopReason === 'eos' ? 1 : 0);
+      expect(live.stats.indexedMasks).toBe(0);
+      if (complete && indexed.healed === '') expect(indexed.stats.indexedMasks).toBe(sampled);
+      expect(indexed.stats.indexedMasks).toBeGreaterThan(0);
+      expect(indexed.stats.indexedMasks).toBeLessThanOrEqual(sampled);
     }
     // A compiled handle keeps the index too.
     const handle = await engine.compile({ ...spec, index: built.file });
     const seeded = { prompt: PROMPT, maxTokens: 60, sampling: { temperature: 1, seed: 4 } };
     const viaHandle = await engine.generate({ ...seeded, constraint: handle });
     expect(viaHandle.tokens).toEqual((await engine.generate({ ...seeded, constraint: spec })).tokens);
+    expect(viaHandle.stats.indexedMasks).toBeGreaterThan(0);
     await engine.release(handle);
   }, 120_000);
 });
