@@ -503,6 +503,31 @@ describe('size', () => {
     expect(['-1', '1.5', '"0"'].filter((t) => accepts(grammar, t))).toEqual([]);
   });
 
+  it('an intersection met again through recursive definitions shares its rule, however its allOfs nest', () => {
+    // T ∧ U: U refines T's array type (UArr = Arr ∧ {items: U}), so the items of a merged array
+    // type are T ∧ (T ∧ U), then T ∧ (T ∧ (T ∧ U)), …: nested ever deeper, one meaning. Written
+    // out, every level multiplied the rules (and the anyOf branches) of the one before.
+    const schema = {
+      $defs: {
+        T: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/Arr' }, { type: 'array', items: { $ref: '#/$defs/T' } }] },
+        Arr: { type: 'object', properties: { type: { const: 'array' }, items: { $ref: '#/$defs/T', description: 'the item type' } }, required: ['type', 'items'] },
+        U: { anyOf: [{ type: 'string', maxLength: 3 }, { $ref: '#/$defs/UArr' }, { type: 'array', items: { $ref: '#/$defs/U' } }] },
+        UArr: { allOf: [{ $ref: '#/$defs/Arr' }, { type: 'object', properties: { items: { $ref: '#/$defs/U' } } }] },
+      },
+      type: 'object',
+      properties: { type: { allOf: [{ $ref: '#/$defs/T' }, { $ref: '#/$defs/U' }] } },
+    };
+    const { grammar } = jsonSchemaGrammar(schema, { maxRules: 20 });
+    expect(grammar.rules.size).toBeLessThanOrEqual(20);
+    // Deep instances against ajv (more in json-schema-cases/refs.json).
+    const compiled = compileGrammar(grammar);
+    const validate = ajvValidator(schema);
+    const nested = (depth: number, leaf: string): unknown => (depth === 0 ? leaf : { type: 'array', items: depth % 2 === 0 ? nested(depth - 1, leaf) : [nested(depth - 1, leaf)] });
+    const instances = [8, 12].flatMap((depth) => [nested(depth, 'abc'), nested(depth, 'abcd')]).map((type) => ({ type }));
+    expect(instances.map((v) => validate(v))).toEqual([true, false, true, false]);
+    expect(instances.flatMap((v) => jsonTexts(v, false).filter((text) => accepts(compiled, text) !== validate(v)))).toEqual([]);
+  });
+
   it('a string bound too large for the lexer automaton is a limit error naming the schema pointer', () => {
     // The length is counted; the pattern's own large count, in the same intersection, is copied.
     const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', pattern: '^(xy|z){1,100000}$', maxLength: 40_000 } } }).grammar;

@@ -23,6 +23,7 @@ import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { jsonSchemaOf } from './zod.ts';
 import { decimalBounds, intRange, multipleOfRegex, plainDecimal, type Bound } from './numbers.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
+import { SchemaIds } from './schema-ids.ts';
 import { validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
 
 /** How to compile a schema. */
@@ -94,12 +95,24 @@ class SchemaCompiler {
   readonly parts: JsonGrammarParts;
   readonly warnings: SchemaWarning[] = [];
   readonly #refRules = new Map<string, string>();
-  // Rules of merged schemas by their content: a recursive schema reached again through an
-  // inlined $ref becomes a recursive rule instead of an endless expansion.
+  // Rules of merged schemas by meaning (`SchemaIds`): a recursive schema reached again through
+  // an inlined $ref becomes a recursive rule instead of an endless expansion.
   readonly #mergedRules = new Map<number, string>();
-  readonly #contentIds = new ContentIds();
+  readonly #ids = new SchemaIds({
+    asserts: isAssertion,
+    onlyRef: (schema) => this.#onlyRef(schema),
+    wellFormed: (schema) => {
+      try {
+        checkKeywordShapes(schema, '');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
   readonly #ruleCount = new Map<string, number>();
-  readonly #built = new WeakMap<SchemaObject, Expr>();
+  // Grammar of each schema by meaning (`SchemaIds`).
+  readonly #built = new Map<number, Expr>();
   readonly #flattened = new WeakMap<SchemaObject, SchemaObject | false>();
   #hasDynamicRef: boolean | undefined;
   // The draft the validator of enum values reads the schema in.
@@ -127,13 +140,15 @@ class SchemaCompiler {
       if (schema === false) return expr.alt([]);
       if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
       if (typeof schema.$ref === 'string' && this.#onlyRef(schema)) return this.#refExpr(schema.$ref, pointer);
-      // A schema object reached again (an array's item schema in every position, say) reuses
-      // its grammar instead of building a copy.
-      let built = this.#built.get(schema);
+      // A schema reached again (an array's item schema in every position, say), or one that
+      // means the same (the same intersection, nested or ordered otherwise), reuses its grammar
+      // instead of building a copy.
+      const id = this.#ids.of(schema);
+      let built = this.#built.get(id);
       if (built === undefined) {
         const merged = this.#flatten(schema, pointer);
         built = merged === false ? expr.alt([]) : schema.$ref !== undefined || schema.allOf !== undefined ? this.#mergedRule(merged, pointer) : this.#branches(merged, pointer);
-        this.#built.set(schema, built);
+        this.#built.set(id, built);
       }
       return built;
     });
@@ -210,39 +225,63 @@ class SchemaCompiler {
 
   // Resolves `$ref` and `allOf` into one merged schema (false when it can match nothing).
   // A schema object reached again (through many `$ref`s, say) is flattened once.
-  #flatten(schema: SchemaObject, pointer: string, depth = 0): SchemaObject | false {
+  #flatten(schema: SchemaObject, pointer: string): SchemaObject | false {
     let flat = this.#flattened.get(schema);
-    if (flat === undefined) this.#flattened.set(schema, (flat = this.#flattenOnce(schema, pointer, depth)));
+    if (flat === undefined) this.#flattened.set(schema, (flat = this.#flattenOnce(schema, pointer)));
     return flat;
   }
 
-  #flattenOnce(schema: SchemaObject, pointer: string, depth: number): SchemaObject | false {
-    checkKeywordShapes(schema, pointer);
-    if (depth > 50) throw new UnsupportedSchemaError(pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
+  #flattenOnce(schema: SchemaObject, pointer: string): SchemaObject | false {
+    const parts: [SchemaObject, string][] = [];
+    if (!this.#conjuncts(schema, pointer, 0, { schemas: new Set(), parts: new Set(), path: new Set() }, parts)) return false;
     let result: SchemaObject = {};
-    const own: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
-    const parts: [Schema, string][] = [[own, pointer]];
-    if (typeof schema.$ref === 'string') {
-      const target = this.#resolve(schema.$ref, pointer);
-      if (this.#onlyRef(schema)) return target.schema === false ? false : this.#flatten(target.schema === true ? {} : (target.schema as SchemaObject), target.pointer, depth + 1);
-      parts.push([target.schema, target.pointer]);
-    }
-    if (schema.allOf !== undefined) {
-      if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) throw new InvalidSchemaError(pointer, 'allOf', 'allOf must be a non-empty array');
-      schema.allOf.forEach((s, i) => parts.push([s as Schema, pointerJoin(pointerJoin(pointer, 'allOf'), i)]));
-    }
     for (const [part, at] of parts) {
-      if (part === true) continue;
-      if (part === false) return false;
-      if (typeof part !== 'object' || part === null || Array.isArray(part)) throw new InvalidSchemaError(at, '', 'a schema must be an object or a boolean');
-      const flat = part === own ? own : this.#flatten(part, at, depth + 1);
-      if (flat === false) return false;
-      const merged = mergeSchemas(result, flat, at, (p, k, m) => this.#unsupported(p, k, m));
+      const merged = mergeSchemas(result, part, at, (p, k, m) => this.#unsupported(p, k, m));
       if (merged === false) return false;
       result = merged;
     }
     return result;
+  }
+
+  // Collects what a schema intersects into `parts`: its own keywords, then the conjuncts of
+  // its `$ref`'s target and of its `allOf` members, each schema once by meaning (`SchemaIds`),
+  // so an intersection merges the same parts however its `allOf`s nest and repeat. False when
+  // one of them is `false`.
+  #conjuncts(schema: Schema, pointer: string, depth: number, seen: ConjunctsSeen, parts: [SchemaObject, string][]): boolean {
+    if (schema === true) return true;
+    if (schema === false) return false;
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
+    if (depth > 50 || seen.path.has(schema)) throw new UnsupportedSchemaError(pointer, '$ref', 'references with sibling keywords nest more than 50 levels (a cycle?)');
+    const id = this.#ids.of(schema);
+    if (seen.schemas.has(id)) return true;
+    checkKeywordShapes(schema, pointer);
+    seen.path.add(schema);
+    try {
+      const target = typeof schema.$ref === 'string' ? this.#resolve(schema.$ref, pointer) : null;
+      if (target !== null && this.#onlyRef(schema)) {
+        if (!this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
+        seen.schemas.add(id);
+        return true;
+      }
+      const own: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
+      const ownId = this.#ids.of(own);
+      if (!seen.parts.has(ownId)) {
+        seen.parts.add(ownId);
+        parts.push([own, pointer]);
+      }
+      if (target !== null && !this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
+      if (schema.allOf !== undefined) {
+        if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) throw new InvalidSchemaError(pointer, 'allOf', 'allOf must be a non-empty array');
+        const at = pointerJoin(pointer, 'allOf');
+        if (!schema.allOf.every((member, i) => this.#conjuncts(member as Schema, pointerJoin(at, i), depth + 1, seen, parts))) return false;
+      }
+      // (Marked when done: a member may mean what the whole does, as in `allOf: [{$ref: …}]`.)
+      seen.schemas.add(id);
+      return true;
+    } finally {
+      seen.path.delete(schema);
+    }
   }
 
   // enum / const (a finite language: each value checked against everything else); else
@@ -360,7 +399,7 @@ class SchemaCompiler {
   }
 
   #mergedRule(schema: SchemaObject, pointer: string): Expr {
-    const key = this.#contentIds.of(schema);
+    const key = this.#ids.of(schema, true);
     let name = this.#mergedRules.get(key);
     if (name === undefined) {
       name = this.#ruleName(`merged:${pointer}`);
@@ -833,31 +872,12 @@ class SchemaCompiler {
 
 // ----- helpers ----------------------------------------------------------------------------
 
-/**
- * Numbers JSON values by content: equal values get equal ids. Objects met again (a schema
- * shared by many merged schemas) are numbered once, so the work is linear in the number of
- * distinct objects even where their JSON text would be exponentially long.
- */
-class ContentIds {
-  readonly #byObject = new WeakMap<object, number>();
-  readonly #byShape = new Map<string, number>();
-
-  of(value: unknown): number {
-    if (value === null || typeof value !== 'object') return this.#intern(`v${JSON.stringify(value) ?? 'undefined'}`);
-    let id = this.#byObject.get(value);
-    if (id === undefined) {
-      const shape = Array.isArray(value) ? `a${value.map((v) => this.of(v)).join(',')}` : `o${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${this.of(v)}`).join(',')}`;
-      id = this.#intern(shape);
-      this.#byObject.set(value, id);
-    }
-    return id;
-  }
-
-  #intern(shape: string): number {
-    let id = this.#byShape.get(shape);
-    if (id === undefined) this.#byShape.set(shape, (id = this.#byShape.size));
-    return id;
-  }
+// What collecting an intersection's conjuncts has met: schemas and own keyword sets by
+// meaning, and the schemas being expanded (one met again inside itself is a cycle).
+interface ConjunctsSeen {
+  readonly schemas: Set<number>;
+  readonly parts: Set<number>;
+  readonly path: Set<SchemaObject>;
 }
 
 /** The schema's own maximum, or the repetition cap when smaller — never below what the schema requires. */
