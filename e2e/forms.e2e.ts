@@ -2,7 +2,7 @@ import { expect, test, type Page } from './fixtures.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { modelFiles } from '../packages/runtime/src/model-catalogue.ts';
+import { formatBytes, modelFiles } from '../packages/runtime/src/model-catalogue.ts';
 import { LOCAL_HUB } from './local-hub-address.ts';
 
 // The built-in forms' schemas (the app imports them with `?sieve`, which only its build reads).
@@ -152,7 +152,7 @@ test('Qwen3 by default: its size and a download button first, a cancellable down
   const files = modelFiles((await size.getAttribute('data-dtype')) as Parameters<typeof modelFiles>[0]);
   const bytes = files.reduce((sum, file) => sum + statSync(join(QWEN_FILES, file)).size, 0);
   await expect(size).toHaveAttribute('data-bytes', String(bytes));
-  await expect(size).toHaveText(`${(bytes / 1e6).toFixed(1)} MB`);
+  await expect(size).toHaveText(formatBytes(bytes));
   await expect(page.locator('#download .warning')).toContainText('large download');
   await expect(page.locator('#download-source')).toHaveText(new URL(LOCAL_HUB).host);
   await expect(page.locator('#fill')).toBeDisabled();

@@ -64,12 +64,6 @@ export function prebuiltVocab(choice: ModelChoice): string | null {
   return tokenizer !== undefined && PREBUILT_VOCABS.includes(tokenizer) ? `/vocab/${tokenizer}.vocab` : null;
 }
 
-/** Bytes for people: `312 KB`, `4.8 MB`, `480 MB`, `1.24 GB` (decimal units, as the hub shows them). */
-export function formatBytes(bytes: number): string {
-  const [value, unit] = bytes >= 1e9 ? [bytes / 1e9, 'GB'] : bytes >= 1e6 ? [bytes / 1e6, 'MB'] : [bytes / 1e3, 'KB'];
-  return `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`;
-}
-
 /** A parameter count for people: `268M`, `1.24B`. */
 export function formatCount(count: number): string {
   return count >= 1e9 ? `${(count / 1e9).toFixed(2)}B` : `${Math.round(count / 1e6)}M`;

@@ -6,6 +6,7 @@ import {
   catalogueModel,
   deleteCachedModel,
   estimatedDownloadBytes,
+  formatBytes,
   listCachedModels,
   LoadAbortedError,
   MODEL_CATALOGUE,
@@ -16,7 +17,7 @@ import {
   type ModelInfo,
   type WorkerEngine,
 } from '@sieve/runtime/client';
-import { catalogueEntry, defaultDtype, DTYPES, formatBytes, formatCount, fromHub, modelName, prebuiltVocab, type Dtype, type ModelChoice } from './model-choice.ts';
+import { catalogueEntry, defaultDtype, DTYPES, formatCount, fromHub, modelName, prebuiltVocab, type Dtype, type ModelChoice } from './model-choice.ts';
 
 /** What the page hears from the panel. */
 export interface ModelPanelEvents {

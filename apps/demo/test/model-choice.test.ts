@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { VocabIndex } from '@sieve/format';
 import { MODEL_CATALOGUE } from '@sieve/runtime/client';
 import { describe, expect, it } from 'vitest';
-import { catalogueEntry, defaultDtype, formatBytes, formatCount, PREBUILT_VOCABS, prebuiltVocab, type ModelChoice } from '../src/model-choice.ts';
+import { catalogueEntry, defaultDtype, formatCount, PREBUILT_VOCABS, prebuiltVocab, type ModelChoice } from '../src/model-choice.ts';
 
 const publicDir = join(import.meta.dirname, '..', '..', '..', 'public');
 const byId = (id: string): ModelChoice => ({ kind: 'catalogue', model: MODEL_CATALOGUE.find((m) => m.id === id)! });
@@ -39,15 +39,6 @@ describe('defaultDtype', () => {
     expect(defaultDtype({ kind: 'stories' }, 'webgpu')).toBe('fp32');
     expect(defaultDtype({ kind: 'hub', id: 'someone/Other-ONNX' }, 'wasm')).toBe(null);
     expect(catalogueEntry({ kind: 'hub', id: 'onnx-community/Qwen3-0.6B-ONNX' })?.name).toBe('Qwen3 0.6B');
-  });
-});
-
-describe('formatBytes', () => {
-  it('uses decimal units with three significant digits', () => {
-    expect(formatBytes(312_400)).toBe('312 KB');
-    expect(formatBytes(4_808_760)).toBe('4.81 MB');
-    expect(formatBytes(480_000_000)).toBe('480 MB');
-    expect(formatBytes(1_236_000_000)).toBe('1.24 GB');
   });
 });
 

@@ -2,7 +2,7 @@
 // too). Any other is not downloaded behind the person's back: the panel shows its size — the
 // catalogue's estimate at once, the exact bytes when the hub answers — with a warning and a
 // Download button; then a byte progress bar and Cancel.
-import { listCachedModels, LoadAbortedError, modelDownloadSize, type ModelInfo, type WorkerEngine } from '@sieve/runtime/client';
+import { formatBytes, listCachedModels, LoadAbortedError, modelDownloadSize, type ModelInfo, type WorkerEngine } from '@sieve/runtime/client';
 import { estimatedBytes, FORMS_MODELS, formsModel, isCached, modelDtype, modelLoadOptions, type FormsModel } from './models.ts';
 
 /** What the panel tells the page. */
@@ -25,12 +25,6 @@ export interface ModelPanelOptions {
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
-
-/** `1.2 GB`, `373 MB`, `16.4 MB`. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  return bytes >= 1e8 ? `${Math.round(bytes / 1e6)} MB` : `${(bytes / 1e6).toFixed(1)} MB`;
-}
 
 export class ModelPanel {
   readonly #engine: WorkerEngine;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VocabIndex, writeVocabIndex } from '@sieve/format';
 import { createServer } from 'node:http';
-import { catalogueModel, estimatedDownloadBytes, InThreadEngine, loadModel, MODEL_CATALOGUE, modelDownloadSize, VocabMismatchError } from '@sieve/runtime';
+import { catalogueModel, estimatedDownloadBytes, formatBytes, InThreadEngine, loadModel, MODEL_CATALOGUE, modelDownloadSize, VocabMismatchError } from '@sieve/runtime';
 import { buildVocabIndex, tokenizerFingerprint } from '@sieve/vocab';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
@@ -125,6 +125,10 @@ describe('fixture models', () => {
         expect(model!.contextLength).toBe(JSON.parse(readFileSync(join(fixture.dir, 'config.json'), 'utf8')).max_position_embeddings);
       }
       expect(new Set(MODEL_CATALOGUE.map((model) => model.id)).size).toBe(MODEL_CATALOGUE.length);
+    });
+
+    it('formats sizes in decimal units with three significant digits', () => {
+      expect([312_400, 4_808_760, 43_512_000, 480_000_000, 1_236_000_000].map(formatBytes)).toEqual(['312 KB', '4.81 MB', '43.5 MB', '480 MB', '1.24 GB']);
     });
 
     it('estimates sizes from parameters and bits, and refuses an unknown dtype', () => {

@@ -7,7 +7,7 @@ export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOpti
 export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export { deleteCachedModel, listCachedModels } from './model-cache.ts';
-export { catalogueModel, estimatedDownloadBytes, MODEL_CATALOGUE, modelDownloadSize, modelFiles } from './model-catalogue.ts';
+export { catalogueModel, estimatedDownloadBytes, formatBytes, MODEL_CATALOGUE, modelDownloadSize, modelFiles } from './model-catalogue.ts';
 export type { CatalogueModel, DownloadSize } from './model-catalogue.ts';
 export type { CachedModel } from './model-cache.ts';
 export type { SamplingOptions } from './sampler.ts';

@@ -123,6 +123,12 @@ export function estimatedDownloadBytes(model: CatalogueModel, dtype: DataType): 
   return Math.round(model.parameters * (bits / 8) * (bits <= 4 ? 1.25 : 1));
 }
 
+/** Bytes for people: `312 KB`, `4.81 MB`, `480 MB`, `1.24 GB` (decimal units, as the hub shows them; three significant digits). */
+export function formatBytes(bytes: number): string {
+  const [value, unit] = bytes >= 1e9 ? [bytes / 1e9, 'GB'] : bytes >= 1e6 ? [bytes / 1e6, 'MB'] : [bytes / 1e3, 'KB'];
+  return `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`;
+}
+
 /** The files a load of `dtype` downloads, as the hub names them (without external weight files). */
 export function modelFiles(dtype: DataType): string[] {
   const file = DTYPE_FILES[dtype];
