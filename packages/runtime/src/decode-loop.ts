@@ -284,9 +284,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     forwardPasses++;
     if (options.signal?.aborted) return finish('abort');
 
-    // 3. The mask's allowed runs become the ranges the sampler draws from (the logits are not
-    // copied or written; special tokens past the model's logits, Gemma 3's image token, are out
-    // of range), then the logit bias is added in place. The logits as the model gave them are
+    // 3. The mask's allowed runs become the ranges the sampler draws from (no copy of the
+    // logits, nothing written per masked token; special tokens past the model's logits, Gemma
+    // 3's image token, are out of range), then the logit bias is added in place. The logits as the model gave them are
     // kept only for a stream that shows the mask's effect.
     t = performance.now();
     const before = options.includeMask && options.onToken !== undefined ? logits.slice() : null;
