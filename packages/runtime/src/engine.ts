@@ -77,7 +77,11 @@ export interface GenerateRequest {
   readonly stop?: readonly string[];
   /** Append forced continuations without sampling (default true). */
   readonly fastForward?: boolean;
-  /** Let the first token extend the prompt's last token (default true; see README). */
+  /**
+   * Let the first token extend the prompt's last token (see README). Default: on for a
+   * `prompt`, off for `messages` (a chat template's assistant turn ends on a boundary the
+   * model was trained to start after).
+   */
   readonly tokenHealing?: boolean;
   /**
    * Beam search with this many beams (default 1: sampling). Deterministic: of the sampling
@@ -272,7 +276,7 @@ export class InThreadEngine implements SieveEngine {
       maxTokens: request.maxTokens ?? 256,
       stop: request.stop ?? [],
       fastForward: request.fastForward ?? true,
-      tokenHealing: request.tokenHealing ?? true,
+      tokenHealing: request.tokenHealing ?? request.messages === undefined,
       includeMask: request.includeMask ?? false,
       signal,
       onToken: request.onToken,

@@ -324,6 +324,15 @@ describe('token healing', () => {
     expect((prompt + healed.text).startsWith(prompt)).toBe(true);
   });
 
+  it('is off by default for chat messages (the template ends the prompt on a boundary), on when asked', async () => {
+    const messages = [{ role: 'user', content: 'Once upon a ti' }];
+    const chatTemplate = '{{ messages[0].content }}';
+    const chat = await engine.generate({ messages, chatTemplate, sampling: { temperature: 0 }, maxTokens: 6 });
+    const asked = await engine.generate({ messages, chatTemplate, sampling: { temperature: 0 }, maxTokens: 6, tokenHealing: true });
+    expect(chat.healed).toBe('');
+    expect(asked.healed.length).toBeGreaterThan(0);
+  });
+
   it('under a grammar, the healed token carries grammar bytes that the grammar checks', async () => {
     for (const seed of [1, 2, 3]) {
       const result = await engine.generate({ prompt: 'The answer is', constraint: Regex(' (yes|no)'), sampling: { seed } });
