@@ -108,7 +108,7 @@ describe('fixture models', () => {
         delete (meta as { tokenizer_fingerprint?: string }).tokenizer_fingerprint;
         const bytes = index.bytes.slice();
         change?.(bytes);
-        return writeVocabIndex({ offsets: index.offsets, flags: index.flags, bytes, trie: index.trie, duplicates: index.duplicates, sliceNodes: index.sliceNodes, sliceTokens: index.sliceTokens, meta });
+        return writeVocabIndex({ offsets: index.offsets, flags: index.flags, bytes, trie: index.trie, duplicates: index.duplicates, sliceNodes: index.sliceNodes, sliceTokens: index.sliceTokens, sliceLengths: index.sliceLengths, meta });
       };
       expect(await load(withoutFingerprint(ownIndex()))).toMatchObject({ vocabOrigin: 'given' });
       // One byte of one token differs: refused.

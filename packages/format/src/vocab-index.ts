@@ -26,6 +26,8 @@ import {
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
   VH_SLICE_TOKENS_AT,
+  VH_SLICE_LENGTHS_AT,
+  VH_SLICE_LENGTHS_WORDS,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -66,6 +68,8 @@ export interface VocabSections {
   readonly sliceNodes: Uint8Array;
   /** Per token slice, the packed bitset of its tokens, one after the other. */
   readonly sliceTokens: Uint32Array;
+  /** Slice 0's tokens by character count (`sliceLengths` in `vocab-layout.ts`). */
+  readonly sliceLengths: Uint32Array;
   readonly meta: VocabMeta;
 }
 
@@ -93,6 +97,7 @@ export class VocabIndex implements VocabSections {
   readonly sliceCount: number;
   readonly sliceNodes: Uint8Array;
   readonly sliceTokens: Uint32Array;
+  readonly sliceLengths: Uint32Array;
   readonly meta: VocabMeta;
 
   /** Parses and validates `file`; the arrays alias its buffer. */
@@ -127,6 +132,8 @@ export class VocabIndex implements VocabSections {
     if (this.sliceCount > MAX_TOKEN_SLICES) throw new VocabFormatError('bad_section', `${this.sliceCount} token slices; at most ${MAX_TOKEN_SLICES} fit`);
     this.sliceNodes = section(word(VH_SLICE_NODES_AT), this.trieNodeCount, u8, 1);
     this.sliceTokens = section(word(VH_SLICE_TOKENS_AT), this.sliceCount * bitsetWords(this.tokenCount), u32, 4);
+    this.sliceLengths = section(word(VH_SLICE_LENGTHS_AT), word(VH_SLICE_LENGTHS_WORDS), u32, 4);
+    checkSliceLengths(this.sliceLengths, this.tokenCount);
     if (this.offsets[this.tokenCount] !== this.bytes.length) throw new VocabFormatError('bad_section', 'token offsets do not end at the byte section length');
     const metaBytes = section(word(VH_META_AT), word(VH_META_LENGTH), u8, 1);
     this.meta = JSON.parse(new TextDecoder().decode(metaBytes)) as VocabMeta;
@@ -221,6 +228,9 @@ export function writeVocabIndex(sections: VocabSections): Uint8Array {
   header[VH_SLICE_COUNT] = sliceCount;
   header[VH_SLICE_NODES_AT] = place(sections.sliceNodes);
   header[VH_SLICE_TOKENS_AT] = place(sections.sliceTokens);
+  checkSliceLengths(sections.sliceLengths, tokenCount);
+  header[VH_SLICE_LENGTHS_AT] = place(sections.sliceLengths);
+  header[VH_SLICE_LENGTHS_WORDS] = sections.sliceLengths.length;
   header[VH_META_AT] = place(metaBytes);
   header[VH_META_LENGTH] = metaBytes.length;
   const fileLength = align(at);
@@ -229,6 +239,19 @@ export function writeVocabIndex(sections: VocabSections): Uint8Array {
   file.set(new Uint8Array(header.buffer), 0);
   for (const [start, data] of parts) file.set(data, start);
   return file;
+}
+
+// The slice lengths section's shape: starts that rise to the end of its ids, ids in range.
+function checkSliceLengths(lengths: Uint32Array, tokenCount: number): void {
+  const most = lengths[0];
+  const fail = (why: string): never => {
+    throw new VocabFormatError('bad_section', `slice lengths section: ${why}`);
+  };
+  if (most === undefined || lengths.length < most + 3) fail('shorter than its starts');
+  const ids = lengths.length - (most! + 3);
+  for (let c = 0; c <= most!; c++) if (lengths[c + 1]! > lengths[c + 2]!) fail('starts go down');
+  if (lengths[1] !== 0 || lengths[most! + 2] !== ids) fail(`starts do not span its ${ids} ids`);
+  for (let i = most! + 3; i < lengths.length; i++) if (lengths[i]! >= tokenCount) fail(`token ${lengths[i]} is out of range`);
 }
 
 function align(n: number): number {

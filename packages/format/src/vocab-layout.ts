@@ -19,6 +19,10 @@
  *              (SLICE_NODE_BOUNDARY) when the node's bytes end on a UTF-8 character boundary
  *   slice tokens sliceCount × ceil(tokenCount / 32) × u32: per slice, the packed bitset of
  *              its tokens (duplicates included; special and empty tokens never)
+ *   slice lengths  u32s: slice 0's tokens by character count. Word 0 is the most characters
+ *              `m` of one of them, words 1 … m + 2 are `starts[0 … m + 1]`, and the token ids
+ *              follow: those of `c` characters are entries starts[c] to starts[c + 1] of
+ *              the ids (every token of slice 0 once, duplicates included)
  *   meta       UTF-8 JSON: { name, source, decoder, bos_token_id, eos_token_ids, build_ms }
  *
  * Trie: node 0 is the root (the empty string). Nodes are stored in depth-first preorder
@@ -35,12 +39,17 @@
  * wholesale and the walk skips every subtree the slice covers. Deeper, at a node on a
  * character boundary whose subtree a slice covers, the subtree's tokens are added without
  * stepping the lexer when the state there accepts the slice.
+ *
+ * A lexer state inside a string of bounded length (`maxLength`) accepts no unbounded slice,
+ * but exactly the tokens of slice 0 with at most as many characters as it has left: the
+ * mask then adds those from the slice lengths section and skips every subtree slice 0
+ * covers, walking only the subtrees of tokens that end the string.
  */
 
 /** "SVOC" read as a little-endian u32. */
 export const VOCAB_MAGIC = 0x434f5653;
 /** Bumped on every incompatible layout change. */
-export const VOCAB_VERSION = 2;
+export const VOCAB_VERSION = 3;
 export const VOCAB_HEADER_WORDS = 20;
 /** Every section starts at a multiple of this many bytes. */
 export const VOCAB_SECTION_ALIGN = 8;
@@ -64,6 +73,9 @@ export const VH_FILE_LENGTH = 14;
 export const VH_SLICE_COUNT = 15;
 export const VH_SLICE_NODES_AT = 16;
 export const VH_SLICE_TOKENS_AT = 17;
+export const VH_SLICE_LENGTHS_AT = 18;
+/** Length of the slice lengths section, in u32 words. */
+export const VH_SLICE_LENGTHS_WORDS = 19;
 
 /** Most token slices a vocab index can carry (one bit each in a slice node byte). */
 export const MAX_TOKEN_SLICES = 7;

@@ -16,7 +16,9 @@ function tinyIndex(): Uint8Array {
   // Both text tokens are plain string content, in both slices.
   const sliceNodes = Uint8Array.of(0, 0b11, 0b11);
   const sliceTokens = Uint32Array.of(0b011, 0b011);
-  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), sliceNodes, sliceTokens, meta });
+  // Slice 0 by length: at most 2 characters; starts 0, 0, 1, 2; 'a' (1 character), then 'ab'.
+  const sliceLengths = Uint32Array.of(2, 0, 0, 1, 2, 0, 1);
+  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), sliceNodes, sliceTokens, sliceLengths, meta });
 }
 
 describe('vocab index binary', () => {
@@ -33,6 +35,7 @@ describe('vocab index binary', () => {
     expect(index.sliceCount).toBe(2);
     expect([...index.sliceNodes]).toEqual([0, 0b11, 0b11]);
     expect([...index.sliceTokens]).toEqual([0b011, 0b011]);
+    expect([...index.sliceLengths]).toEqual([2, 0, 0, 1, 2, 0, 1]);
     expect(index.file.byteLength % vocabLayout.VOCAB_SECTION_ALIGN).toBe(0);
   });
 
@@ -56,6 +59,9 @@ describe('vocab index binary', () => {
     const sections = new VocabIndex(tinyIndex());
     expect(() => writeVocabIndex({ ...sections, sliceNodes: new Uint8Array(2) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
     expect(() => writeVocabIndex({ ...sections, sliceTokens: new Uint32Array(vocabLayout.MAX_TOKEN_SLICES + 1) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
+    for (const sliceLengths of [Uint32Array.of(2, 0, 0, 1), Uint32Array.of(2, 0, 0, 2, 1, 0, 1), Uint32Array.of(2, 0, 0, 1, 3, 0, 1), Uint32Array.of(2, 0, 0, 1, 2, 0, 7)]) {
+      expect(() => writeVocabIndex({ ...sections, sliceLengths })).toThrow(expect.objectContaining({ code: 'bad_section' }));
+    }
   });
 
   it('rejects a truncated file', () => {

@@ -12,7 +12,7 @@ import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type Ke
 import type { CompiledGrammar } from './compile.ts';
 import { GrammarLimitError } from './errors.ts';
 import { lexerRows } from './limits.ts';
-import { sliceMask, widestSlices } from './token-slices.ts';
+import { sliceLengthBound, sliceMask, widestSlices } from './token-slices.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
@@ -127,9 +127,10 @@ export class KernelGrammar {
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
       // The widest accepted slice of each kind is enough: the narrower ones lie inside it.
-      const slices = widestSlices(sliceMask(lexer, state));
+      const accepted = sliceMask(lexer, state);
+      const length = sliceLengthBound(lexer, state);
       this.syncLexer();
-      k.lexerSetSlices(this.ptr, state, slices);
+      k.lexerSetSlices(this.ptr, state, widestSlices(accepted), length?.above ?? 0, length?.bound ?? -1);
     } else {
       const list = new Int32Array(k.memory.buffer, k.matcherNeedList(matcher) >>> 0, k.matcherNeedListLength(matcher)).slice();
       const state = lexer.start(list);

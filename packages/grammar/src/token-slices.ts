@@ -145,6 +145,8 @@ interface ThreadSets {
 interface LexerMemo {
   readonly masks: Map<number, number>;
   readonly groups: readonly GroupMemo[];
+  /** Per state: its length bound on slice 0, or -1 when it has none (`lengthBound`). */
+  readonly lengthBounds: Map<number, number>;
 }
 const memos = new WeakMap<LexerDfa, LexerMemo>();
 
@@ -153,17 +155,16 @@ const memos = new WeakMap<LexerDfa, LexerMemo>();
  * that would take the lexer past `maxLexerStates` answers no: it is only an optimization.
  */
 export function sliceMask(lexer: LexerDfa, state: number): number {
-  let memo = memos.get(lexer);
-  if (memo === undefined) {
-    const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], cutLists: new SetTable(), moves: new Map() };
-    memos.set(lexer, (memo = { masks: new Map(), groups: GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets, threadLife: new Map(), lives: new Map(), killWithin: new Map() })) }));
-  }
+  const memo = lexerMemo(lexer);
   let mask = memo.masks.get(state);
   if (mask === undefined) {
     mask = 0;
     for (let g = 0; g < GROUPS.length; g++) {
+      const group = GROUPS[g]!;
       try {
-        mask |= acceptedSlices(lexer, state, GROUPS[g]!, memo.groups[g]!);
+        // A known length bound settles the group's slices at once: those bounded within it.
+        const bound = group === SLICE_ZERO ? (memo.lengthBounds.get(state) ?? -1) : -1;
+        mask |= bound >= 0 ? slicesWithin(group, bound) : acceptedSlices(lexer, state, group, memo.groups[g]!);
       } catch (error) {
         if (!(error instanceof GrammarLimitError)) throw error;
       }
@@ -171,6 +172,122 @@ export function sliceMask(lexer: LexerDfa, state: number): number {
     memo.masks.set(state, mask);
   }
   return mask;
+}
+
+function lexerMemo(lexer: LexerDfa): LexerMemo {
+  let memo = memos.get(lexer);
+  if (memo === undefined) {
+    const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], cutLists: new SetTable(), moves: new Map() };
+    const groups = GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets, threadLife: new Map(), lives: new Map(), killWithin: new Map() }));
+    memos.set(lexer, (memo = { masks: new Map(), groups, lengthBounds: new Map() }));
+  }
+  return memo;
+}
+
+/** A lexer state's length bound on slice 0 (`sliceLengthBound`). */
+export interface SliceLengthBound {
+  /** Of slice 0's tokens, the state accepts those of at most this many characters. */
+  readonly bound: number;
+  /** Its accepted slices hold slice 0's tokens of at most this many characters already. */
+  readonly above: number;
+}
+
+// Slice 0 (the unbounded one: `vocab-layout.ts` orders its tokens by length) and its group.
+const SLICE_ZERO = GROUPS.find((group) => group.slices.some(({ index, bound }) => index === 0 && bound === Infinity));
+if (SLICE_ZERO === undefined) throw new Error('token slice 0 must be unbounded');
+// Most states one character apart a length bound search keeps at once.
+const MAX_LENGTH_STATES = 16;
+
+/**
+ * The length bound of `state` on slice 0, when it has one: every string of slice 0's
+ * characters with at most `bound` characters is read without the lexer dying or completing
+ * a lazy lexeme, and every longer one kills it where no lexeme can end (a state with
+ * `maxLength` characters left inside a JSON string). Of slice 0's tokens, the state then
+ * accepts exactly those of at most `bound` characters, whatever the parser expects: the
+ * kernel adds them by length and skips every subtree slice 0 covers. Null when there is
+ * none within the widest bounded slice (past it those slices serve), or when finding it
+ * would take too wide a search.
+ */
+export function sliceLengthBound(lexer: LexerDfa, state: number): SliceLengthBound | null {
+  const accepted = sliceMask(lexer, state);
+  // A state that accepts the widest bounded slice lives past where a bound is looked for.
+  const above = widestBounded(SLICE_ZERO!, accepted);
+  if (above >= SLICE_ZERO!.widestBound || (accepted & 1) !== 0) return null;
+  const bound = lengthBound(lexer, state, lexerMemo(lexer));
+  return bound < 0 ? null : { bound, above };
+}
+
+// `sliceLengthBound`'s bound, or -1; memoized, for the states the search passes through
+// too (in a counted string, one search settles every position after the first).
+function lengthBound(lexer: LexerDfa, state: number, memo: LexerMemo): number {
+  let bound = memo.lengthBounds.get(state);
+  if (bound === undefined) {
+    try {
+      bound = findLengthBound(lexer, state, SLICE_ZERO!, memo.lengthBounds);
+    } catch (error) {
+      if (!(error instanceof GrammarLimitError)) throw error;
+      bound = -1;
+    }
+    memo.lengthBounds.set(state, bound);
+  }
+  return bound;
+}
+
+function findLengthBound(lexer: LexerDfa, state: number, group: SliceGroup, known: Map<number, number>): number {
+  // One byte on: DEAD where the lexer dies with no lexeme to end (the kernel rejects there),
+  // -1 where it would end one or complete a lazy lexeme (no bound then).
+  const step = (from: number, byte: number): number => {
+    if (from === DEAD) return DEAD;
+    const to = lexer.next(from, byte);
+    if (to === DEAD) return lexer.winners(from).length > 0 ? -1 : DEAD;
+    return lexer.endsLazily(to) ? -1 : to;
+  };
+  const cuts = (from: number): ArrayLike<number> => (from === DEAD ? NO_CUTS : lexer.byteCuts(from));
+  // The levels of one state on the way (a state met twice never dies).
+  const singles = [state];
+  const settled = (bound: number): number => {
+    singles.forEach((single, chars) => known.set(single, bound < 0 ? -1 : bound - chars));
+    return bound;
+  };
+  let level = [state];
+  for (let chars = 0; chars <= group.widestBound; chars++) {
+    const next = new Set<number>();
+    let dies = false;
+    for (const from of level) {
+      const ends = charSteps(group, from, step, cuts);
+      if (ends === KILLS) return settled(-1);
+      for (const to of ends) {
+        if (to === DEAD) dies = true;
+        else next.add(to);
+      }
+    }
+    // Every string of `chars` characters lives: those one longer must all die.
+    if (dies) return settled(next.size === 0 ? chars : -1);
+    if (next.size > MAX_LENGTH_STATES) return settled(-1);
+    level = [...next];
+    if (level.length > 1 || singles.length <= chars) continue;
+    const single = level[0]!;
+    const after = known.get(single);
+    if (after !== undefined) return settled(after < 0 ? -1 : chars + 1 + after);
+    if (singles.includes(single)) return settled(-1);
+    singles.push(single);
+  }
+  // Alive past the widest bound: the states on the way are nearer to it, still unsettled.
+  return -1;
+}
+
+// The group's bounded slices of at most `bound` characters.
+function slicesWithin(group: SliceGroup, bound: number): number {
+  let mask = 0;
+  for (const slice of group.slices) if (slice.bound <= bound) mask |= 1 << slice.index;
+  return mask;
+}
+
+// The widest bound of the group's bounded slices in `mask` (0: none).
+function widestBounded(group: SliceGroup, mask: number): number {
+  let widest = 0;
+  for (const { index, bound } of group.slices) if (bound < Infinity && (mask & (1 << index)) !== 0) widest = Math.max(widest, bound);
+  return widest;
 }
 
 function acceptedSlices(lexer: LexerDfa, start: number, group: SliceGroup, memo: GroupMemo): number {

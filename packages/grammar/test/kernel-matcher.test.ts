@@ -161,6 +161,37 @@ describe('kernel matcher against the oracle, llama3.1', () => {
     kernelGrammar.dispose();
   }, 120_000);
 
+  // Inside a string of bounded length the mask adds slice 0's tokens by character count and
+  // skips its subtrees (`sliceLengthBound`): every position checked against the oracle.
+  it.each([
+    ['maxLength 9', { type: 'string', minLength: 2, maxLength: 9 }],
+    ['maxLength 40', { type: 'string', maxLength: 40 }],
+    ['an enum key before it', { type: 'object', properties: { k: { enum: ['x', 'yy'] }, s: { type: 'string', maxLength: 6 } }, required: ['k', 's'] }],
+  ])('strings of bounded length (%s): every position over the whole vocabulary', (_, schema) => {
+    const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
+    const index = vocab('llama3.1');
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+    const reference = new Matcher(grammar, index);
+    const random = seeded(7);
+    let masks = 0;
+    for (let step = 0; step < 20; step++) {
+      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+      expect(mask).toEqual(oracleAllowed(reference));
+      masks++;
+      // Mostly short tokens, so that many positions of the string are met.
+      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+      if (text.length === 0) break;
+      const short = text.filter((id) => index.tokenBytes(id).length <= 3);
+      const pool = short.length > 0 && random() < 0.8 ? short : text;
+      const id = pool[Math.floor(random() * pool.length)]!;
+      matcher.commitToken(id);
+      reference.commitToken(id);
+    }
+    expect(masks).toBeGreaterThan(4);
+    kernelGrammar.dispose();
+  }, 300_000);
+
   it('reports limits as typed errors and stays usable', () => {
     const index = vocab('llama3.1');
     // Lowercase words: no token slice covers them, so the mask walks tens of thousands of tokens.

@@ -8,7 +8,7 @@ import { compileGrammar, parseGrammar } from '../src/index.ts';
 import { jsonStringSpellings } from '../src/json-schema/json-strings.ts';
 import { LexerDfa } from '../src/lexer.ts';
 import { DEFAULT_LIMITS } from '../src/limits.ts';
-import { sliceMask, widestSlices } from '../src/token-slices.ts';
+import { sliceLengthBound, sliceMask, widestSlices } from '../src/token-slices.ts';
 
 const bit = (name: string): number => 1 << TOKEN_SLICES.findIndex((s) => s.name === name);
 const CONTENT = bit('json-string-content');
@@ -130,5 +130,34 @@ describe('token slices a lexer state accepts whole', () => {
     expect(widestSlices(ALL)).toBe(CONTENT);
     expect(widestSlices(UP_TO(40))).toBe(bit('json-string-content-32'));
     expect(widestSlices(0)).toBe(0);
+  });
+});
+
+describe('length bounds on slice 0', () => {
+  it.each([
+    ['at most 12 characters, 2 read', `"${STRING_CHAR}{0,12}"`, '"ab', { bound: 10, above: 8 }],
+    ['at least 3, at most 5, 1 read', `"${STRING_CHAR}{3,5}"`, '"a', { bound: 4, above: 0 }],
+    ['at most 5 characters, 5 read (only the quote is left)', `"${STRING_CHAR}{0,5}"`, '"abcde', { bound: 0, above: 0 }],
+    ['at most 5 characters, a two-byte one read', `"${STRING_CHAR}{0,5}"`, '"é', { bound: 4, above: 0 }],
+    ['at most 100 characters, 20 read (past the widest bounded slice)', `"${STRING_CHAR}{0,100}"`, '"' + 'x'.repeat(20), null],
+    ['unbounded', `"${STRING_CHAR}*"`, '"ab', null],
+    ['letters only (other characters die at once)', '"[a-z]{0,5}"', '"ab', null],
+    ['an escape may come (a backslash is not slice 0)', `"(${STRING_CHAR}|\\\\n){0,5}"`, '"ab', { bound: 3, above: 0 }],
+    ['a lexeme that may end (a number)', '[0-9]{0,3}', '1', null],
+  ])('%s', (_, regex, text, expected) => {
+    const { lexer, state } = lexerAfter(regex, text);
+    expect(sliceLengthBound(lexer, state)).toEqual(expected);
+  });
+
+  it('one search settles every later position of a counted string, with no states built', () => {
+    const { lexer, state } = lexerAfter(`"${STRING_CHAR}{0,12}"`, '"');
+    expect(sliceLengthBound(lexer, state)).toEqual({ bound: 12, above: 8 });
+    let at = state;
+    for (const [i, byte] of [...new TextEncoder().encode('abcdefghijkl')].entries()) {
+      at = lexer.next(at, byte);
+      const before = lexer.stateCount;
+      expect(sliceLengthBound(lexer, at)).toEqual({ bound: 11 - i, above: 11 - i >= 8 ? 8 : 0 });
+      expect(lexer.stateCount).toBe(before);
+    }
   });
 });

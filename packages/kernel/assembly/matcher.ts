@@ -60,6 +60,7 @@ import {
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
   VH_SLICE_TOKENS_AT,
+  VH_SLICE_LENGTHS_AT,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -135,7 +136,8 @@ class Grammar {
   winCount: Vec = changetype<Vec>(0);
   winLazy: Vec = changetype<Vec>(0);
   winners: Vec = changetype<Vec>(0);
-  // Per state, the token slices it accepts whole (bit i: slice i), -1 until the host says.
+  // Per state, -1 until the host says: the token slices it accepts whole (bit i: slice i) and
+  // its length bound on slice 0 (SLICE_ENTRY_* below).
   slices: Vec = changetype<Vec>(0);
   // Lexer start states by expected-lexeme list: open addressing, slots (hash, list, state).
   startCap: i32 = 0;
@@ -355,12 +357,21 @@ export function lexerSetWinners(gp: usize, state: i32, list: usize, count: i32, 
   for (let i = 0; i < count; i++) vecPush(g.winners, load<i32>(list + (<usize>i << 2)));
 }
 
+// A state's slice entry: its slices in the low byte; then, when it has a length bound on
+// slice 0, the characters below which its slices hold slice 0's tokens already, and the
+// bound plus one (0: no bound).
+const SLICE_ENTRY_ABOVE_SHIFT = 8;
+const SLICE_ENTRY_BOUND_SHIFT = 16;
+
 /**
  * The token slices `state` accepts whole: from it, every token of slice i (bit i) is read
- * without the lexer dying or ending its lexeme, so the parser is not involved.
+ * without the lexer dying or ending its lexeme, so the parser is not involved. `bound` >= 0:
+ * also, of slice 0's tokens, it reads those of at most `bound` characters that way and
+ * rejects the longer ones without ending a lexeme; its slices hold those of at most `above`.
  */
-export function lexerSetSlices(gp: usize, state: i32, slices: i32): void {
-  vecSet(changetype<Grammar>(gp).slices, state, slices);
+export function lexerSetSlices(gp: usize, state: i32, slices: i32, above: i32, bound: i32): void {
+  const entry = bound < 0 ? slices : slices | (above << SLICE_ENTRY_ABOVE_SHIFT) | ((bound + 1) << SLICE_ENTRY_BOUND_SHIFT);
+  vecSet(changetype<Grammar>(gp).slices, state, entry);
 }
 
 /** Mask cache counters: 0 hits, 1 misses, 2 entries stored (masks and lexical entries), 3 bytes stored. */
@@ -409,7 +420,7 @@ class Matcher {
   // While a commit runs: when it must be done by (0 otherwise; see closeSet).
   commitDeadline: f64 = 0;
   walkVisited: i32 = 0;
-  walkSlices: i32 = 0; // slices the root state accepts whole; -1 until known
+  walkSlices: i32 = 0; // the root state's slice entry (lexerSetSlices); -1 until known
   walkRootLex: i32 = 0; // the lexer state at the root (the top set's start state when between lexemes)
   walkEnd: i32 = 0; // the walk covers nodes [walkNode, walkEnd)
   walkPure: usize = 0; // recording: tokens accepted before any lexeme ends (words bits)
@@ -1271,17 +1282,35 @@ function sortU64(at: usize, n: i32): void {
   }
 }
 
-// The slices the state at the root of the walk accepts whole, or a need status.
+// The slice entry of the state at the root of the walk (its slices limited to the vocab's),
+// or a need status.
 function rootSlices(m: Matcher): i32 {
   const state = currentLex(m);
   if (state === UNKNOWN) return -STATUS_NEED_START;
-  const slices = vecGet(m.g.slices, state);
-  if (slices === UNKNOWN) {
+  const entry = vecGet(m.g.slices, state);
+  if (entry === UNKNOWN) {
     m.needState = state;
     return -STATUS_NEED_SLICES;
   }
   m.walkRootLex = state;
-  return slices & ((1 << <i32>headerWord(m.vocab, VH_SLICE_COUNT)) - 1);
+  const count = <i32>headerWord(m.vocab, VH_SLICE_COUNT);
+  return count === 0 ? 0 : entry & ~0xff | (entry & ((1 << count) - 1));
+}
+
+// The walk's root accepts exactly slice 0's tokens of at most `bound` characters (its entry
+// says so): those not in its slices yet go to `bits`, from the vocab's slice lengths.
+function addSliceLengths(v: usize, entry: i32, bits: usize): void {
+  const bound = (entry >>> SLICE_ENTRY_BOUND_SHIFT) - 1;
+  if (bound < 0) return;
+  const lengths = v + headerWord(v, VH_SLICE_LENGTHS_AT);
+  const most = <i32>load<u32>(lengths);
+  const from = (entry >>> SLICE_ENTRY_ABOVE_SHIFT) & 0xff;
+  const to = bound < most ? bound : most;
+  if (from >= to) return;
+  // Tokens of c characters are ids starts[c] to starts[c + 1] (starts at word 1, ids after).
+  const ids = lengths + (<usize>(most + 3) << 2);
+  const end = load<u32>(lengths + (<usize>(to + 2) << 2));
+  for (let i = load<u32>(lengths + (<usize>(from + 2) << 2)); i < end; i++) setBit(bits, load<u32>(ids + (<usize>i << 2)));
 }
 
 export function matcherMaskResume(mp: usize): i32 {
@@ -1310,6 +1339,9 @@ export function matcherMaskResume(mp: usize): i32 {
     }
   }
   const slices = <u8>m.walkSlices;
+  // Subtrees skipped: those of slices the root accepts, and with a length bound slice 0's
+  // (its tokens that fit are added from the slice lengths, the others are rejected).
+  const skipped = m.walkSlices >>> SLICE_ENTRY_BOUND_SHIFT !== 0 ? slices | 1 : slices;
   const sliceNodes = v + headerWord(v, VH_SLICE_NODES_AT);
   const sliceBits = (1 << <i32>headerWord(v, VH_SLICE_COUNT)) - 1;
   const g = m.g;
@@ -1330,7 +1362,7 @@ export function matcherMaskResume(mp: usize): i32 {
     const at = trie + (<usize>node << 3);
     const word0 = load<u32>(at);
     const word1 = load<u32>(at, 4);
-    if (load<u8>(sliceNodes + <usize>node) & slices) {
+    if (load<u8>(sliceNodes + <usize>node) & skipped) {
       node += <i32>(word1 & TRIE_SUBTREE_MASK);
       continue;
     }
@@ -1436,6 +1468,7 @@ export function matcherMaskResume(mp: usize): i32 {
     for (let i = 0; i < MAX_TOKEN_SLICES; i++) {
       if ((<i32>slices >> i) & 1) bitsetOr(pure, v + headerWord(v, VH_SLICE_TOKENS_AT) + (<usize>(i * words) << 2), <u32>words);
     }
+    addSliceLengths(v, m.walkSlices, pure);
     bitsetOr(bits, pure, <u32>words);
     if (m.walkStore) storeLexical(m, words);
   }

@@ -18,6 +18,8 @@ import {
   VH_SLICE_COUNT,
   VH_SLICE_NODES_AT,
   VH_SLICE_TOKENS_AT,
+  VH_SLICE_LENGTHS_AT,
+  VH_SLICE_LENGTHS_WORDS,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -49,7 +51,25 @@ export function vocabCheck(vocab: usize, length: u32): i32 {
   if (slices > <u32>MAX_TOKEN_SLICES) return STATUS_TRUNCATED;
   if (!fits(vocab, VH_SLICE_NODES_AT, <u64>headerWord(vocab, VH_TRIE_NODE_COUNT), length)) return STATUS_TRUNCATED;
   if (!fits(vocab, VH_SLICE_TOKENS_AT, <u64>slices * ((tokens + 31) >> 5) * 4, length)) return STATUS_TRUNCATED;
+  if (!fits(vocab, VH_SLICE_LENGTHS_AT, <u64>headerWord(vocab, VH_SLICE_LENGTHS_WORDS) * 4, length)) return STATUS_TRUNCATED;
+  if (!sliceLengthsValid(vocab)) return STATUS_TRUNCATED;
   return STATUS_OK;
+}
+
+// The slice lengths section (layout in vocab-layout.ts): starts that rise to the number of
+// its ids, and ids that are tokens (the mask walk sets their bits unchecked).
+function sliceLengthsValid(vocab: usize): bool {
+  const words = headerWord(vocab, VH_SLICE_LENGTHS_WORDS);
+  const lengths = vocab + headerWord(vocab, VH_SLICE_LENGTHS_AT);
+  if (words < 3) return false;
+  const most = load<u32>(lengths);
+  if (most > words - 3) return false;
+  const ids = words - 3 - most;
+  if (load<u32>(lengths, 4) !== 0 || load<u32>(lengths + (<usize>(most + 2) << 2)) !== ids) return false;
+  for (let c: u32 = 1; c <= most + 1; c++) if (load<u32>(lengths + (<usize>c << 2)) > load<u32>(lengths + (<usize>(c + 1) << 2))) return false;
+  const tokens = headerWord(vocab, VH_TOKEN_COUNT);
+  for (let i = most + 3; i < words; i++) if (load<u32>(lengths + (<usize>i << 2)) >= tokens) return false;
+  return true;
 }
 
 function fits(vocab: usize, sectionWord: i32, bytes: u64, length: u32): bool {

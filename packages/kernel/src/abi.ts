@@ -31,7 +31,7 @@ export const STATUS_NEED_TRANSITION = 2;
 export const STATUS_NEED_START = 3;
 /** A nonterminal's rules are not built yet (a lazily lowered one): the host builds them, grows the tables and calls again. */
 export const STATUS_NEED_RULES = 4;
-/** Which token slices a lexer state accepts whole is not known yet: the host checks and calls `lexerSetSlices`, then resumes. */
+/** Which token slices a lexer state accepts whole (and its length bound on slice 0) is not known yet: the host checks and calls `lexerSetSlices`, then resumes. */
 export const STATUS_NEED_SLICES = 5;
 
 // Matcher limits (errors).

@@ -30,7 +30,7 @@ export interface KernelExports {
   grammarFree(grammar: number): void;
   lexerGrow(grammar: number, count: number): void;
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
-  lexerSetSlices(grammar: number, state: number, slices: number): void;
+  lexerSetSlices(grammar: number, state: number, slices: number, above: number, bound: number): void;
   lexerSetRun(grammar: number, state: number, from: number, to: number, target: number): void;
   lexerTrim(grammar: number): void;
   matcherNew(grammar: number, vocab: number, vocabSerial: number, eos: number, eosCount: number): number;

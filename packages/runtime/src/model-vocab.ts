@@ -3,7 +3,7 @@
  * tokenizer's, or one built from its `tokenizer.json` (seconds at 128k–262k tokens), which a
  * browser keeps in the Cache API under the tokenizer's fingerprint so the next load skips it.
  */
-import { VocabIndex } from '@sieve/format';
+import { VocabFormatError, VocabIndex, vocabLayout } from '@sieve/format';
 import { buildVocabIndex, tokenizerFingerprint, type TokenizerConfig, type TokenizerJson } from '@sieve/vocab';
 import { VocabMismatchError } from './errors.ts';
 
@@ -19,7 +19,8 @@ export type VocabOrigin = 'given' | 'built' | 'cached';
 
 // The Cache API bucket and the URL prefix built indexes are kept under.
 const CACHE = 'sieve-vocab';
-const CACHE_URL = 'https://sieve.invalid/vocab/';
+// (Per format version: an index of another version is never read.)
+const CACHE_URL = `https://sieve.invalid/vocab/v${vocabLayout.VOCAB_VERSION}/`;
 
 /**
  * The index for `tokenizer`: `given` (bytes), checked to be its own (`VocabMismatchError`
@@ -34,12 +35,22 @@ export async function modelVocab(given: Uint8Array | undefined, tokenizer: Token
   }
   const cached = useCache ? await readCached(expected) : null;
   if (cached !== null) {
-    const index = new VocabIndex(cached);
-    if (index.meta.tokenizer_fingerprint === expected) return { index, origin: 'cached' };
+    const index = parsedOrNull(cached);
+    if (index?.meta.tokenizer_fingerprint === expected) return { index, origin: 'cached' };
   }
   const file = build(tokenizer, name);
   if (useCache) await writeCached(expected, file);
   return { index: new VocabIndex(file), origin: 'built' };
+}
+
+// A cached index this build cannot read (damaged) is built again.
+function parsedOrNull(file: Uint8Array): VocabIndex | null {
+  try {
+    return new VocabIndex(file);
+  } catch (error) {
+    if (error instanceof VocabFormatError) return null;
+    throw error;
+  }
 }
 
 function build(tokenizer: TokenizerFiles, name: string): Uint8Array {

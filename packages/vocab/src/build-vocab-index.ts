@@ -27,7 +27,7 @@ export function buildVocabIndex(json: TokenizerJson, options: VocabBuildOptions)
   const bytes = new Uint8Array(offsets[table.tokens.length]!);
   table.tokens.forEach((token, id) => bytes.set(token, offsets[id]!));
   const { trie, duplicates } = buildTokenTrie(table.tokens, table.flags);
-  const { sliceNodes, sliceTokens } = buildTokenSlices(table.tokens, table.flags, trie);
+  const { sliceNodes, sliceTokens, sliceLengths } = buildTokenSlices(table.tokens, table.flags, trie);
 
   const content = (token: TokenizerConfig['eos_token']): string | null => (token == null ? null : typeof token === 'string' ? token : token.content);
   const configEos = content(options.tokenizerConfig?.eos_token);
@@ -48,5 +48,5 @@ export function buildVocabIndex(json: TokenizerJson, options: VocabBuildOptions)
     eos_token_ids: [...eos].sort((a, b) => a - b),
     build_ms: Math.round((performance.now() - started) * 10) / 10,
   };
-  return writeVocabIndex({ offsets, flags: table.flags, bytes, trie, duplicates, sliceNodes, sliceTokens, meta });
+  return writeVocabIndex({ offsets, flags: table.flags, bytes, trie, duplicates, sliceNodes, sliceTokens, sliceLengths, meta });
 }

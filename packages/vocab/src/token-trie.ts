@@ -2,7 +2,7 @@
  * Builds the flat token trie of the vocab index (layout in `@sieve/format`'s
  * `vocab-layout.ts`): preorder nodes, children sorted by byte, subtree sizes for skipping.
  */
-import { bitsetWords, TOKEN_SLICES, tokenInSlice, utf8Lead, vocabLayout as L } from '@sieve/format';
+import { bitsetWords, TOKEN_SLICES, tokenInSlice, utf8CharCount, utf8Lead, vocabLayout as L } from '@sieve/format';
 
 /** The trie words and the (token, primary) pairs of tokens with identical bytes. */
 export interface TokenTrie {
@@ -84,6 +84,7 @@ function commonPrefix(a: Uint8Array, b: Uint8Array): number {
 export interface TokenSliceSections {
   readonly sliceNodes: Uint8Array;
   readonly sliceTokens: Uint32Array;
+  readonly sliceLengths: Uint32Array;
 }
 
 /**
@@ -129,5 +130,28 @@ export function buildTokenSlices(tokens: readonly Uint8Array[], flags: Uint8Arra
     dueAt[depth] = due;
     if (due === 0) sliceNodes[node]! |= L.SLICE_NODE_BOUNDARY;
   }
-  return { sliceNodes, sliceTokens };
+  return { sliceNodes, sliceTokens, sliceLengths: sliceLengths(tokens, membership) };
+}
+
+// Slice 0's tokens ordered by character count, with the starts of each count before them
+// (layout in `vocab-layout.ts`).
+function sliceLengths(tokens: readonly Uint8Array[], membership: Uint8Array): Uint32Array {
+  const chars = tokens.map((token, id) => ((membership[id]! & 1) === 0 ? 0 : utf8CharCount(token)));
+  let most = 0;
+  let members = 0;
+  for (const c of chars) {
+    most = Math.max(most, c);
+    if (c > 0) members++;
+  }
+  const lengths = new Uint32Array(most + 3 + members);
+  lengths[0] = most;
+  // Counting sort: the starts first, then each id at its count's next free place.
+  const starts = lengths.subarray(1, most + 3);
+  for (const c of chars) if (c > 0) starts[c + 1]!++;
+  for (let c = 1; c <= most + 1; c++) starts[c]! += starts[c - 1]!;
+  const next = starts.slice();
+  chars.forEach((c, id) => {
+    if (c > 0) lengths[most + 3 + next[c]!++] = id;
+  });
+  return lengths;
 }

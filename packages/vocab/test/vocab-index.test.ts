@@ -174,6 +174,22 @@ describe.each(['stories260k', 'llama3.1', 'qwen3', 'gemma3'])('vocab index for %
     if (preset !== 'stories260k') expect(index.sliceNodes.filter((flags) => flags & 1).length).toBeGreaterThan(index.trieNodeCount / 2);
   });
 
+  it("orders slice 0's tokens by character count", () => {
+    const lengths = index.sliceLengths;
+    const most = lengths[0]!;
+    const byId = new Map<number, number>(); // token → the count it is filed under
+    for (let c = 0; c <= most; c++) for (let i = lengths[c + 1]!; i < lengths[c + 2]!; i++) byId.set(lengths[most + 3 + i]!, c);
+    const words = bitsetWords(index.tokenCount);
+    const problems: string[] = [];
+    for (let id = 0; id < index.tokenCount; id++) {
+      const inSlice = bitsetHas(index.sliceTokens.subarray(0, words), id);
+      const expected = inSlice ? [...strict.decode(index.tokenBytes(id))].length : undefined;
+      if (byId.get(id) !== expected) problems.push(`token ${id}: filed under ${byId.get(id)}, has ${expected}`);
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(lengths.length).toBe(most + 3 + byId.size);
+  });
+
   it('round-trips random Unicode text: encode with the tokenizer, concatenate stored bytes', () => {
     const normalizer = JSON.stringify(tokenizer.json.normalizer ?? null);
     const prependsSpace = normalizer.includes('"Prepend"');
