@@ -195,8 +195,6 @@ export interface SliceLengthBound {
 // Slice 0 (the unbounded one: `vocab-layout.ts` orders its tokens by length) and its group.
 const SLICE_ZERO = GROUPS.find((group) => group.slices.some(({ index, bound }) => index === 0 && bound === Infinity));
 if (SLICE_ZERO === undefined) throw new Error('token slice 0 must be unbounded');
-// Most states one character apart a length bound search keeps at once.
-const MAX_LENGTH_STATES = 16;
 
 /**
  * The length bound of `state` on slice 0, when it has one: every string of slice 0's
@@ -233,6 +231,8 @@ function lengthBound(lexer: LexerDfa, state: number, memo: LexerMemo): number {
   return bound;
 }
 
+// Steps one character at a time from `state` while every character leads to one same state
+// (a counted string's next position), until every character kills it.
 function findLengthBound(lexer: LexerDfa, state: number, group: SliceGroup, known: Map<number, number>): number {
   // One byte on: DEAD where the lexer dies with no lexeme to end (the kernel rejects there),
   // -1 where it would end one or complete a lazy lexeme (no bound then).
@@ -243,34 +243,27 @@ function findLengthBound(lexer: LexerDfa, state: number, group: SliceGroup, know
     return lexer.endsLazily(to) ? -1 : to;
   };
   const cuts = (from: number): ArrayLike<number> => (from === DEAD ? NO_CUTS : lexer.byteCuts(from));
-  // The levels of one state on the way (a state met twice never dies).
-  const singles = [state];
+  // The states on the way, one per character read: each is settled with the start.
+  const path = [state];
   const settled = (bound: number): number => {
-    singles.forEach((single, chars) => known.set(single, bound < 0 ? -1 : bound - chars));
+    path.forEach((on, chars) => known.set(on, bound < 0 ? -1 : bound - chars));
     return bound;
   };
-  let level = [state];
-  for (let chars = 0; chars <= group.widestBound; chars++) {
-    const next = new Set<number>();
-    let dies = false;
-    for (const from of level) {
-      const ends = charSteps(group, from, step, cuts);
-      if (ends === KILLS) return settled(-1);
-      for (const to of ends) {
-        if (to === DEAD) dies = true;
-        else next.add(to);
-      }
-    }
-    // Every string of `chars` characters lives: those one longer must all die.
-    if (dies) return settled(next.size === 0 ? chars : -1);
-    if (next.size > MAX_LENGTH_STATES) return settled(-1);
-    level = [...next];
-    if (level.length > 1 || singles.length <= chars) continue;
-    const single = level[0]!;
-    const after = known.get(single);
-    if (after !== undefined) return settled(after < 0 ? -1 : chars + 1 + after);
-    if (singles.includes(single)) return settled(-1);
-    singles.push(single);
+  const groupCuts = new Set(group.cuts);
+  for (let at = state; path.length <= group.widestBound + 1; ) {
+    // Bytes the lexer tells apart where the characters do not (say, letters from digits):
+    // they likely part ways, so no bound is looked for (stepping them builds states).
+    if (!lexer.byteCuts(at).every((cut) => cut === 0 || groupCuts.has(cut))) return settled(-1);
+    const ends = charSteps(group, at, step, cuts);
+    // Some character ends a lexeme, or they part ways: no bound. All die: every string of
+    // `path.length - 1` characters lives and every longer one dies.
+    if (ends === KILLS || ends.length !== 1) return settled(-1);
+    if (ends[0] === DEAD) return settled(path.length - 1);
+    at = ends[0]!;
+    const after = known.get(at);
+    if (after !== undefined) return settled(after < 0 ? -1 : path.length + after);
+    if (path.includes(at)) return settled(-1); // a loop never dies
+    path.push(at);
   }
   // Alive past the widest bound: the states on the way are nearer to it, still unsettled.
   return -1;
