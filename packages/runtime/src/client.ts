@@ -11,5 +11,7 @@ export { catalogueModel, estimatedDownloadBytes, formatBytes, MODEL_CATALOGUE, m
 export type { CatalogueModel, DownloadSize } from './model-catalogue.ts';
 export type { CachedModel } from './model-cache.ts';
 export type { SamplingOptions } from './sampler.ts';
+export { partialJson } from './streams.ts';
+export type { DeepPartial, JsonTokenEvent, StreamRequest, TokenStream } from './streams.ts';
 export { createWorkerEngine } from './worker-client.ts';
 export type { WorkerEngine, WorkerEngineOptions } from './worker-client.ts';

@@ -33,6 +33,12 @@ export interface TokenEvent {
   readonly token: number;
   /** The token's bytes as text (a partial UTF-8 character shows as U+FFFD). */
   readonly text: string;
+  /**
+   * What the token adds to the output's text: a character split across tokens comes whole
+   * with the token that completes it, and healed prompt bytes are left out. The deltas in
+   * order make the output (before any cut at a stop string).
+   */
+  readonly delta: string;
   /** Appended by fast-forward, without sampling. */
   readonly forced: boolean;
   /** Tokens the mask allowed (sampled tokens only). */
@@ -253,11 +259,11 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         if (tokens.length >= options.maxTokens || bias?.[token] === -Infinity || !commitToken(token)) break;
         tokens.push(token);
         if (penalty !== 1) seen.add(token);
-        output.push(token);
+        const delta = output.push(token);
         forced.push(token);
         forcedCount++;
         const called = performance.now();
-        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
+        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), delta, forced: true, forwardMs: 0 }));
         stepCallbackMs += performance.now() - called;
       }
       if (forced.length > 0) {
@@ -346,7 +352,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     }
     tokens.push(token);
     if (penalty !== 1) seen.add(token);
-    output.push(token);
+    const delta = output.push(token);
     pending = [token];
     const stepCommitUs = (commitMs - stepCommitMsBefore) * 1000;
     const stepTotalUs = (performance.now() - stepStart - stepCallbackMs - lastForwardMs) * 1000;
@@ -361,6 +367,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         index: tokens.length - 1,
         token,
         text: tokenText(token),
+        delta,
         forced: false,
         allowed: brleCount(mask, vocabIndex.tokenCount),
         // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
@@ -500,7 +507,8 @@ export class OutputText {
     this.#skip = bytes;
   }
 
-  push(token: number): void {
+  /** Appends `token`; returns the text it adds (a partial character waits for the rest). */
+  push(token: number): string {
     const bytes = this.#vocab.tokenBytes(token);
     if (this.#length + bytes.length > this.#bytes.length) {
       const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes.length));
@@ -510,7 +518,9 @@ export class OutputText {
     this.#bytes.set(bytes, this.#length);
     const skipped = Math.max(0, Math.min(bytes.length, this.#skip - this.#length));
     this.#length += bytes.length;
-    this.#text += this.#decoder.decode(bytes.subarray(skipped), { stream: true });
+    const delta = this.#decoder.decode(bytes.subarray(skipped), { stream: true });
+    this.#text += delta;
+    return delta;
   }
 
   /** The text, cut before the first stop string. */

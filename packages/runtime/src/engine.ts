@@ -16,6 +16,7 @@ import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, 
 import { loadModel, type LoadedModel, type LoadModelOptions, type ModelSequence } from './model.ts';
 import { modelVocab, type VocabOrigin } from './model-vocab.ts';
 import type { SamplingOptions } from './sampler.ts';
+import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
 /** A chat message, as chat templates take them. */
 export interface ChatMessage {
@@ -170,6 +171,14 @@ export interface SieveEngine {
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
   generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
+  /**
+   * A generation as an async iterable of its token events (`for await`); `result` settles
+   * with what `generate` returns. `break` stops it; aborting `signal` makes the iteration
+   * reject with an `AbortError` (see streams.ts).
+   */
+  stream(request: StreamRequest): TokenStream;
+  /** `stream` for `generateJson`: each event also carries the JSON so far and its partial value. */
+  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>>;
   readonly chat: { readonly completions: { create(request: ChatCompletionRequest): Promise<ChatCompletion> } };
   /** Frees the model, grammars and kernel. */
   dispose(): Promise<void>;
@@ -322,6 +331,14 @@ export class InThreadEngine implements SieveEngine {
     const parsed: unknown = JSON.parse(result.text);
     const value = (isZodSchema(schema) && typeof (schema as { parse?: unknown }).parse === 'function' ? (schema as unknown as { parse(v: unknown): unknown }).parse(parsed) : parsed) as T;
     return { ...result, value };
+  }
+
+  stream(request: StreamRequest): TokenStream {
+    return tokenStream(request.signal, (hooks) => this.generate({ ...request, ...hooks }));
+  }
+
+  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+    return jsonStream(request.signal, (hooks) => this.generateJson<S, T>(schema, { ...request, ...hooks }));
   }
 
   async dispose(): Promise<void> {

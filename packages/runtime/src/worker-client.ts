@@ -14,6 +14,7 @@ import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, JsonOf, 
 import { WorkerCrashedError } from './errors.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 import type { EngineHost } from './worker-host.ts';
+import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
 /** An engine in a worker; `restart()` after a crash. */
 export interface WorkerEngine extends SieveEngine {
@@ -183,6 +184,10 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
       // A zod schema cannot cross the boundary: its parse (and transforms) run here.
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
       return { ...result, value };
+    },
+    stream: (request: StreamRequest): TokenStream => tokenStream(request.signal, (hooks) => engine.generate({ ...request, ...hooks })),
+    streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+      return jsonStream(request.signal, (hooks) => engine.generateJson<S, T>(schema, { ...request, ...hooks }));
     },
     chat: {
       completions: {

@@ -89,6 +89,21 @@ describe('createWorkerEngine', () => {
     expect(masks.every((m) => m instanceof Uint32Array && m.length > 0)).toBe(true);
   });
 
+  it('streams across the port: every event before the result, partial values for JSON, break cancels', async () => {
+    engine = newEngine();
+    await load(engine);
+    const stream = engine.streamJson(PERSON, { prompt: 'Lily', sampling: { seed: 2 }, maxTokens: 40 });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result;
+    expect(events.map((e) => e.token)).toEqual(result.tokens);
+    expect(events.at(-1)?.json).toBe(result.text);
+    expect(events.at(-1)?.partial).toEqual(result.value);
+    const cut = engine.stream({ prompt: 'Lily', maxTokens: 64 });
+    for await (const event of cut) if (event.index === 1) break;
+    expect((await cut.result).stopReason).toBe('abort');
+  });
+
   it('with backpressure, a promise returned by onToken pauses generation (step-through)', async () => {
     engine = newEngine();
     await load(engine);
