@@ -3,7 +3,8 @@
 export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, JsonSchema, Lark, LogitBias, Regex, ThinkThen } from './constraint-specs.ts';
 export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
-export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
+export type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatCompletions, FinishReason, ResponseFormat } from './chat-completions.ts';
+export type { ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
 export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export { deleteCachedModel, listCachedModels } from './model-cache.ts';

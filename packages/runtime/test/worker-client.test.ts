@@ -180,7 +180,8 @@ describe('createWorkerEngine', () => {
     expect((await wrong(() => engine.generate({ prompt: 'Lily', constraint: { type: 'regexp', grammar: 'a' } as never }))).path).toBe('request.constraint.type');
     expect((await wrong(() => engine.compile({ type: 'gbnf' } as never))).path).toBe('spec.grammar');
     expect((await wrong(() => engine.generate({ prompt: 'Lily', messages: [] }))).message).toMatch(/exactly one of prompt and messages/);
-    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], stream: true } as never))).path).toBe('request.stream');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], functions: [] } as never))).path).toBe('request.functions');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], n: 0 }))).path).toBe('request.n');
     // And the engine goes on.
     expect((await engine.generate({ prompt: 'Lily', maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
   });
