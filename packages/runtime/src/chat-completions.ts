@@ -5,8 +5,10 @@
  * engines use this one implementation over their own `generate` and `stream` (a worker
  * engine runs it on the page, its generations in the worker).
  */
-import type { ConstraintInput } from './constraint-specs.ts';
-import type { ChatMessage, GenerateRequest, GenerateResult } from './engine.ts';
+import { toolCallStart, type ToolCallFormat } from '@sieve/grammar';
+import { ToolCalls, Triggered, type ConstraintInput } from './constraint-specs.ts';
+import type { ChatMessage, GenerateRequest, GenerateResult, ModelInfo } from './engine.ts';
+import { InvalidRequestError } from './errors.ts';
 import { checkChatRequest } from './requests.ts';
 import type { StreamRequest, TokenStream } from './streams.ts';
 
@@ -44,12 +46,36 @@ export interface ChatCompletionRequest {
   readonly chatTemplate?: string;
   /** Variables for the chat template (vLLM's name): `{ enable_thinking: false }` for Qwen3. */
   readonly chat_template_kwargs?: Readonly<Record<string, unknown>>;
-  /** Tool definitions, handed to the chat template as `tools`. */
-  readonly tools?: readonly Readonly<Record<string, unknown>>[];
+  /** Tools the model may call (handed to the chat template as `tools`; see `tool_choice`). */
+  readonly tools?: readonly ChatTool[];
+  /**
+   * `auto` (the default with tools): free text, or tool calls the model starts (constrained
+   * from their opening on); `required`: only tool calls; a named function: one call of it;
+   * `none`: text, never parsed as calls.
+   */
+  readonly tool_choice?: ToolChoice;
+  /** Several calls in one answer (default true). */
+  readonly parallel_tool_calls?: boolean;
+}
+
+/** A function the model may call; `parameters` is its arguments' JSON Schema (none: no arguments). */
+export interface ChatTool {
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly description?: string; readonly parameters?: unknown; readonly strict?: boolean };
+}
+
+/** OpenAI's `tool_choice`. */
+export type ToolChoice = 'none' | 'auto' | 'required' | { readonly type: 'function'; readonly function: { readonly name: string } };
+
+/** A call the model made: `arguments` is JSON valid against the tool's `parameters`. */
+export interface ToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
 }
 
 /** Why a choice ended. */
-export type FinishReason = 'stop' | 'length';
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 interface Usage {
   readonly prompt_tokens: number;
@@ -65,8 +91,12 @@ export interface ChatCompletion {
   readonly model: string;
   readonly choices: readonly {
     readonly index: number;
-    /** `parsed`: with a `json_schema` response format, the JSON's value (null when it did not finish). */
-    readonly message: { readonly role: 'assistant'; readonly content: string; readonly parsed?: unknown };
+    /**
+     * `content`: the text (before the tool calls; null when there is none and calls are);
+     * `parsed`: with a `json_schema` response format, the JSON's value (null when it did not
+     * finish); `tool_calls`: the calls made, when any.
+     */
+    readonly message: { readonly role: 'assistant'; readonly content: string | null; readonly parsed?: unknown; readonly tool_calls?: readonly ToolCall[] };
     readonly finish_reason: FinishReason;
   }[];
   /** Over all choices (the prompt counted once). */
@@ -81,7 +111,8 @@ export interface ChatCompletionChunk {
   readonly model: string;
   readonly choices: readonly {
     readonly index: number;
-    readonly delta: { readonly role?: 'assistant'; readonly content?: string };
+    /** Tool calls come whole, in one chunk after the text (each with its `index`). */
+    readonly delta: { readonly role?: 'assistant'; readonly content?: string; readonly tool_calls?: readonly (ToolCall & { readonly index: number })[] };
     readonly finish_reason: FinishReason | null;
   }[];
   /** On the last chunk only, with `stream_options.include_usage` (its `choices` empty). */
@@ -99,17 +130,19 @@ export interface ChatCompletions {
 export interface ChatBackend {
   generate(request: GenerateRequest): Promise<GenerateResult>;
   stream(request: StreamRequest): TokenStream;
-  /** The loaded model's id (throws when none is loaded). */
-  modelId(): string;
+  /** The loaded model (throws when none is loaded). */
+  model(): ModelInfo;
 }
 
 /** The facade over `engine`. */
 export function chatCompletions(engine: ChatBackend): ChatCompletions {
   async function create(request: ChatCompletionRequest): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>> {
     checkChatRequest(request, 'request');
-    const head = { id: `chatcmpl-${Math.random().toString(36).slice(2)}`, created: Math.floor(Date.now() / 1000), model: engine.modelId() };
-    const choices = Array.from({ length: request.n ?? 1 }, (_, index) => generateRequest(request, index));
-    if (request.stream === true) return chunks(engine, head, choices, request);
+    const model = engine.model();
+    const head = { id: `chatcmpl-${Math.random().toString(36).slice(2)}`, created: Math.floor(Date.now() / 1000), model: model.id };
+    const plan = answerPlan(request, model.toolCallFormat);
+    const choices = Array.from({ length: request.n ?? 1 }, (_, index) => generateRequest(request, plan, index));
+    if (request.stream === true) return chunks(engine, head, choices, request, plan);
     const results: GenerateResult[] = [];
     for (const choice of choices) results.push(await engine.generate(choice));
     const completion = results.reduce((n, r) => n + r.tokens.length, 0);
@@ -117,22 +150,52 @@ export function chatCompletions(engine: ChatBackend): ChatCompletions {
     return {
       ...head,
       object: 'chat.completion',
-      choices: results.map((result, index) => ({ index, message: message(result, request.response_format), finish_reason: finishReason(result) })),
+      choices: results.map((result, index) => {
+        const answer = readAnswer(result, plan);
+        const parsed = request.response_format?.type === 'json_schema' && answer.calls.length === 0 ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null } : {};
+        const message = { role: 'assistant' as const, content: answer.content, ...parsed, ...(answer.calls.length > 0 ? { tool_calls: answer.calls } : {}) };
+        return { index, message, finish_reason: answer.finish };
+      }),
       usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
     };
   }
   return { create } as ChatCompletions;
 }
 
+/**
+ * What a request's answer may be: text under its response format, and where tools are in
+ * play, calls in the model's format — only calls (`required`, a named function), or calls
+ * that free text may start with `trigger` (`auto`).
+ */
+interface AnswerPlan {
+  readonly constraint: ConstraintInput | undefined;
+  readonly calls: { readonly format: ToolCallFormat; readonly trigger: string | null } | null;
+}
+
+function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): AnswerPlan {
+  const text = textConstraint(request.response_format);
+  const choice = request.tool_choice ?? 'auto';
+  if (request.tools === undefined || request.tools.length === 0 || choice === 'none') return { constraint: text, calls: null };
+  const named = typeof choice === 'object' ? choice.function.name : null;
+  const tools = request.tools.filter((tool) => named === null || tool.function.name === named).map((tool) => ({ name: tool.function.name, parameters: tool.function.parameters ?? { type: 'object', properties: {}, additionalProperties: false } }));
+  if (tools.length === 0) throw new InvalidRequestError('request.tool_choice.function.name', `names no tool in request.tools: ${JSON.stringify(named)}`);
+  const parallel = named === null && request.parallel_tool_calls !== false;
+  if (choice !== 'auto') return { constraint: ToolCalls(tools, format, { parallel }), calls: { format, trigger: null } };
+  // The shortest opening the model writes of its own accord: its call marker, or the start of the object.
+  const trigger = format.open.trim() !== '' ? format.open.trimEnd() : '{"name"';
+  const calls = ToolCalls(tools, format, { parallel, after: trigger });
+  if (text !== undefined) throw new InvalidRequestError('request.response_format', 'with tools and tool_choice auto, the answer is free text or calls: use response_format text, or tool_choice required');
+  return { constraint: Triggered(trigger, calls), calls: { format, trigger } };
+}
+
+function textConstraint(format: ResponseFormat | undefined): ConstraintInput | undefined {
+  if (format?.type === 'json_schema') return { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } };
+  if (format?.type === 'json_object') return { type: 'json-schema', schema: { type: 'object' } };
+  return undefined;
+}
+
 // Choice `index`'s generation.
-function generateRequest(request: ChatCompletionRequest, index: number): GenerateRequest {
-  const format = request.response_format ?? { type: 'text' };
-  const constraint: ConstraintInput | undefined =
-    format.type === 'json_schema'
-      ? { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } }
-      : format.type === 'json_object'
-        ? { type: 'json-schema', schema: { type: 'object' } }
-        : undefined;
+function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index: number): GenerateRequest {
   const sampling = {
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.top_p === undefined ? {} : { topP: request.top_p }),
@@ -142,7 +205,7 @@ function generateRequest(request: ChatCompletionRequest, index: number): Generat
   return {
     messages: request.messages,
     ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),
-    ...(constraint === undefined ? {} : { constraint }),
+    ...(plan.constraint === undefined ? {} : { constraint: plan.constraint }),
     maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
     sampling,
     ...(templateOptions === undefined ? {} : { templateOptions }),
@@ -155,22 +218,66 @@ function stops(request: ChatCompletionRequest): readonly string[] {
   return request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
 }
 
-function finishReason(result: GenerateResult): FinishReason {
-  return result.stopReason === 'length' ? 'length' : 'stop';
+/** How the model writes tool calls, from its chat template: Hermes/Qwen markers when it uses them, Llama 3's bare object when it asks for `parameters`, else the markers. */
+export function toolCallFormatOf(template: unknown): ToolCallFormat {
+  const text = typeof template === 'string' ? template : JSON.stringify(template ?? '');
+  if (!text.includes('<tool_call>') && text.includes('"parameters"')) return { open: '', close: '', between: '; ', argumentsKey: 'parameters' };
+  return { open: '<tool_call>\n', close: '\n</tool_call>', between: '\n', argumentsKey: 'arguments' };
 }
 
-function message(result: GenerateResult, format: ResponseFormat | undefined): ChatCompletion['choices'][number]['message'] {
-  if (format?.type !== 'json_schema') return { role: 'assistant', content: result.text };
-  return { role: 'assistant', content: result.text, parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null };
+// A generation's answer: its text, its calls (whole ones), and why it ended.
+function readAnswer(result: GenerateResult, plan: AnswerPlan): { content: string | null; calls: ToolCall[]; finish: FinishReason } {
+  const cut: FinishReason = result.stopReason === 'length' ? 'length' : 'stop';
+  if (plan.calls === null) return { content: result.text, calls: [], finish: cut };
+  const { format, trigger } = plan.calls;
+  const at = trigger === null ? 0 : result.text.indexOf(trigger);
+  if (at < 0) return { content: result.text, calls: [], finish: cut };
+  const calls = parseCalls(result.text.slice(at), format);
+  const content = result.text.slice(0, at).trimEnd();
+  return { content: content === '' && calls.length > 0 ? null : content, calls, finish: calls.length > 0 && cut === 'stop' ? 'tool_calls' : cut };
+}
+
+// The whole calls at the start of `text` (written under the tool calls grammar, so well formed
+// up to where the output may have been cut).
+function parseCalls(text: string, format: ToolCallFormat): ToolCall[] {
+  const calls: ToolCall[] = [];
+  const start = toolCallStart(format).slice(0, -'{"name": '.length);
+  for (let at = 0; text.startsWith(start, at); ) {
+    const end = objectEnd(text, at + start.length);
+    if (end < 0 || !text.startsWith(format.close, end)) break;
+    const call = JSON.parse(text.slice(at + start.length, end)) as Record<string, unknown>;
+    calls.push({ id: `call_${Math.random().toString(36).slice(2, 14)}`, type: 'function', function: { name: call['name'] as string, arguments: JSON.stringify(call[format.argumentsKey]) } });
+    at = end + format.close.length;
+    if (!text.startsWith(format.between, at)) break;
+    at += format.between.length;
+  }
+  return calls;
+}
+
+// Where the JSON object starting at `from` ends (just past its `}`), or -1 if the text ends first.
+function objectEnd(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
 }
 
 // The choices' chunks, one choice after the other: the role first, then the text as it comes
-// (held back where a stop string may be starting: no chunk ever holds text past a stop), the
-// finish reason last; the usage after all of them when asked for.
-async function* chunks(engine: ChatBackend, head: { id: string; created: number; model: string }, choices: readonly GenerateRequest[], request: ChatCompletionRequest): AsyncGenerator<ChatCompletionChunk> {
+// (held back where a stop string or the tool calls' trigger may be starting: no chunk ever
+// holds text past them), the tool calls whole, the finish reason last; the usage after all
+// of them when asked for.
+async function* chunks(engine: ChatBackend, head: { id: string; created: number; model: string }, choices: readonly GenerateRequest[], request: ChatCompletionRequest, plan: AnswerPlan): AsyncGenerator<ChatCompletionChunk> {
   const chunk = (index: number, delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null): ChatCompletionChunk => ({ ...head, object: 'chat.completion.chunk', choices: [{ index, delta, finish_reason: finish }] });
-  const stopList = stops(request);
-  const holdBack = Math.max(0, ...stopList.map((s) => s.length - 1));
+  const ends = [...stops(request), ...(plan.calls?.trigger == null ? [] : [plan.calls.trigger])];
+  const holdBack = Math.max(0, ...ends.map((s) => s.length - 1));
+  const textOnly = plan.calls === null || plan.calls.trigger !== null;
   let prompt = 0;
   let completion = 0;
   for (const [index, choice] of choices.entries()) {
@@ -179,10 +286,11 @@ async function* chunks(engine: ChatBackend, head: { id: string; created: number;
     let text = '';
     let sent = 0;
     for await (const event of stream) {
+      if (!textOnly) continue;
       text += event.delta;
       let safe = text.length - holdBack;
-      for (const s of stopList) {
-        const at = text.indexOf(s);
+      for (const end of ends) {
+        const at = text.indexOf(end);
         if (at >= 0) safe = Math.min(safe, at);
       }
       if (safe > sent) {
@@ -191,8 +299,11 @@ async function* chunks(engine: ChatBackend, head: { id: string; created: number;
       }
     }
     const result = await stream.result;
-    if (result.text.length > sent) yield chunk(index, { content: result.text.slice(sent) }, null);
-    yield chunk(index, {}, finishReason(result));
+    const answer = readAnswer(result, plan);
+    const content = answer.content ?? '';
+    if (textOnly && content.length > sent) yield chunk(index, { content: content.slice(sent) }, null);
+    if (answer.calls.length > 0) yield chunk(index, { tool_calls: answer.calls.map((call, i) => ({ index: i, ...call })) }, null);
+    yield chunk(index, {}, answer.finish);
     prompt = result.stats.promptTokens;
     completion += result.tokens.length;
   }

@@ -3,7 +3,7 @@
  * Worker by `worker-client.ts` (same methods, same results).
  */
 import type { VocabIndex } from '@sieve/format';
-import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
+import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions, type ToolCallFormat } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import type { TokenizerConfig, TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
@@ -16,7 +16,7 @@ import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, 
 import { loadModel, type LoadedModel, type LoadModelOptions, type ModelSequence } from './model.ts';
 import { modelVocab, type VocabOrigin } from './model-vocab.ts';
 import type { SamplingOptions } from './sampler.ts';
-import { chatCompletions, type ChatCompletions } from './chat-completions.ts';
+import { chatCompletions, toolCallFormatOf, type ChatCompletions } from './chat-completions.ts';
 import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
 /** A chat message, as chat templates take them. */
@@ -50,6 +50,8 @@ export interface ModelInfo {
   readonly vocabOrigin: VocabOrigin;
   /** The tokenizer has a chat template (`messages` need one, or a request's `chatTemplate`). */
   readonly hasChatTemplate: boolean;
+  /** How the model writes tool calls, read from its chat template (`toolCallFormatOf`). */
+  readonly toolCallFormat: ToolCallFormat;
   /** Sampling from the model's generation_config.json, used where a request does not say (`temperature`, `topK`, `topP`, `minP`, `repetitionPenalty`). */
   readonly samplingDefaults: SamplingOptions;
   readonly eosTokenIds: readonly number[];
@@ -171,7 +173,7 @@ export class InThreadEngine implements SieveEngine {
   readonly #indexFiles = new Map<string, Promise<Uint8Array>>();
   #nextHandle = 1;
 
-  readonly chat = { completions: chatCompletions({ generate: (request) => this.generate(request), stream: (request) => this.stream(request), modelId: () => this.#require().info.id }) };
+  readonly chat = { completions: chatCompletions({ generate: (request) => this.generate(request), stream: (request) => this.stream(request), model: () => this.#require().info }) };
 
   async load(options: EngineLoadOptions): Promise<ModelInfo> {
     checkLoadOptions(options, 'options');
@@ -199,7 +201,7 @@ export class InThreadEngine implements SieveEngine {
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
       const loadMs = performance.now() - started;
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, toolCallFormat: toolCallFormatOf((model.tokenizer as { chat_template?: unknown }).chat_template), samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {

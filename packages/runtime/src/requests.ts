@@ -94,6 +94,17 @@ const bias = (value: unknown, path: string): void => {
 const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
   'json-schema': fields({ type: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), options: schemaOptions, index: bytesOrUrl }, ['schema']),
   json: fields({ type: string, whitespace, repetition, index: bytesOrUrl }),
+  'tool-calls': fields(
+    {
+      type: string,
+      tools: arrayOf(fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']), 128),
+      format: fields({ open: string, close: string, between: string, argumentsKey: nonEmptyString }, ['open', 'close', 'between', 'argumentsKey']),
+      parallel: boolean,
+      after: string,
+      index: bytesOrUrl,
+    },
+    ['tools', 'format'],
+  ),
   ...Object.fromEntries(GRAMMAR_FORMATS.map((format) => [format, fields({ type: string, grammar: string, index: bytesOrUrl }, ['grammar'])])),
 };
 
@@ -128,7 +139,7 @@ function checkConstraintAt(depth: number): Check {
       case 'all-of':
         return fields({ type: string, constraints: arrayOf(nested, 64) }, ['constraints'])(value, path);
       case 'think':
-        return fields({ type: string, trigger: nonEmptyString, then: nested }, ['trigger', 'then'])(value, path);
+        return fields({ type: string, trigger: nonEmptyString, then: nested, optional: boolean }, ['trigger', 'then'])(value, path);
       case 'grammar':
         return checkGrammarHandle(value, path);
       default:
@@ -205,7 +216,9 @@ export const checkChatRequest: Check = fields(
     signal: GENERATE_FIELDS['signal']!,
     chatTemplate: string,
     chat_template_kwargs: record,
-    tools: arrayOf(record),
+    tools: arrayOf(fields({ type: oneOf('function'), function: fields({ name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean }, ['name']) }, ['type', 'function']), 128),
+    tool_choice: (value, path) => (typeof value === 'string' ? oneOf('none', 'auto', 'required')(value, path) : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path)),
+    parallel_tool_calls: boolean,
   },
   ['messages'],
 );

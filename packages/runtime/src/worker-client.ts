@@ -98,9 +98,9 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
     const { onProgress, signal, ...rest } = options;
     return (loaded = await withCancel(signal, (id) => remote.load(id, rest, onProgress === undefined ? undefined : proxy(onProgress))));
   };
-  const modelId = (): string => {
+  const model = (): ModelInfo => {
     if (loaded === null) throw new NotLoadedError('no model is loaded: call load() first');
-    return loaded.id;
+    return loaded;
   };
 
   // The worker's id for a page-side handle (compiled in this worker on first use after a restart).
@@ -192,7 +192,7 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
       return jsonStream(request.signal, (hooks) => engine.generateJson<S, T>(schema, { ...request, ...hooks }));
     },
     // On the page, over the worker's generations.
-    chat: { completions: chatCompletions({ generate: (request) => engine.generate(request), stream: (request) => engine.stream(request), modelId: () => modelId() }) },
+    chat: { completions: chatCompletions({ generate: (request) => engine.generate(request), stream: (request) => engine.stream(request), model: () => model() }) },
     async dispose(): Promise<void> {
       await call(() => remote.dispose()).catch(() => undefined);
       stop('the engine was disposed');
