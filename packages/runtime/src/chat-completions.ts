@@ -56,6 +56,18 @@ export interface ChatCompletionRequest {
   readonly tool_choice?: ToolChoice;
   /** Several calls in one answer (default true). */
   readonly parallel_tool_calls?: boolean;
+  /** Each choice's tokens with their log probabilities (`TokenLogprob`: under the masked distribution). */
+  readonly logprobs?: boolean;
+  /** With `logprobs`: this many most likely alternatives per token (0–20). */
+  readonly top_logprobs?: number;
+}
+
+/** A token's log probability in OpenAI's shape. */
+export interface ChatTokenLogprob {
+  readonly token: string;
+  readonly logprob: number;
+  readonly bytes: readonly number[];
+  readonly top_logprobs: readonly { readonly token: string; readonly logprob: number; readonly bytes: readonly number[] }[];
 }
 
 /** A function the model may call; `parameters` is its arguments' JSON Schema (none: no arguments). */
@@ -98,6 +110,8 @@ export interface ChatCompletion {
      */
     readonly message: { readonly role: 'assistant'; readonly content: string | null; readonly parsed?: unknown; readonly tool_calls?: readonly ToolCall[] };
     readonly finish_reason: FinishReason;
+    /** With `logprobs`: per token of the choice (null otherwise). */
+    readonly logprobs: { readonly content: readonly ChatTokenLogprob[] } | null;
   }[];
   /** Over all choices (the prompt counted once). */
   readonly usage: Usage;
@@ -114,6 +128,8 @@ export interface ChatCompletionChunk {
     /** Tool calls come whole, in one chunk after the text (each with its `index`). */
     readonly delta: { readonly role?: 'assistant'; readonly content?: string; readonly tool_calls?: readonly (ToolCall & { readonly index: number })[] };
     readonly finish_reason: FinishReason | null;
+    /** With `logprobs`: on a choice's last chunk, every token's (not spread over the chunks). */
+    readonly logprobs?: { readonly content: readonly ChatTokenLogprob[] } | null;
   }[];
   /** On the last chunk only, with `stream_options.include_usage` (its `choices` empty). */
   readonly usage?: Usage;
@@ -154,7 +170,7 @@ export function chatCompletions(engine: ChatBackend): ChatCompletions {
         const answer = readAnswer(result, plan);
         const parsed = request.response_format?.type === 'json_schema' && answer.calls.length === 0 ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null } : {};
         const message = { role: 'assistant' as const, content: answer.content, ...parsed, ...(answer.calls.length > 0 ? { tool_calls: answer.calls } : {}) };
-        return { index, message, finish_reason: answer.finish };
+        return { index, message, finish_reason: answer.finish, logprobs: logprobsOf(result) };
       }),
       usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
     };
@@ -209,9 +225,15 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
     maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
     sampling,
     ...(templateOptions === undefined ? {} : { templateOptions }),
+    ...(request.logprobs === true ? { logprobs: request.top_logprobs ?? 0 } : {}),
     stop: stops(request),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   };
+}
+
+function logprobsOf(result: GenerateResult): { content: ChatTokenLogprob[] } | null {
+  if (result.logprobs === undefined) return null;
+  return { content: result.logprobs.map(({ text, bytes, logprob, top }) => ({ token: text, logprob, bytes: [...bytes], top_logprobs: top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: [...t.bytes] })) })) };
 }
 
 function stops(request: ChatCompletionRequest): readonly string[] {
@@ -303,7 +325,8 @@ async function* chunks(engine: ChatBackend, head: { id: string; created: number;
     const content = answer.content ?? '';
     if (textOnly && content.length > sent) yield chunk(index, { content: content.slice(sent) }, null);
     if (answer.calls.length > 0) yield chunk(index, { tool_calls: answer.calls.map((call, i) => ({ index: i, ...call })) }, null);
-    yield chunk(index, {}, answer.finish);
+    const last = chunk(index, {}, answer.finish);
+    yield request.logprobs === true ? { ...last, choices: [{ ...last.choices[0]!, logprobs: logprobsOf(result) }] } : last;
     prompt = result.stats.promptTokens;
     completion += result.tokens.length;
   }

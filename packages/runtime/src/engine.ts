@@ -101,6 +101,11 @@ export interface GenerateRequest {
   readonly reusePrefix?: boolean;
   /** Stream events carry the BRLE mask each token was sampled under (default false). */
   readonly includeMask?: boolean;
+  /**
+   * Log probabilities (`TokenLogprob`) with this many most likely alternatives (0–20) per
+   * token: in the result's `logprobs` and each event's `logprob`. Sampling only (not beams).
+   */
+  readonly logprobs?: number;
   readonly signal?: AbortSignal;
   /** Called per committed token; a promise it returns is awaited before the next step (pause, step-through). */
   readonly onToken?: (event: TokenEvent) => unknown;
@@ -250,6 +255,7 @@ export class InThreadEngine implements SieveEngine {
       fastForward: request.fastForward ?? true,
       tokenHealing: request.tokenHealing ?? request.messages === undefined,
       includeMask: request.includeMask ?? false,
+      logprobs: request.logprobs ?? null,
       signal,
       onToken: request.onToken,
     };

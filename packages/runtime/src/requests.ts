@@ -168,6 +168,7 @@ const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   beams: integer(1),
   reusePrefix: boolean,
   includeMask: boolean,
+  logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
   signal: (value, path) => expect(typeof AbortSignal !== 'undefined' && value instanceof AbortSignal, path, 'an AbortSignal', value),
   onToken: func,
   backpressure: boolean,
@@ -182,6 +183,8 @@ function promptOrMessages(value: unknown, path: string): void {
 export function checkGenerateRequest(value: unknown, path = 'request'): void {
   fields(GENERATE_FIELDS)(value, path);
   promptOrMessages(value, path);
+  const request = value as { beams?: number; logprobs?: number };
+  if ((request.beams ?? 1) > 1 && request.logprobs !== undefined) throw new InvalidRequestError(`${path}.logprobs`, 'comes with sampling only, not beam search');
 }
 
 /** Checks a `generateJson` request (no `constraint`: the schema is; `schemaOptions` for it). */
@@ -219,6 +222,8 @@ export const checkChatRequest: Check = fields(
     tools: arrayOf(fields({ type: oneOf('function'), function: fields({ name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean }, ['name']) }, ['type', 'function']), 128),
     tool_choice: (value, path) => (typeof value === 'string' ? oneOf('none', 'auto', 'required')(value, path) : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path)),
     parallel_tool_calls: boolean,
+    logprobs: boolean,
+    top_logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
   },
   ['messages'],
 );

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { chatCompletions, toolCallFormatOf, type ChatBackend, type ChatCompletionChunk, type ChatTool } from '../src/chat-completions.ts';
 import type { GenerateRequest, GenerateResult, ModelInfo } from '../src/engine.ts';
-import { AllOf, Regex, ToolCalls, Triggered } from '../src/constraint-specs.ts';
+import { AllOf, JsonSchema, Regex, ToolCalls, Triggered } from '../src/constraint-specs.ts';
 import { InvalidRequestError } from '../src/errors.ts';
 import type { InThreadEngine } from '../src/engine.ts';
 import { tokenStream } from '../src/streams.ts';
@@ -63,6 +63,25 @@ describe('tool calls on stories260K', () => {
     const plain = await engine.generate({ prompt: 'Lily', constraint: AllOf(calls, Regex('Hi[.!]?')), sampling: { seed: 1 }, maxTokens: 10 });
     expect(plain.text).toMatch(/^Hi[.!]?$/);
     expect(['eos', 'grammar']).toContain(plain.stopReason);
+  });
+
+  it('logprobs: per token under the masked distribution (forced tokens 0), alternatives most likely first', async () => {
+    const greedy = await engine.generate({ prompt: 'Lily', constraint: JsonSchema(PARAMETERS.get('get_weather')), sampling: { temperature: 0 }, maxTokens: 40, logprobs: 3 });
+    expect(greedy.logprobs!.length).toBe(greedy.tokens.length);
+    greedy.logprobs!.forEach((lp, i) => {
+      expect(lp.logprob).toBeLessThanOrEqual(0);
+      expect(new TextDecoder().decode(lp.bytes)).toBe(lp.text);
+      // Greedy takes the most likely allowed token; the alternatives are in order.
+      expect(lp.top[0]!.id).toBe(greedy.tokens[i]);
+      expect(lp.top.every((t, j) => j === 0 || t.logprob <= lp.top[j - 1]!.logprob)).toBe(true);
+    });
+    expect(greedy.logprobs!.filter((lp) => lp.logprob === 0).length).toBeGreaterThanOrEqual(greedy.forcedTokens);
+    const completion = await engine.chat.completions.create({ messages: MESSAGES, chatTemplate: TEMPLATE, seed: 2, max_tokens: 12, logprobs: true, top_logprobs: 2 });
+    const content = completion.choices[0]!.logprobs!.content;
+    expect(content.length).toBe(completion.usage.completion_tokens);
+    expect(content.every((t) => t.top_logprobs.length <= 2 && t.logprob <= 0)).toBe(true);
+    expect(content.map((t) => t.token).join('')).toBe(completion.choices[0]!.message.content);
+    await expect(engine.generate({ prompt: 'Lily', beams: 2, logprobs: 1 })).rejects.toMatchObject({ path: 'request.logprobs' });
   });
 
   it('none: text, never calls', async () => {

@@ -60,6 +60,7 @@ describe('fast-forward', () => {
     fastForward: true,
     tokenHealing: false,
     includeMask: false,
+    logprobs: null,
     signal: undefined,
     onToken: undefined,
     ...overrides,
