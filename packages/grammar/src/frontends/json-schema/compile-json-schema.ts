@@ -12,13 +12,13 @@
  * as single lexemes built by regex intersection (pattern ∧ length ∧ format), enums as literal
  * alternatives kept when an exact validator accepts them against the rest of the schema.
  */
-import { rx, type ByteRegex } from '../byte-regex.ts';
-import { ANY } from '../code-point-sets.ts';
-import { GrammarError, GrammarLimitError } from '../errors.ts';
-import { JsonGrammarParts, jsonRegex, type JsonRepetition, type JsonWhitespace } from '../frontends/json.ts';
-import { regexToByteRegex } from '../frontends/regex.ts';
-import { GrammarBuilder, MAX_NESTING, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../ir.ts';
-import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './formats.ts';
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { ANY } from '../../ir/code-point-sets.ts';
+import { GrammarError, GrammarLimitError } from '../../grammar-error.ts';
+import { JsonGrammarParts, jsonRegex, type JsonRepetition, type JsonWhitespace } from '../json.ts';
+import { regexToByteRegex } from '../regex.ts';
+import { GrammarBuilder, MAX_NESTING, MAX_PERMUTATION_MEMBERS, expr, type Expr, type GrammarIR } from '../../ir/grammar-ir.ts';
+import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './string-formats.ts';
 import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { jsonSchemaOf } from './zod.ts';
 import { decimalBounds, intRange, multipleOfRegex, plainDecimal, type Bound } from './numbers.ts';
