@@ -1,5 +1,5 @@
 // Large counted repetitions are counted virtually (the item built once, copies numbered, see
-// `CountedRegion` in src/lexer.ts). Inside an intersection they are still built copy by
+// `CountedRegion` in src/lexer/lexer-dfa.ts). Inside an intersection they are still built copy by
 // copy, so `R{m,n} ∧ (any bytes)` is the same language made the old way: an independent
 // construction to check the virtual one against, on whole texts and on every mask of random
 // walks, besides JavaScript's RegExp on whole texts.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageFacts, rx, type ByteRegex } from '../src/byte-regex.ts';
+import { languageFacts, rx, type ByteRegex } from '../src/ir/byte-regex.ts';
 
 const a = rx.literal('a');
 const b = rx.literal('b');

@@ -1,7 +1,7 @@
 // Numeric regexes of the JSON Schema compiler against JavaScript's own number comparison, on
 // plain-decimal spellings around every bound (the forms these regexes promise to be exact on).
 import { describe, expect, it } from 'vitest';
-import { decimalBounds, multipleOfRegex, plainDecimal, type Bound } from '../src/json-schema/numbers.ts';
+import { decimalBounds, multipleOfRegex, plainDecimal, type Bound } from '../src/frontends/json-schema/numbers.ts';
 
 const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const samples = [

@@ -1,6 +1,6 @@
 // The sets the lexer names its states by: found by contents, stored as copies.
 import { describe, expect, it } from 'vitest';
-import { SetTable } from '../src/set-table.ts';
+import { SetTable } from '../src/lexer/set-table.ts';
 
 describe('SetTable', () => {
   it('numbers sets in the order added and finds them by contents', () => {

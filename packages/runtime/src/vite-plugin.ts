@@ -13,7 +13,7 @@ import { basename, extname, join, normalize, resolve } from 'node:path';
 import type { GrammarLimits, JsonSchemaOptions } from '@sieve/grammar';
 import type { GrammarSpec } from './constraint-specs.ts';
 import { defaultKernelUrl } from '@sieve/kernel';
-import { buildSpecMaskIndex } from './mask-index.ts';
+import { buildSpecMaskIndex } from './spec-mask-index.ts';
 import { defaultClientConditions, type Connect, type Plugin, type PluginOption } from 'vite';
 import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
 

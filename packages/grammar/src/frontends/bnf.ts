@@ -12,9 +12,9 @@
  * Every character class and every character of a string is its own one-character lexeme, so
  * the language is exactly the context-free language over characters that the grammar says.
  */
-import { normalizeRanges, rx } from '../byte-regex.ts';
-import { ANY } from '../code-point-sets.ts';
-import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { normalizeRanges, rx } from '../ir/byte-regex.ts';
+import { ANY } from '../ir/code-point-sets.ts';
+import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
 import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
 
 export type BnfDialect = 'gbnf' | 'ebnf';

@@ -3,8 +3,8 @@
  * and literals are self-delimiting in JSON, so longest-match lexing never changes the
  * language. The lexemes are exported for the JSON Schema compiler to reuse.
  */
-import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
-import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { normalizeRanges, rx, type ByteRegex } from '../ir/byte-regex.ts';
+import { GrammarBuilder, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
 
 /** Where whitespace may go between JSON tokens, and how much. */
 export interface JsonWhitespace {

@@ -17,10 +17,10 @@
  * `-> alias` is accepted and ignored. `%import common.X` (or `common (X, Y)`, `-> Z`) brings
  * in the usual common terminals, `%ignore` skips terminals between tokens.
  */
-import { normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
-import { caseClosure } from '../code-point-sets.ts';
-import { GrammarError, type Span } from '../errors.ts';
-import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir.ts';
+import { normalizeRanges, rx, type ByteRegex } from '../ir/byte-regex.ts';
+import { caseClosure } from '../ir/code-point-sets.ts';
+import { GrammarError, type Span } from '../grammar-error.ts';
+import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
 import { regexToByteRegex } from './regex.ts';
 import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
 

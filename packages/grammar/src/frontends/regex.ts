@@ -4,10 +4,10 @@
  * boundaries are reported as unsupported.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
-import { memoized, rx, type ByteRegex } from '../byte-regex.ts';
-import { ANY, caseClosure, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, type CaseFolding, type CodePointSet } from '../code-point-sets.ts';
-import { GrammarError, type Span } from '../errors.ts';
-import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir.ts';
+import { memoized, rx, type ByteRegex } from '../ir/byte-regex.ts';
+import { ANY, caseClosure, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, type CaseFolding, type CodePointSet } from '../ir/code-point-sets.ts';
+import { GrammarError, type Span } from '../grammar-error.ts';
+import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir/grammar-ir.ts';
 
 /** How to read a regex. */
 export interface RegexOptions {

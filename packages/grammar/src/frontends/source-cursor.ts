@@ -1,5 +1,5 @@
 /** A position in a grammar's source text, with the small reading helpers every text front-end needs. */
-import { GrammarError, type GrammarErrorCode } from '../errors.ts';
+import { GrammarError, type GrammarErrorCode } from '../grammar-error.ts';
 
 export class SourceCursor {
   pos = 0;

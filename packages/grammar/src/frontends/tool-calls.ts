@@ -6,9 +6,9 @@
  * the grammar of what follows text that already wrote the calls' opening (a trigger that
  * started them: free text, then constrained calls).
  */
-import { rx } from '../byte-regex.ts';
-import { expr, GrammarBuilder, type Expr, type GrammarIR, type PermutationDef } from '../ir.ts';
-import { jsonSchemaGrammar, type JsonSchemaOptions } from '../json-schema/compile-json-schema.ts';
+import { rx } from '../ir/byte-regex.ts';
+import { expr, GrammarBuilder, type Expr, type GrammarIR, type PermutationDef } from '../ir/grammar-ir.ts';
+import { jsonSchemaGrammar, type JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
 
 /** How a model writes its tool calls around the `{"name": …, …}` object. */
 export interface ToolCallFormat {

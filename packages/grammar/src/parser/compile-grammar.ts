@@ -7,11 +7,11 @@
  * (members written, how many), whose rules are built the first time the parser predicts it
  * (`expand`). The tables only grow, so indices handed out stay valid.
  */
-import { isNullable, nonEmpty } from './byte-regex.ts';
-import { GrammarError, GrammarLimitError } from './errors.ts';
-import { MAX_PERMUTATION_MEMBERS, type Expr, type GrammarIR } from './ir.ts';
-import { LexerDfa } from './lexer.ts';
-import { DEFAULT_LIMITS, type GrammarLimits } from './limits.ts';
+import { isNullable, nonEmpty } from '../ir/byte-regex.ts';
+import { GrammarError, GrammarLimitError } from '../grammar-error.ts';
+import { MAX_PERMUTATION_MEMBERS, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
+import { LexerDfa } from '../lexer/lexer-dfa.ts';
+import { DEFAULT_LIMITS, type GrammarLimits } from '../limits.ts';
 
 /** A grammar ready for matching: BNF tables plus the lexer. */
 export interface CompiledGrammar {

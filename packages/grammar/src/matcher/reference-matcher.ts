@@ -9,11 +9,11 @@
  * committed byte, so rollback and fork are cheap.
  */
 import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
-import type { CompiledGrammar } from './compile.ts';
-import { completionCandidates } from './completion.ts';
-import { initialSet, scanSet, type EarleySet } from './earley.ts';
-import { GrammarLimitError } from './errors.ts';
-import { DEAD } from './lexer.ts';
+import type { CompiledGrammar } from '../parser/compile-grammar.ts';
+import { completionCandidates } from '../completion/completion-candidates.ts';
+import { initialSet, scanSet, type EarleySet } from '../parser/earley.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
+import { DEAD } from '../lexer/lexer-dfa.ts';
 
 /** What the runtime needs of a matcher; `Matcher` (TypeScript) and `KernelMatcher` (WASM) implement it. */
 export interface TokenMatcher {
@@ -264,9 +264,9 @@ export class Matcher implements TokenMatcher {
 
   /**
    * Bytes that complete the output (output + bytes is a sentence), as short as the grammar
-   * analysis of `completion.ts` finds them: its candidates, shortest first, are fed here and
-   * rolled back until one ends complete; null when none does. Empty when the output is
-   * complete.
+   * analysis of `completion-candidates.ts` finds them: its candidates, shortest first, are
+   * fed here and rolled back until one ends complete; null when none does. Empty when the
+   * output is complete.
    */
   shortestCompletion(): Uint8Array | null {
     if (this.#finished || this.isAccepting()) return new Uint8Array(0);

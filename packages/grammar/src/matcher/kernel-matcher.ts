@@ -9,11 +9,11 @@
  */
 import { bitsetWords, type Brle } from '@sieve/format';
 import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type KernelVocab } from '@sieve/kernel';
-import type { CompiledGrammar } from './compile.ts';
-import { GrammarLimitError } from './errors.ts';
-import { lexerRows } from './limits.ts';
-import { sliceLengthBound, sliceMask, widestSlices } from './token-slices.ts';
-import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
+import type { CompiledGrammar } from '../parser/compile-grammar.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
+import { lexerRows } from '../limits.ts';
+import { sliceLengthBound, sliceMask, widestSlices } from '../lexer/slice-acceptance.ts';
+import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './reference-matcher.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
 export class KernelGrammar {

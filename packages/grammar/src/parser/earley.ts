@@ -3,8 +3,8 @@
  * fine). The chart is a list of immutable sets, one per lexeme boundary, so rolling back is
  * truncating the list and forking is copying it.
  */
-import type { CompiledGrammar } from './compile.ts';
-import { GrammarLimitError } from './errors.ts';
+import type { CompiledGrammar } from './compile-grammar.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
 
 /** One closed Earley set. */
 export interface EarleySet {

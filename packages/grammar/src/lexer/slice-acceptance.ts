@@ -23,8 +23,8 @@
  * treats alike.
  */
 import { TOKEN_SLICES, utf8CharCount, utf8Lead, type TokenSlice } from '@sieve/format';
-import { GrammarLimitError } from './errors.ts';
-import { DEAD, type LexerDfa } from './lexer.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
+import { DEAD, type LexerDfa } from './lexer-dfa.ts';
 import { SetTable } from './set-table.ts';
 
 /**

@@ -1,8 +1,8 @@
 /** One entry point for every text grammar format. */
-import { parseBnf } from './frontends/bnf.ts';
-import { parseLark } from './frontends/lark.ts';
-import { compileRegexGrammar } from './frontends/regex.ts';
-import type { GrammarIR } from './ir.ts';
+import { parseBnf } from './bnf.ts';
+import { parseLark } from './lark.ts';
+import { compileRegexGrammar } from './regex.ts';
+import type { GrammarIR } from '../ir/grammar-ir.ts';
 
 /** Text grammar formats (JSON Schema has its own compiler). */
 export const GRAMMAR_FORMATS = ['regex', 'gbnf', 'lark', 'ebnf'] as const;

@@ -5,8 +5,8 @@
  * UTF-8. Patterns, lengths and formats apply to the decoded string, so they are built over
  * these encodings.
  */
-import { memoized, normalizeRanges, rx, type ByteRegex } from '../byte-regex.ts';
-import { contains, subtract } from '../code-point-sets.ts';
+import { memoized, normalizeRanges, rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { contains, subtract } from '../../ir/code-point-sets.ts';
 
 const SHORT_ESCAPES = new Map([
   [0x08, 'b'],

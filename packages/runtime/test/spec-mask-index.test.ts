@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonSchema, Regex, type GrammarSpec } from '../src/constraint-specs.ts';
 import type { InThreadEngine } from '../src/engine.ts';
-import { buildSpecMaskIndex } from '../src/mask-index.ts';
+import { buildSpecMaskIndex } from '../src/spec-mask-index.ts';
 import { STORIES_VOCAB, storiesEngine } from './support/engine.ts';
 
 const vocabFile = new Uint8Array(readFileSync(STORIES_VOCAB));

@@ -6,10 +6,10 @@
  * byte is tried (for every byte that behaves alike at once) and cached, so steady-state
  * lexing is one table lookup per byte.
  */
-import { isNullable, languageFacts, nonEmpty, type ByteRegex } from './byte-regex.ts';
-import { GrammarLimitError } from './errors.ts';
-import type { LexemeDef } from './ir.ts';
-import { lexerRows, type GrammarLimits } from './limits.ts';
+import { isNullable, languageFacts, nonEmpty, type ByteRegex } from '../ir/byte-regex.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
+import type { LexemeDef } from '../ir/grammar-ir.ts';
+import { lexerRows, type GrammarLimits } from '../limits.ts';
 import { SetTable } from './set-table.ts';
 import { withRoom } from './typed-arrays.ts';
 

@@ -20,10 +20,10 @@
  * The result is an upper bound, not always the minimum (greedy lexing can join lexemes the
  * analysis keeps apart), so the caller checks it by feeding it to a copy of the matcher.
  */
-import type { CompiledGrammar } from './compile.ts';
-import type { EarleySet } from './earley.ts';
-import { GrammarLimitError } from './errors.ts';
-import { DEAD } from './lexer.ts';
+import type { CompiledGrammar } from '../parser/compile-grammar.ts';
+import type { EarleySet } from '../parser/earley.ts';
+import { GrammarLimitError } from '../grammar-error.ts';
+import { DEAD } from '../lexer/lexer-dfa.ts';
 
 /** Lazily expanded states one search may expand; beyond, the state's strings are unknown. */
 export const MAX_STATE_SEARCH = 4096;

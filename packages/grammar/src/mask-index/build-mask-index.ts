@@ -21,11 +21,11 @@ import {
   type VocabIndex,
 } from '@sieve/format';
 import type { Kernel, KernelVocab } from '@sieve/kernel';
-import type { CompiledGrammar } from './compile.ts';
-import type { GrammarIR } from './ir.ts';
-import { KernelGrammar, KernelMatcher } from './kernel-matcher.ts';
-import { compileGrammar } from './compile.ts';
-import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './matcher.ts';
+import type { CompiledGrammar } from '../parser/compile-grammar.ts';
+import type { GrammarIR } from '../ir/grammar-ir.ts';
+import { KernelGrammar, KernelMatcher } from '../matcher/kernel-matcher.ts';
+import { compileGrammar } from '../parser/compile-grammar.ts';
+import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from '../matcher/reference-matcher.ts';
 
 /**
  * A fingerprint of what a grammar's IR means (spans and origins, which only place error

@@ -1,4 +1,4 @@
-import { GrammarError } from '../errors.ts';
+import { GrammarError } from '../../grammar-error.ts';
 
 /**
  * A JSON Schema that cannot be compiled. `pointer` is the JSON pointer of the schema object

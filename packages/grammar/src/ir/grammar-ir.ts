@@ -20,7 +20,7 @@
  *   changes their language: it is exactly the context-free language over characters.
  */
 import type { ByteRegex } from './byte-regex.ts';
-import type { Span } from './errors.ts';
+import type { Span } from '../grammar-error.ts';
 
 /** A terminal of the grammar. */
 export interface LexemeDef {

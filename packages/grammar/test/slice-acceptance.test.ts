@@ -2,13 +2,13 @@
 // mask-level exactness tests in kernel-matcher.test.ts check the masks they produce).
 import { TOKEN_SLICES } from '@sieve/format';
 import { describe, expect, it } from 'vitest';
-import { rx, type ByteRegex } from '../src/byte-regex.ts';
+import { rx, type ByteRegex } from '../src/ir/byte-regex.ts';
 import { jsonRegex } from '../src/frontends/json.ts';
 import { compileGrammar, parseGrammar } from '../src/index.ts';
-import { jsonStringSpellings } from '../src/json-schema/json-strings.ts';
-import { LexerDfa } from '../src/lexer.ts';
+import { jsonStringSpellings } from '../src/frontends/json-schema/json-strings.ts';
+import { LexerDfa } from '../src/lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../src/limits.ts';
-import { sliceLengthBound, sliceMask, widestSlices } from '../src/token-slices.ts';
+import { sliceLengthBound, sliceMask, widestSlices } from '../src/lexer/slice-acceptance.ts';
 
 const bit = (name: string): number => 1 << TOKEN_SLICES.findIndex((s) => s.name === name);
 const CONTENT = bit('json-string-content');

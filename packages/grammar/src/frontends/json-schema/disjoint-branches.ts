@@ -1,0 +1,131 @@
+/**
+ * `oneOf` as a union: an instance must satisfy exactly one branch, which a grammar can only
+ * enforce when the branches that may accept it are provably disjoint. Disjointness is proven
+ * kind by kind (null, boolean, object, array, string, number) from types, constants, number
+ * ranges and required properties; what cannot be proven is unsupported.
+ */
+import type { Bound } from './numbers.ts';
+import { mergeSchemas } from './merge-schemas.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import {
+  allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject,
+} from './schema-keywords.ts';
+import { standardSchema, validatesValue } from './value-validation.ts';
+
+// The kinds of JSON value `oneOf` is decided on ('number' includes integers).
+const KINDS: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'string', 'number'];
+
+// How deep into required properties' schemas a proof of disjointness looks.
+const MAX_PROOF_DEPTH = 8;
+
+/**
+ * The branches of a `oneOf`, each restricted to the kinds it keeps: kind by kind, an
+ * instance of a kind that two branches accept whole is in neither; otherwise the branches
+ * that constrain the kind must be provably disjoint on it.
+ */
+export function exclusiveBranches(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): SchemaObject[] {
+  const kept = branches.map(() => new Set<JsonType>());
+  for (const kind of KINDS) {
+    const statuses = branches.map((b) => kindStatus(b, kind, pointer));
+    const whole = statuses.filter((s) => s === 'all').length;
+    const partial = statuses.flatMap((s, i) => (s === 'some' ? [i] : []));
+    if (whole >= 2) continue; // every instance of this kind is in two branches
+    const overlap = whole === 1
+      ? partial.length > 0
+      : partial.length > 1 && !pairwiseDisjoint(compiler, partial.map((i) => branches[i]!), kind, pointer);
+    if (overlap) {
+      const message = `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`;
+      compiler.unsupported(pointer, 'oneOf', message);
+    }
+    statuses.forEach((s, i) => s !== 'none' && kept[i]!.add(kind));
+  }
+  const out: SchemaObject[] = [];
+  branches.forEach((b, i) => {
+    if (kept[i]!.size === 0) return;
+    const restricted = kept[i]!.size === KINDS.length ? b : restrictTo(compiler, b, [...kept[i]!], pointer);
+    if (restricted !== false) out.push(restricted);
+  });
+  return out;
+}
+
+function restrictTo(compiler: SchemaCompiler, schema: SchemaObject, types: JsonType[], pointer: string): SchemaObject | false {
+  return mergeSchemas(schema, { type: types }, pointer, (p, k, m) => compiler.unsupported(p, k, m));
+}
+
+// Whether a (merged) schema accepts no, all or some instances of a kind.
+function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'none' | 'all' | 'some' {
+  const types = allowedTypes(schema, pointer);
+  if (!types.includes(kind) && !(kind === 'number' && types.includes('integer'))) return 'none';
+  if (kind === 'number' && !types.includes('number')) return 'some'; // integers only
+  const own = KIND_KEYWORDS[kind] ?? [];
+  const constrains = Object.keys(schema).some((k) => isAssertion(k) && k !== 'type' && (own.includes(k) || !KIND_SPECIFIC.has(k)));
+  return constrains ? 'some' : 'all';
+}
+
+// Whether the schemas, restricted to one kind, are pairwise disjoint.
+function pairwiseDisjoint(compiler: SchemaCompiler, schemas: readonly SchemaObject[], kind: JsonType, pointer: string): boolean {
+  const restricted = schemas.map((s) => restrictTo(compiler, s, [kind], pointer));
+  return restricted.every((a, i) => a === false || restricted.slice(i + 1).every((b) => b === false || disjoint(compiler, a, b, pointer)));
+}
+
+// Whether no instance satisfies both schemas, proven from: their types; the values of an
+// enum / const (each checked against the other schema); a property both require whose
+// schemas are disjoint; a property one requires that the other forbids; disjoint number
+// ranges. False means "not proven".
+function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string, depth = 0): boolean {
+  if (depth > MAX_PROOF_DEPTH) return false;
+  const tb = typesOf(b, pointer);
+  const shared = [...typesOf(a, pointer)].filter((t) => tb.has(t));
+  if (shared.length === 0) return true;
+  for (const [x, y] of [[a, b], [b, a]] as const) {
+    const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
+    if (values === null) continue;
+    const own = standardSchema(x);
+    const both = values.filter((v) => validatesValue(compiler, own, v, pointer));
+    const other = standardSchema(y);
+    return !both.some((v) => validatesValue(compiler, other, v, pointer));
+  }
+  if (shared.every((t) => t === 'number' || t === 'integer')) {
+    const [la, ha, lb, hb] = [lowerBound(a, pointer), upperBound(a, pointer), lowerBound(b, pointer), upperBound(b, pointer)];
+    if (below(ha, lb) || below(hb, la)) return true;
+  }
+  if (shared.length === 1 && shared[0] === 'object') {
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      for (const name of requiredNames(x)) {
+        const px = propertySchema(x, name);
+        const py = propertySchema(y, name);
+        if (py === false) return true;
+        if (!requiredNames(y).includes(name) || px === undefined || py === undefined || typeof px === 'boolean' || typeof py === 'boolean') continue;
+        const fx = compiler.flatten(px, pointer);
+        const fy = compiler.flatten(py, pointer);
+        if (fx === false || fy === false || disjoint(compiler, fx, fy, pointer, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The types a schema allows, integers counted among numbers.
+function typesOf(schema: SchemaObject, pointer: string): Set<JsonType> {
+  const set = new Set(allowedTypes(schema, pointer));
+  if (set.has('number')) set.add('integer');
+  return set;
+}
+
+// Whether every number up to `hi` is below every number from `lo`.
+function below(hi: Bound, lo: Bound): boolean {
+  return hi.value < lo.value || (hi.value === lo.value && !(hi.inclusive && lo.inclusive));
+}
+
+function requiredNames(schema: SchemaObject): string[] {
+  return Array.isArray(schema.required) ? (schema.required as string[]) : [];
+}
+
+// The schema of property `name`: declared, or the additional one when no pattern may apply
+// (undefined: not known).
+function propertySchema(schema: SchemaObject, name: string): Schema | undefined {
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  if (Object.hasOwn(props, name)) return props[name];
+  if (schema.patternProperties !== undefined) return undefined;
+  return schema.additionalProperties as Schema | undefined;
+}

@@ -1,0 +1,74 @@
+/**
+ * enum / const: the literal values the rest of the schema accepts. With a finite set of
+ * candidates every keyword can be decided exactly by validating each value, so here even
+ * keywords the grammar cannot express (if/then, uniqueItems, not, oneOf, …) are supported.
+ */
+import { rx } from '../../ir/byte-regex.ts';
+import { expr, type Expr } from '../../ir/grammar-ir.ts';
+import type { JsonGrammarParts } from '../json.ts';
+import { regexToByteRegex } from '../regex.ts';
+import { jsonStringSpellings } from './json-strings.ts';
+import { jsonEqual } from './merge-schemas.ts';
+import { plainDecimal } from './numbers.ts';
+import { InvalidSchemaError } from './schema-error.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import { isAssertion, type SchemaObject } from './schema-keywords.ts';
+import { standardSchema, validatesValue } from './value-validation.ts';
+
+/** The grammar of the enum / const values of `schema` that the rest of it accepts. */
+export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
+  let values: unknown[];
+  if (schema.const !== undefined) values = [schema.const];
+  else if (Array.isArray(schema.enum)) values = schema.enum;
+  else throw new InvalidSchemaError(pointer, 'enum', 'enum must be an array');
+  if (schema.const !== undefined && Array.isArray(schema.enum)) {
+    const allowed = schema.enum as unknown[];
+    values = values.filter((v) => allowed.some((e) => jsonEqual(e, v)));
+  }
+  const rest: Record<string, unknown> = { ...schema };
+  delete rest.enum;
+  delete rest.const;
+  if (Object.keys(rest).some(isAssertion)) {
+    if (compiler.hasDynamicRef()) compiler.unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
+    const check = standardSchema(rest);
+    values = values.filter((v) => validatesValue(compiler, check, v, pointer));
+  }
+  const unique: unknown[] = [];
+  for (const v of values) if (!unique.some((u) => jsonEqual(u, v))) unique.push(v);
+  return expr.alt(unique.map((v) => jsonValueExpr(compiler.parts, v)));
+}
+
+/** The JSON text of one value: literals for scalars, structure (with whitespace) otherwise. */
+export function jsonValueExpr(parts: JsonGrammarParts, value: unknown): Expr {
+  if (value === null || typeof value === 'boolean') return parts.token(String(value));
+  if (typeof value === 'number') return numberLiteral(parts, value);
+  if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), jsonStringSpellings(value));
+  if (Array.isArray(value)) {
+    if (value.length === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
+    const items: Expr[] = [];
+    value.forEach((v, i) => {
+      if (i > 0) items.push(parts.itemSeparator());
+      items.push(jsonValueExpr(parts, v));
+    });
+    return expr.seq([parts.token('['), parts.ws(), ...items, parts.ws(), parts.token(']')]);
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return expr.seq([parts.token('{'), parts.ws(), parts.token('}')]);
+  const items: Expr[] = [];
+  entries.forEach(([k, v], i) => {
+    if (i > 0) items.push(parts.itemSeparator());
+    items.push(parts.lexeme(JSON.stringify(k), jsonStringSpellings(k)), parts.keySeparator(), jsonValueExpr(parts, v));
+  });
+  return expr.seq([parts.token('{'), parts.ws(), ...items, parts.ws(), parts.token('}')]);
+}
+
+// A number literal in plain decimal notation (1 and 1.0 are the same number; Python writes
+// floats with ".0"), or as JSON.stringify writes it when that has an exponent.
+function numberLiteral(parts: JsonGrammarParts, value: number): Expr {
+  if (!Number.isFinite(value)) return expr.alt([]);
+  const { negative, int, fraction } = plainDecimal(value);
+  const sign = negative ? '-' : value === 0 ? '-?' : '';
+  const plain = regexToByteRegex(`${sign}${int}${fraction === '' ? '(?:\\.0+)?' : `\\.${fraction}0*`}`);
+  const text = JSON.stringify(value);
+  return parts.lexeme(text, text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain);
+}

@@ -1,0 +1,97 @@
+/**
+ * Normalising: a schema with `$ref`s beside other keywords and `allOf`s becomes one merged
+ * schema (`mergeSchemas`) of everything it intersects, each part once by meaning
+ * (`SchemaIds`), so an intersection merges the same parts however its `allOf`s nest and
+ * repeat.
+ */
+import { checkKeywordShapes } from './keyword-shapes.ts';
+import { mergeSchemas } from './merge-schemas.ts';
+import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import type { Schema, SchemaObject } from './schema-keywords.ts';
+
+// Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
+const MAX_CONJUNCT_DEPTH = 50;
+
+// What collecting an intersection's conjuncts has met: schemas and own keyword sets by
+// meaning, and the schemas being expanded (one met again inside itself is a cycle).
+interface ConjunctsSeen {
+  readonly schemas: Set<number>;
+  readonly parts: Set<number>;
+  readonly path: Set<SchemaObject>;
+}
+
+/** Flattens schemas for one compilation; a schema object reached again is flattened once. */
+export class SchemaFlattener {
+  readonly #flattened = new WeakMap<SchemaObject, SchemaObject | false>();
+
+  constructor(private readonly compiler: SchemaCompiler) {}
+
+  /** `$ref` and `allOf` resolved into one merged schema (false when it can match nothing). */
+  flatten(schema: SchemaObject, pointer: string): SchemaObject | false {
+    let flat = this.#flattened.get(schema);
+    if (flat === undefined) this.#flattened.set(schema, (flat = this.#flattenOnce(schema, pointer)));
+    return flat;
+  }
+
+  #flattenOnce(schema: SchemaObject, pointer: string): SchemaObject | false {
+    const parts: [SchemaObject, string][] = [];
+    const seen: ConjunctsSeen = { schemas: new Set(), parts: new Set(), path: new Set() };
+    if (!this.#conjuncts(schema, pointer, 0, seen, parts)) return false;
+    let result: SchemaObject = {};
+    for (const [part, at] of parts) {
+      const merged = mergeSchemas(result, part, at, (p, k, m) => this.compiler.unsupported(p, k, m));
+      if (merged === false) return false;
+      result = merged;
+    }
+    return result;
+  }
+
+  // Collects what a schema intersects into `parts`: its own keywords, then the conjuncts of
+  // its `$ref`'s target and of its `allOf` members, each schema once by meaning. False when
+  // one of them is `false`.
+  #conjuncts(schema: Schema, pointer: string, depth: number, seen: ConjunctsSeen, parts: [SchemaObject, string][]): boolean {
+    if (schema === true) return true;
+    if (schema === false) return false;
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
+    }
+    if (depth > MAX_CONJUNCT_DEPTH || seen.path.has(schema)) {
+      throw new UnsupportedSchemaError(pointer, '$ref', `references with sibling keywords nest more than ${MAX_CONJUNCT_DEPTH} levels (a cycle?)`);
+    }
+    const compiler = this.compiler;
+    const id = compiler.ids.of(schema);
+    if (seen.schemas.has(id)) return true;
+    checkKeywordShapes(schema, pointer);
+    seen.path.add(schema);
+    try {
+      const target = typeof schema.$ref === 'string' ? compiler.resolve(schema.$ref, pointer) : null;
+      if (target !== null && compiler.onlyRef(schema)) {
+        if (!this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
+        seen.schemas.add(id);
+        return true;
+      }
+      const own: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
+      const ownId = compiler.ids.of(own);
+      if (!seen.parts.has(ownId)) {
+        seen.parts.add(ownId);
+        parts.push([own, pointer]);
+      }
+      if (target !== null && !this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
+      if (schema.allOf !== undefined) {
+        if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) {
+          throw new InvalidSchemaError(pointer, 'allOf', 'allOf must be a non-empty array');
+        }
+        const at = pointerJoin(pointer, 'allOf');
+        const members = schema.allOf as Schema[];
+        if (!members.every((member, i) => this.#conjuncts(member, pointerJoin(at, i), depth + 1, seen, parts))) return false;
+      }
+      // (Marked when done: a member may mean what the whole does, as in `allOf: [{$ref: …}]`.)
+      seen.schemas.add(id);
+      return true;
+    } finally {
+      seen.path.delete(schema);
+    }
+  }
+}

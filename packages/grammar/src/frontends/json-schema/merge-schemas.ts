@@ -1,0 +1,195 @@
+/**
+ * Intersections of schemas as one schema (`allOf` members, a `$ref` beside other keywords,
+ * `anyOf`/`oneOf` branches with their siblings), keyword by keyword: the merged schema
+ * accepts exactly the instances both sides accept, or the merge reports what it cannot keep
+ * exact.
+ */
+import { ANNOTATIONS, KNOWN, matchingSchemas, typeList, type SchemaObject } from './schema-keywords.ts';
+
+/** Deep equality of JSON values (numbers by value, objects regardless of key order). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => jsonEqual(x, (b as unknown[])[i]));
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  const valueA = a as Record<string, unknown>;
+  const valueB = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k) => k in valueB && jsonEqual(valueA[k], valueB[k]));
+}
+
+/** How a merge reports a keyword it cannot keep exact. */
+export type ReportUnsupported = (pointer: string, keyword: string, message: string) => void;
+
+/**
+ * The intersection of two schemas as one schema, keyword by keyword (false when nothing can
+ * match). Keywords that cannot be merged exactly are reported through `unsupported`.
+ */
+export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, unsupported: ReportUnsupported): SchemaObject | false {
+  const out: Record<string, unknown> = { ...a };
+  b = alignProperties(a, b, out, pointer, unsupported);
+  b = alignItems(a, b, out);
+  for (const [k, v] of Object.entries(b)) {
+    if (ANNOTATIONS.has(k) || !(k in out)) {
+      if (!ANNOTATIONS.has(k)) out[k] = v;
+      continue;
+    }
+    if (jsonEqual(out[k], v)) continue;
+    if (!mergeKeyword(out, k, v, pointer, unsupported)) return false;
+  }
+  return out;
+}
+
+// additionalProperties only sees its own schema's properties: bring each side's properties
+// into the other first (into `out`, a copy of `a`), so the merged keywords mean the same.
+// Returns what is left of `b` to merge.
+function alignProperties(
+  a: SchemaObject,
+  b: SchemaObject,
+  out: Record<string, unknown>,
+  pointer: string,
+  unsupported: ReportUnsupported,
+): SchemaObject {
+  const touches = (s: SchemaObject): boolean => s.additionalProperties !== undefined || s.patternProperties !== undefined;
+  if (!touches(a) && !touches(b)) return b;
+  const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
+  const patternsB = (b.patternProperties ?? {}) as Record<string, unknown>;
+  const both = Object.keys(patternsA).length > 0 && Object.keys(patternsB).length > 0;
+  if (both && !jsonEqual(patternsA, patternsB)) {
+    unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection are not supported');
+  }
+  out.properties = crossProperties(a, b);
+  b = { ...b, properties: crossProperties(b, a) };
+  if (both) return b;
+  // Keys matching one side's patterns fall under the other side's additionalProperties.
+  const [patterns, otherAdditional] = Object.keys(patternsA).length > 0
+    ? [patternsA, b.additionalProperties]
+    : [patternsB, a.additionalProperties];
+  if (Object.keys(patterns).length === 0) return b;
+  out.patternProperties = Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, intersection(schema, otherAdditional)]));
+  return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+}
+
+// items only sees its own schema's prefixItems: both sides as one tuple in 2020-12 spelling
+// (into `out`). Returns what is left of `b` to merge.
+function alignItems(a: SchemaObject, b: SchemaObject, out: Record<string, unknown>): SchemaObject {
+  const tupleLike = (s: SchemaObject): boolean => Array.isArray(s.prefixItems) || Array.isArray(s.items);
+  if (!tupleLike(a) && !tupleLike(b)) return b;
+  const [pa, ra] = tuple(a);
+  const [pb, rb] = tuple(b);
+  const length = Math.max(pa.length, pb.length);
+  const at = (p: unknown[], r: unknown, i: number): unknown => (i < p.length ? p[i] : r);
+  out.prefixItems = Array.from({ length }, (_, i) => intersection(at(pa, ra, i), at(pb, rb, i)));
+  out.items = intersection(ra, rb);
+  delete out.additionalItems;
+  const restB: Record<string, unknown> = { ...b };
+  for (const k of ['prefixItems', 'items', 'additionalItems']) delete restB[k];
+  return restB;
+}
+
+// Merges `v` into keyword `k` of `out`, which holds a different value; false when the two
+// leave nothing to match.
+function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, pointer: string, unsupported: ReportUnsupported): boolean {
+  const mine = out[k];
+  if (LOWER_BOUNDS.has(k) || UPPER_BOUNDS.has(k)) {
+    out[k] = tighter(mine, v, LOWER_BOUNDS.has(k) ? Math.max : Math.min);
+    return true;
+  }
+  switch (k) {
+    case 'type': {
+      const ta = typeList(mine, pointer);
+      const tb = typeList(v, pointer);
+      const both = ta.filter((t) => tb.includes(t) || (t === 'integer' && tb.includes('number')));
+      for (const t of tb) if (t === 'integer' && ta.includes('number') && !both.includes('integer')) both.push('integer');
+      if (both.length === 0) return false;
+      out.type = both;
+      return true;
+    }
+    case 'required':
+      out.required = [...new Set([...(mine as string[]), ...(v as string[])])];
+      return true;
+    case 'properties': {
+      const merged: Record<string, unknown> = { ...(mine as object) };
+      for (const [name, schema] of Object.entries(v as Record<string, unknown>)) {
+        merged[name] = Object.hasOwn(merged, name) ? intersection(merged[name], schema) : schema;
+      }
+      out.properties = merged;
+      return true;
+    }
+    case 'items':
+    case 'additionalProperties':
+    case 'propertyNames':
+    case 'additionalItems':
+      out[k] = intersection(mine, v);
+      return true;
+    case 'enum': {
+      const values = (mine as unknown[]).filter((x) => (v as unknown[]).some((y) => jsonEqual(x, y)));
+      if (values.length === 0) return false;
+      out.enum = values;
+      return true;
+    }
+    case 'const':
+      return false;
+    case 'uniqueItems':
+      out.uniqueItems = mine === true || v === true;
+      return true;
+    case 'pattern':
+      // Both must match: the string keywords intersect every pattern in the list.
+      out.pattern = [...[mine].flat(), ...[v].flat()];
+      return true;
+    case 'anyOf':
+    case 'oneOf':
+      out[k] = (mine as unknown[]).flatMap((x) => (v as unknown[]).map((y) => ({ allOf: [x, y] })));
+      if (k === 'oneOf') unsupported(pointer, 'oneOf', 'two oneOf lists on one schema are not supported');
+      return true;
+    case 'not':
+      out.not = { anyOf: [mine, v] };
+      return true;
+    default:
+      // Unknown keywords are annotations: nothing to merge.
+      if (KNOWN.has(k)) unsupported(pointer, k, `${k} appears twice in an intersection and cannot be merged`);
+      return true;
+  }
+}
+
+// Bounds: of two, the tighter holds.
+const LOWER_BOUNDS = new Set(['minimum', 'minLength', 'minItems', 'minProperties', 'exclusiveMinimum']);
+const UPPER_BOUNDS = new Set(['maximum', 'maxLength', 'maxItems', 'maxProperties', 'exclusiveMaximum']);
+
+// The tighter of two bounds: numbers by `pick`; draft-4 boolean flags (exclusiveMinimum) by "or".
+function tighter(mine: unknown, v: unknown, pick: (x: number, y: number) => number): unknown {
+  return typeof mine === 'number' && typeof v === 'number' ? pick(mine, v) : mine === true || v === true;
+}
+
+// The properties of `self`, plus those only `other` declares, which in `self` fall under its
+// matching patternProperties, or else its additionalProperties (and must satisfy them too).
+function crossProperties(self: SchemaObject, other: SchemaObject): Record<string, unknown> {
+  const mine = (self.properties ?? {}) as Record<string, unknown>;
+  const theirs = (other.properties ?? {}) as Record<string, unknown>;
+  const patterns = Object.entries((self.patternProperties ?? {}) as Record<string, unknown>);
+  const out: Record<string, unknown> = { ...mine };
+  const additional = self.additionalProperties;
+  for (const name of Object.keys(theirs)) {
+    if (Object.hasOwn(out, name)) continue;
+    const matching = matchingSchemas(patterns, name);
+    if (matching.length > 0) out[name] = matching.length === 1 ? matching[0] : { allOf: matching };
+    else if (additional !== undefined && additional !== true) out[name] = additional;
+  }
+  return out;
+}
+
+// An array schema as (prefix item schemas, schema of the rest), in either draft's spelling.
+function tuple(s: SchemaObject): [unknown[], unknown] {
+  if (Array.isArray(s.items)) return [s.items, s.additionalItems ?? true];
+  return [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
+}
+
+// Two schemas that must both hold, as one: without wrapping when one is `true` (or absent)
+// or both are equal, so merging again with the same schemas gives the same result.
+function intersection(x: unknown, y: unknown): unknown {
+  if (x === undefined || x === true) return y ?? true;
+  if (y === undefined || y === true || jsonEqual(x, y)) return x;
+  return { allOf: [x, y] };
+}
+

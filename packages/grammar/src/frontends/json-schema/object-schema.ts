@@ -1,0 +1,203 @@
+/**
+ * Objects: `{ ws members }`. The members the parser tracks by name (declared properties,
+ * required names, names dependencies mention) are rules of their own; every other member is
+ * one rule (`other`) whose key is no tracked name, matched by a pattern or else taking the
+ * additional schema. How members are arranged (any order, each at most once) is
+ * `object-permutation.ts`.
+ */
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { ANY } from '../../ir/code-point-sets.ts';
+import { expr, MAX_PERMUTATION_MEMBERS, type Expr } from '../../ir/grammar-ir.ts';
+import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
+import { propertyDependencies, type PropertyDependencies } from './object-dependencies.ts';
+import { orderedMembers, permutedMembers, type MemberRules } from './object-permutation.ts';
+import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import {
+  capped, KNOWN, matchingSchemas, nonNegativeInt, PROPERTY_NAME_KEYWORDS, safeTest, typeList, type Schema, type SchemaObject,
+} from './schema-keywords.ts';
+import { schemaPattern, stringContent } from './string-schema.ts';
+
+/** What an object schema says of its members. */
+export interface ObjectShape extends PropertyDependencies {
+  /** The members tracked by name, in order: declared, then required, then named by dependencies. */
+  readonly names: readonly string[];
+  readonly required: ReadonlySet<string>;
+  readonly minProperties: number;
+  readonly maxProperties: number;
+}
+
+/** The grammar of the objects an object schema allows. */
+export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
+  const parts = compiler.parts;
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  if (typeof properties !== 'object' || Array.isArray(properties)) {
+    throw new InvalidSchemaError(pointer, 'properties', 'properties must be an object');
+  }
+  const additional: Schema = schema.additionalProperties !== undefined
+    ? (schema.additionalProperties as Schema)
+    : compiler.options.strict ? false : true;
+  const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>);
+  const shape = objectShape(compiler, schema, pointer, properties, additional, patterns);
+  if (shape === null) return expr.alt([]);
+  const keyRegex = propertyNamesRegex(compiler, schema, pointer);
+  const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns }, shape, keyRegex);
+  const body = shape.names.length <= MAX_PERMUTATION_MEMBERS
+    ? permutedMembers(compiler, shape, members)
+    : orderedMembers(compiler, shape, members, pointer);
+  return expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
+}
+
+// The schemas an object's members take.
+interface MemberSchemas {
+  readonly properties: Record<string, Schema>;
+  readonly additional: Schema;
+  readonly patterns: readonly [string, Schema][];
+}
+
+// The member rules of one object schema: each tracked member a rule of its own, built once
+// and referenced from every place it may go; the other members one rule.
+class ObjectMembers implements MemberRules {
+  readonly base: string;
+  readonly other: Expr | null;
+  readonly #spellings: Map<string, ByteRegex>;
+  readonly #rules = new Map<string, Expr>();
+
+  constructor(
+    private readonly compiler: SchemaCompiler,
+    private readonly pointer: string,
+    private readonly schemas: MemberSchemas,
+    private readonly shape: ObjectShape,
+    private readonly keyRegex: ByteRegex | null,
+  ) {
+    this.base = compiler.ruleName(`object:${pointer}`);
+    this.#spellings = new Map(shape.names.map((name) => [name, jsonStringSpellings(name)]));
+    this.other = this.#otherRule();
+  }
+
+  member(name: string): Expr {
+    let ref = this.#rules.get(name);
+    if (ref === undefined) {
+      const rule = `${this.base}.${this.#rules.size}`;
+      const key = this.#keyLexeme(name);
+      const value = this.compiler.schemaExpr(this.#memberSchema(name), pointerJoin(pointerJoin(this.pointer, 'properties'), name));
+      this.compiler.parts.builder.rules.set(rule, expr.seq([key, this.compiler.parts.keySeparator(), value]));
+      this.#rules.set(name, (ref = expr.ref(rule)));
+    }
+    return ref;
+  }
+
+  // A member's value satisfies its `properties` schema and every pattern its name matches;
+  // a name neither declared nor matched takes the additional schema.
+  #memberSchema(name: string): Schema {
+    const { properties, additional, patterns } = this.schemas;
+    const matched = matchingSchemas(patterns, name) as Schema[];
+    const all = Object.hasOwn(properties, name) ? [properties[name]!, ...matched] : matched.length > 0 ? matched : [additional];
+    return all.length === 1 ? all[0]! : { allOf: all };
+  }
+
+  #keyLexeme(name: string): Expr {
+    const key = this.#spellings.get(name)!;
+    return this.compiler.parts.lexeme(JSON.stringify(name), this.keyRegex === null ? key : rx.and([key, this.keyRegex]));
+  }
+
+  // Other members: keys not tracked, matched by a pattern or else the additional schema.
+  // Any string but the tracked names (no pattern, no propertyNames, no length cap) is a
+  // string lexeme that excludes the names' lexemes (`LexemeDef.excludes`: exact there, as
+  // every unfinished string still has endings that are no name); otherwise the key is the
+  // intersection with the names' complement, built as one automaton.
+  #otherRule(): Expr | null {
+    const { compiler, pointer, keyRegex } = this;
+    const { additional, patterns } = this.schemas;
+    const parts = compiler.parts;
+    const names = this.shape.names;
+    const maxStringLength = parts.caps.maxStringLength;
+    const excluding = names.length > 0 && patterns.length === 0 && keyRegex === null && maxStringLength === Infinity;
+    const declared = excluding ? names.map((name) => this.#keyLexeme(name)) : undefined;
+    const notDeclared = names.length === 0 || excluding ? null : rx.not(rx.alt([...this.#spellings.values()]));
+    // (Spelled as the names are, `jsonChars`: a key that decodes to a declared name is one of
+    // its spellings, so it is that member's, never another key.)
+    const otherKey = (extra: ByteRegex | null): ByteRegex => rx.and([
+      jsonString(rx.repeat(jsonChars(ANY), 0, maxStringLength)),
+      ...(notDeclared ? [notDeclared] : []),
+      ...(keyRegex ? [keyRegex] : []),
+      ...(extra ? [extra] : []),
+    ]);
+    const others: Expr[] = [];
+    const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
+    if (patterns.length > 1) compiler.unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
+    patterns.forEach(([p, s], i) => {
+      const key = parts.lexeme(`/${p}/`, otherKey(patternRegexes[i]!));
+      const value = compiler.schemaExpr(s, pointerJoin(pointerJoin(pointer, 'patternProperties'), p));
+      others.push(expr.seq([key, parts.keySeparator(), value]));
+    });
+    if (additional !== false) {
+      const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
+      const key = parts.lexeme('KEY', otherKey(unmatched), undefined, declared);
+      const value = compiler.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'));
+      others.push(expr.seq([key, parts.keySeparator(), value]));
+    }
+    if (others.length === 0) return null;
+    parts.builder.rules.set(`${this.base}.other`, expr.alt(others));
+    return expr.ref(`${this.base}.other`);
+  }
+}
+
+// The members tracked by name and the counts and dependencies that bound them; null when
+// a required name can be no member.
+function objectShape(
+  compiler: SchemaCompiler,
+  schema: SchemaObject,
+  pointer: string,
+  properties: Record<string, Schema>,
+  additional: Schema,
+  patterns: readonly [string, Schema][],
+): ObjectShape | null {
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const minProperties = nonNegativeInt(schema.minProperties, pointer, 'minProperties') ?? 0;
+  const maxOwn = nonNegativeInt(schema.maxProperties, pointer, 'maxProperties');
+  const maxProperties = capped(maxOwn, compiler.parts.caps.maxProperties, Math.max(minProperties, required.size));
+  // Declared members, in order; required names not declared are members too.
+  const names = Object.keys(properties);
+  for (const name of required) {
+    if (!Object.hasOwn(properties, name)) {
+      if (additional === false && !patterns.some(([p]) => safeTest(p, name))) return null;
+      names.push(name);
+    }
+  }
+  // dependentRequired (and the array form of draft 4-7 `dependencies`): names it mentions
+  // are members too, so the parser knows when they are written.
+  const { dependencies, exclusive } = propertyDependencies(compiler, schema, pointer);
+  if ((dependencies.size > 0 || exclusive.length > 0) && (minProperties > 0 || maxProperties !== Infinity)) {
+    compiler.unsupported(pointer, 'dependentRequired', 'dependentRequired together with minProperties/maxProperties is not supported');
+    dependencies.clear(); // lenient: left unenforced
+    exclusive.length = 0;
+  }
+  const named = new Set(names);
+  for (const n of [...dependencies].flatMap(([name, needs]) => [name, ...needs]).concat(exclusive.flat())) {
+    if (!named.has(n)) {
+      named.add(n);
+      names.push(n);
+    }
+  }
+  return { names, required, minProperties, maxProperties, dependencies, exclusive };
+}
+
+// propertyNames as a key regex (string schemas only), or null.
+function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): ByteRegex | null {
+  const names = schema.propertyNames;
+  if (names === undefined || names === true) return null;
+  if (names === false) return rx.nothing;
+  const at = pointerJoin(pointer, 'propertyNames');
+  const flat = compiler.flatten(names as SchemaObject, at);
+  if (flat === false) return rx.nothing;
+  const keys = Object.keys(flat).filter((k) => KNOWN.has(k));
+  if (keys.some((k) => !PROPERTY_NAME_KEYWORDS.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
+    compiler.unsupported(at, 'propertyNames', 'propertyNames must be a string schema (type, length, pattern, format, enum, const)');
+    return null;
+  }
+  const content = jsonString(stringContent(compiler, flat, at));
+  if (flat.enum === undefined && flat.const === undefined) return content;
+  const values = (flat.const !== undefined ? [flat.const] : (flat.enum as unknown[])).filter((v): v is string => typeof v === 'string');
+  return rx.and([content, rx.alt(values.map((v) => jsonStringSpellings(v)))]);
+}

@@ -1,0 +1,130 @@
+/**
+ * The JSON Schema vocabulary as the compiler reads it: which keywords assert and which are
+ * annotations, which constrain one kind of value only, and readers of keyword values
+ * (types, counts, numeric bounds, patternProperties) that refuse a value of the wrong kind
+ * with an `InvalidSchemaError` at its place.
+ */
+import type { Bound } from './numbers.ts';
+import { InvalidSchemaError } from './schema-error.ts';
+
+export type Schema = boolean | SchemaObject;
+export interface SchemaObject {
+  readonly [keyword: string]: unknown;
+}
+export type JsonType = 'null' | 'boolean' | 'object' | 'array' | 'number' | 'integer' | 'string';
+export const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'];
+
+// Keywords with no effect on validity (annotations, metadata, vendor extensions are ignored
+// because they are unknown; these are listed so merges can drop them).
+export const ANNOTATIONS = new Set([
+  '$schema', '$id', 'id', '$anchor', '$comment', '$defs', 'definitions', 'title', 'description',
+  'default', 'examples', 'example', 'readOnly', 'writeOnly', 'deprecated', '$vocabulary',
+  'contentEncoding', 'contentMediaType', 'contentSchema',
+]);
+// Assertion keywords this compiler understands.
+export const KNOWN = new Set([
+  'type', 'enum', 'const', '$ref', 'allOf', 'anyOf', 'oneOf', 'not',
+  'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames',
+  'minProperties', 'maxProperties',
+  'items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems',
+  'contains', 'minContains', 'maxContains',
+  'minLength', 'maxLength', 'pattern', 'format',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+  'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies',
+  'unevaluatedProperties', 'unevaluatedItems', '$dynamicRef', '$recursiveRef',
+]);
+
+/** Keywords that assert something (merging marks excluded values as `__notValues`). */
+export const isAssertion = (k: string): boolean => KNOWN.has(k) || k === '__notValues';
+
+/** Keywords that constrain instances of one kind only. */
+export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
+  object: [
+    'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames',
+    'minProperties', 'maxProperties', 'dependentRequired', 'dependentSchemas', 'dependencies',
+    'unevaluatedProperties',
+  ],
+  array: [
+    'items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems',
+    'contains', 'minContains', 'maxContains', 'unevaluatedItems',
+  ],
+  string: ['minLength', 'maxLength', 'pattern', 'format'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+};
+export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
+
+/** Keywords a `propertyNames` schema may use (it must be a string schema). */
+export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
+
+export function typeList(type: unknown, pointer: string): JsonType[] {
+  const list = Array.isArray(type) ? type : [type];
+  for (const t of list) {
+    if (!ALL_TYPES.includes(t as JsonType)) throw new InvalidSchemaError(pointer, 'type', `unknown type ${JSON.stringify(t)}`);
+  }
+  return list as JsonType[];
+}
+
+export function allowedTypes(schema: SchemaObject, pointer: string): JsonType[] {
+  return schema.type === undefined ? [...ALL_TYPES] : typeList(schema.type, pointer);
+}
+
+export function nonNegativeInt(value: unknown, pointer: string, keyword: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || value < 0 || !Number.isInteger(value)) {
+    throw new InvalidSchemaError(pointer, keyword, `${keyword} must be a non-negative integer`);
+  }
+  return value;
+}
+
+/** The schema's own maximum, or the repetition cap when smaller — never below what the schema requires. */
+export function capped(own: number | undefined, cap: number, required: number): number {
+  return Math.min(own ?? Infinity, Math.max(cap, required));
+}
+
+/** minimum / exclusiveMinimum (a number in 2020-12, a boolean flag in draft 4). */
+export function lowerBound(schema: SchemaObject, pointer: string): Bound {
+  let bound: Bound = { value: -Infinity, inclusive: true };
+  if (schema.minimum !== undefined) {
+    if (typeof schema.minimum !== 'number') throw new InvalidSchemaError(pointer, 'minimum', 'minimum must be a number');
+    bound = { value: schema.minimum, inclusive: schema.exclusiveMinimum !== true };
+  }
+  if (typeof schema.exclusiveMinimum === 'number' && schema.exclusiveMinimum >= bound.value) {
+    bound = { value: schema.exclusiveMinimum, inclusive: false };
+  }
+  return bound;
+}
+
+/** maximum / exclusiveMaximum (a number in 2020-12, a boolean flag in draft 4). */
+export function upperBound(schema: SchemaObject, pointer: string): Bound {
+  let bound: Bound = { value: Infinity, inclusive: true };
+  if (schema.maximum !== undefined) {
+    if (typeof schema.maximum !== 'number') throw new InvalidSchemaError(pointer, 'maximum', 'maximum must be a number');
+    bound = { value: schema.maximum, inclusive: schema.exclusiveMaximum !== true };
+  }
+  if (typeof schema.exclusiveMaximum === 'number' && schema.exclusiveMaximum <= bound.value) {
+    bound = { value: schema.exclusiveMaximum, inclusive: false };
+  }
+  return bound;
+}
+
+// Patterns compiled once (null: not a valid ECMAScript regex; the grammar reports those).
+const compiledPatterns = new Map<string, RegExp | null>();
+
+/** Whether `text` matches the ECMAScript `pattern` (false when the pattern is invalid). */
+export function safeTest(pattern: string, text: string): boolean {
+  let regex = compiledPatterns.get(pattern);
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern, 'u');
+    } catch {
+      regex = null;
+    }
+    compiledPatterns.set(pattern, regex);
+  }
+  return regex?.test(text) ?? false;
+}
+
+/** The patternProperties schemas that apply to property `name`. */
+export function matchingSchemas(patterns: readonly (readonly [string, unknown])[], name: string): unknown[] {
+  return patterns.filter(([p]) => safeTest(p, name)).map(([, schema]) => schema);
+}

@@ -1,0 +1,82 @@
+/**
+ * `$ref` resolution: local references only (`#`, `#/json/pointer`, `#anchor`), against the
+ * root document; and the draft a document is written in, which decides whether keywords
+ * beside a `$ref` count.
+ */
+import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
+import { ANNOTATIONS, KNOWN, type Schema, type SchemaObject } from './schema-keywords.ts';
+
+/** A schema found by a reference, with its JSON pointer in the document. */
+export interface ResolvedSchema {
+  readonly schema: Schema;
+  readonly pointer: string;
+}
+
+/** The draft the validator reads a document in (draft-4 spells exclusiveMinimum as a boolean). */
+export type SchemaDraft = '4' | '7' | '2019-09' | '2020-12';
+
+/** The draft a document declares in `$schema` (2020-12 when it declares none). */
+export function schemaDraft(root: unknown): SchemaDraft {
+  const declared = typeof root === 'object' && root !== null ? String((root as SchemaObject).$schema ?? '') : '';
+  if (/draft-0[34]/.test(declared)) return '4';
+  if (/draft-0[67]/.test(declared)) return '7';
+  if (declared.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+/**
+ * Whether a schema is its `$ref` alone: nothing else constrains it, or the draft (4 to 7)
+ * says keywords beside a `$ref` are ignored.
+ */
+export function isOnlyRef(schema: SchemaObject, draft: SchemaDraft): boolean {
+  if (draft === '4' || draft === '7') return true;
+  return Object.keys(schema).every((k) => k === '$ref' || ANNOTATIONS.has(k) || !KNOWN.has(k));
+}
+
+/** The schema `ref` (met at `pointer`) points to in `root`. */
+export function resolveRef(root: unknown, ref: string, pointer: string): ResolvedSchema {
+  if (!ref.startsWith('#')) {
+    throw new UnsupportedSchemaError(pointer, '$ref', `only local references ("#…") are supported, not ${JSON.stringify(ref)}`);
+  }
+  const path = ref.slice(1);
+  if (path !== '' && !path.startsWith('/')) {
+    // "#name": an $anchor.
+    const found = findAnchor(root, path, '');
+    if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no $anchor named ${JSON.stringify(path)}`);
+    return found;
+  }
+  let node: unknown = root;
+  for (const raw of path === '' ? [] : path.slice(1).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a valid URI fragment (bad percent-encoding)`);
+    }
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) {
+      throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} points nowhere`);
+    }
+    node = (node as Record<string, unknown>)[key];
+  }
+  if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) {
+    throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
+  }
+  return { schema: node as Schema, pointer: path };
+}
+
+function findAnchor(node: unknown, anchor: string, pointer: string): ResolvedSchema | null {
+  if (typeof node !== 'object' || node === null) return null;
+  if (!Array.isArray(node) && (node as Record<string, unknown>).$anchor === anchor) return { schema: node as Schema, pointer };
+  for (const [k, v] of Object.entries(node)) {
+    const found = findAnchor(v, anchor, pointerJoin(pointer, k));
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Whether `keyword` is a key of any object in the document. */
+export function containsKeyword(node: unknown, keyword: string): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (!Array.isArray(node) && Object.hasOwn(node, keyword)) return true;
+  return Object.values(node).some((v) => containsKeyword(v, keyword));
+}

@@ -1,0 +1,43 @@
+/**
+ * Whether a concrete value satisfies a schema, by an exact validator (@cfworker/json-schema):
+ * how enum / const values are checked against the rest of their schema, and how disjointness
+ * of `oneOf` branches is proven from their constants.
+ */
+import { validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
+import { GrammarError } from '../../grammar-error.ts';
+import { InvalidSchemaError } from './schema-error.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import type { SchemaObject } from './schema-keywords.ts';
+
+/** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
+export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean {
+  // Local `$ref`s resolve as the compiler resolves them (a dangling one is an error here).
+  const lookup = new Proxy({} as Record<string, CfSchema>, {
+    get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? (compiler.resolve(key, pointer).schema as CfSchema) : undefined),
+  });
+  try {
+    return validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid;
+  } catch (error) {
+    if (error instanceof GrammarError) throw error;
+    throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+/**
+ * Merged schemas encode two things their own way: several patterns as a list, and excluded
+ * constants (`__notValues`). This spells them as standard keywords for the validator.
+ */
+export function standardSchema(merged: SchemaObject): SchemaObject {
+  const out: Record<string, unknown> = { ...merged };
+  const extra: SchemaObject[] = [];
+  if (Array.isArray(out.pattern)) {
+    extra.push(...(out.pattern as unknown[]).map((pattern) => ({ pattern })));
+    delete out.pattern;
+  }
+  if (out.__notValues !== undefined) {
+    extra.push({ not: { enum: out.__notValues } });
+    delete out.__notValues;
+  }
+  if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
+  return out;
+}
