@@ -19,10 +19,16 @@ import type { SamplingOptions } from './sampler.ts';
 import { chatCompletions, toolCallFormatOf, type ChatCompletions } from './chat-completions.ts';
 import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
-/** A chat message, as chat templates take them. */
+/**
+ * A chat message, as chat templates take them: an assistant's `tool_calls` (OpenAI's shape),
+ * a tool result's `tool_call_id` and `name`, handed to the template as they are.
+ */
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
   readonly content: string;
+  readonly tool_calls?: readonly { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }[];
+  readonly tool_call_id?: string;
+  readonly name?: string;
 }
 
 /** How to load an engine: the model, and where the kernel and vocab index come from. */

@@ -151,7 +151,7 @@ function checkConstraintAt(depth: number): Check {
 /** Checks a constraint: a spec, a compiled grammar or handle, or a custom `step()` object. */
 export const checkConstraint: Check = checkConstraintAt(0);
 
-const message = fields({ role: string, content: string }, ['role', 'content']);
+const message = fields({ role: string, content: string, tool_calls: arrayOf(record), tool_call_id: string, name: string }, ['role', 'content']);
 const sampling = fields({ temperature: number, topK: number, topP: number, minP: number, repetitionPenalty: number, seed: number, logitBias: bias });
 
 const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
