@@ -22,7 +22,7 @@ export interface KernelExports {
   applyBrle(logits: number, count: number, brle: number, runCount: number): number;
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
-  // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
+  // Grammar matcher (assembly/grammar.ts, matcher.ts, commit.ts, mask-walk.ts, state-key.ts); statuses in abi.ts.
   grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number, lexerRows: number): number;
   grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
