@@ -36,6 +36,7 @@ export function matcherIsAccepting(mp: usize): i32 {
 }
 
 /** Whether a status from matcherIsAccepting is not an answer (a need or a limit). */
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function notAnAnswer(accepting: i32): bool {
   return accepting < 0 || accepting > 1;

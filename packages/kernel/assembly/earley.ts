@@ -58,6 +58,7 @@ function growHash(m: Matcher): void {
 }
 
 /** The end of set k's items (the next set's start, or the arena's end). */
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function setEnd(m: Matcher, k: i32): i32 {
   return k + 1 < m.setStart.len ? vecGet(m.setStart, k + 1) : m.dots.len;
@@ -143,6 +144,7 @@ export function closeSet(m: Matcher): i32 {
   return STATUS_OK;
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function commitTimedOut(m: Matcher): bool {
   return m.commitDeadline > 0 && now() > m.commitDeadline;
@@ -187,6 +189,7 @@ export function expectedList(m: Matcher, k: i32): void {
 }
 
 /** Returns the matcher to (lex, lexLen, chartLen), a state it was in before. */
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void {
   m.lex = lex;
@@ -199,6 +202,7 @@ export function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void 
 
 // Drops the parser sets from index `count` on (the arena keeps sets past chartLen until a
 // new set is begun there: the mask walk reuses one, see endLexemeOnce).
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function truncateSets(m: Matcher, count: i32): void {
   if (count < m.setStart.len) {

@@ -66,6 +66,7 @@ import { copyToDuplicates, headerWord } from './vocab';
 
 // Returns to the state saved on the mask walk's path at `depth`, keeping the parser set just
 // past it: the set a sibling node may get again by ending the same lexeme.
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function restoreOnPath(m: Matcher, depth: i32): void {
   const entry = m.walkPath.ptr + (<usize>depth << PATH_ENTRY_SHIFT);
@@ -123,6 +124,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
 
 // Lexical entries are keyed (-2 - root lexer state, 1 when a lexeme is in progress), apart
 // from masks' (canonical set id >= 0, ...).
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function lexicalKey(state: i32): i32 {
   return -2 - state;
@@ -132,6 +134,7 @@ function addEos(m: Matcher, bits: usize): void {
   for (let i = 0; i < m.eos.len; i++) setBit(bits, <u32>vecGet(m.eos, i));
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function setBit(bits: usize, id: u32): void {
   const w = bits + ((<usize>id >>> 5) << 2);
@@ -173,7 +176,6 @@ export function matcherMaskResume(mp: usize): i32 {
   const m = changetype<Matcher>(mp);
   const v = m.vocab;
   const trie = v + headerWord(v, VH_TRIE_AT);
-  const nodeCount = <i32>headerWord(v, VH_TRIE_NODE_COUNT);
   const bits = m.walkBits;
   const words = <i32>((headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5);
   if (m.walkSlices === UNKNOWN) {

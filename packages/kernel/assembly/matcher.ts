@@ -20,6 +20,7 @@ import { Vec, vecClone, vecFree, vecNew, vecPush } from './vec';
 import { headerWord } from './vocab';
 
 /** The host's clock, in ms (deadlines of commits and mask walks). */
+// @ts-expect-error: decorator (AssemblyScript)
 @external('env', 'now')
 export declare function now(): f64;
 

@@ -7,6 +7,7 @@ import { MASK_SLOT_BLOCK, MASK_SLOT_BYTES, MASK_SLOT_FLAG, MASK_SLOT_KEY0, MASK_
 import { Vec, vecFree, vecGet, vecNew, vecPush } from './vec';
 
 /** A 64-bit mixer (murmur3's finalizer), for hash tables. */
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function mix(key: u64): u32 {
   key ^= key >> 33;
@@ -161,6 +162,7 @@ export function maskStoreFree(s: MaskStore): void {
   heap.free(changetype<usize>(s));
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
   const mask = s.cap - 1;
