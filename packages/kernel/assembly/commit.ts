@@ -4,7 +4,7 @@
 import { STATUS_INVALID, STATUS_OK, STATUS_REJECTED } from '../src/abi';
 import { TOKEN_EMPTY, TOKEN_SPECIAL, VH_BYTES_AT, VH_FLAGS_AT, VH_OFFSETS_AT, VH_TOKEN_COUNT } from '../../format/src/vocab-layout';
 import { addItem, beginSet, closeSet, restore } from './earley';
-import { HISTORY_CHART_LEN, HISTORY_LEX, HISTORY_LEX_LEN, UNKNOWN } from './layouts';
+import { HISTORY_CHART_LEN, HISTORY_LEX, HISTORY_LEX_LEN, HISTORY_WORDS, UNKNOWN } from './layouts';
 import { Matcher, now } from './matcher';
 import { endLexeme, step } from './step';
 import { vecGet, vecPush } from './vec';
@@ -110,6 +110,7 @@ export function matcherRollback(mp: usize, n: i32): i32 {
   m.tokens.len -= n;
   const at = mark < 0 ? -1 - mark : mark;
   m.finished = 0;
+  if (!ASC_NO_ASSERT) assert(at % HISTORY_WORDS === 0 && at <= m.history.len, 'a token mark off the history');
   if (at < m.history.len) {
     restore(m, vecGet(m.history, at + HISTORY_LEX), vecGet(m.history, at + HISTORY_LEX_LEN), vecGet(m.history, at + HISTORY_CHART_LEN));
     m.history.len = at;

@@ -24,6 +24,7 @@ export function beginSet(m: Matcher): void {
 
 // Adds item (dot, origin) to the set being built unless it is there already.
 export function addItem(m: Matcher, dot: i32, origin: i32): bool {
+  if (!ASC_NO_ASSERT) assert(dot >= 0 && dot < m.g.dotCap && origin >= 0 && origin < m.setStart.len, 'Earley item out of range');
   const key = (<u64>dot << ITEM_DOT_SHIFT) | <u64>(<u32>origin);
   const mask = m.hashCap - 1;
   let h = <i32>(mix(key) & <u32>mask);

@@ -272,6 +272,7 @@ export function lexerTrim(gp: usize): void {
 /** Sets the transitions of `state` on the bytes from `from` up to `to` (excluded), which all lead to `target`. */
 export function lexerSetRun(gp: usize, state: i32, from: i32, to: i32, target: i32): void {
   const g = changetype<Grammar>(gp);
+  if (!ASC_NO_ASSERT) assert(state >= 0 && state < g.lexStates && from >= 0 && to <= 256 && target >= UNKNOWN && target < g.lexStates, 'lexer transition out of range');
   const row = lexerRow(g, state);
   for (let byte = from; byte < to; byte++) store<i32>(row + (<usize>byte << 2), target);
 }

@@ -176,6 +176,7 @@ export function matcherMaskResume(mp: usize): i32 {
   const m = changetype<Matcher>(mp);
   const v = m.vocab;
   const trie = v + headerWord(v, VH_TRIE_AT);
+  const nodeCount = <i32>headerWord(v, VH_TRIE_NODE_COUNT);
   const bits = m.walkBits;
   const words = <i32>((headerWord(v, VH_TOKEN_COUNT) + 31) >>> 5);
   if (m.walkSlices === UNKNOWN) {
@@ -225,6 +226,7 @@ export function matcherMaskResume(mp: usize): i32 {
       continue;
     }
     const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
+    if (!ASC_NO_ASSERT) assert(depth >= 1 && depth <= TRIE_MAX_DEPTH, 'trie node depth out of range');
     const parentAt = path + (<usize>(depth - 1) << PATH_ENTRY_SHIFT);
     const parentLen = load<i32>(parentAt, PATH_LEX_LEN);
     const byte = <i32>(word0 & TRIE_BYTE_MASK);
@@ -307,6 +309,7 @@ export function matcherMaskResume(mp: usize): i32 {
   const entry = m.walkFrontier.ptr + (<usize>m.walkFrontierAt << FRONTIER_PAIR_SHIFT);
   m.walkFrontierAt++;
   node = load<i32>(entry, FRONTIER_NODE);
+  if (!ASC_NO_ASSERT) assert(node > 0 && node < nodeCount, 'frontier node out of range');
   const word1 = load<u32>(trie + (<usize>node << TRIE_NODE_SHIFT), TRIE_NODE_WORD1);
   const depth = <i32>(word1 >>> TRIE_DEPTH_SHIFT);
   m.walkEnd = node + <i32>(word1 & TRIE_SUBTREE_MASK);

@@ -3,6 +3,7 @@
 // next from the new set's lexer start state. The mask walk steps from states saved on its
 // path and memoizes ending their lexemes.
 import { STATUS_NEED_START, STATUS_NEED_TRANSITION, STATUS_OK, STATUS_REJECTED } from '../src/abi';
+import { TRIE_MAX_DEPTH } from '../../format/src/vocab-layout';
 import { isIgnored, startLookup } from './grammar';
 import { addItem, beginSet, closeSet, expectedList, lowerBound, setEnd } from './earley';
 import {
@@ -31,6 +32,7 @@ import { vecGet, vecSet } from './vec';
  * replaced it since).
  */
 function endLexemeOnce(m: Matcher, depth: i32): i32 {
+  if (!ASC_NO_ASSERT) assert(depth >= 0 && depth <= TRIE_MAX_DEPTH, 'path depth out of range');
   const entry = m.walkPath.ptr + (<usize>depth << PATH_ENTRY_SHIFT);
   const memo = load<i32>(entry, PATH_END);
   const k = m.chartLen;
@@ -44,6 +46,7 @@ function endLexemeOnce(m: Matcher, depth: i32): i32 {
   // Ending a lexeme depends on the lexer state and the chart only; the chart is named by
   // the serial of its top set (a set is never changed while it lives).
   const level = k - load<i32>(m.walkPath.ptr, PATH_CHART_LEN);
+  if (!ASC_NO_ASSERT) assert(level >= 0, 'a path state below the root\'s chart');
   const lex = m.lex;
   const topSerial = vecGet(m.setSerial, k - 1);
   const slot = m.endMemo + (<usize>level << END_MEMO_SHIFT);
@@ -135,6 +138,7 @@ export function currentLex(m: Matcher): i32 {
 
 // The transition of `state` on `byte` (UNKNOWN: the host is asked, needState/needByte say for what).
 function transition(m: Matcher, state: i32, byte: i32): i32 {
+  if (!ASC_NO_ASSERT) assert(state >= 0 && state < m.g.lexStates, 'lexer state out of range');
   const next = load<i32>(load<usize>(m.g.lexRows + (<usize>state << 2)) + (<usize>byte << 2));
   if (next === UNKNOWN) {
     m.needState = state;

@@ -48,12 +48,14 @@ export function vecPush(v: Vec, x: i32): void {
 // @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function vecGet(v: Vec, i: i32): i32 {
+  if (!ASC_NO_ASSERT) assert(<u32>i < <u32>v.len, 'Vec index out of range');
   return load<i32>(v.ptr + (<usize>i << 2));
 }
 
 // @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function vecSet(v: Vec, i: i32, x: i32): void {
+  if (!ASC_NO_ASSERT) assert(<u32>i < <u32>v.len, 'Vec index out of range');
   store<i32>(v.ptr + (<usize>i << 2), x);
 }
 
