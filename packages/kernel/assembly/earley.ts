@@ -202,7 +202,7 @@ export function restore(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void 
 }
 
 // Drops the parser sets from index `count` on (the arena keeps sets past chartLen until a
-// new set is begun there: the mask walk reuses one, see endLexemeOnce).
+// new set is begun there: the mask walk reuses one, see endLexemeOnce in step.ts).
 // @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function truncateSets(m: Matcher, count: i32): void {

@@ -4,9 +4,9 @@
 // the vocab index the kernel reads.
 //
 // Sizes are in bytes (`*_BYTES`, with `*_SHIFT` = log2 where entries are indexed by a
-// shift) unless named `*_WORDS` (i32 words: records kept in a `Vec`). Field offsets are
-// byte offsets for records read with `load<T>(entry, FIELD)`, word indices for records in
-// a `Vec` (read with `vecGet(v, entry + FIELD)`).
+// shift) or in i32 words (`*_WORDS`, for records kept in a `Vec`). Field offsets are byte
+// offsets, read with `load<T>(entry, FIELD)`, except the history's (HISTORY_*), which are
+// word indices read with `vecGet(history, at + FIELD)`.
 
 // ---------------------------------------------------------------------------------------
 // Lexer DFA mirror (grammar.ts).
@@ -121,7 +121,7 @@ export const FRONTIER_PARENT_LEX = 4;
  */
 export const LEXICAL_COUNT_BYTES = 4;
 
-/** A trie node of the vocab index: TRIE_NODE_WORDS (vocab layout) u32s. */
+/** A trie node of the vocab index: TRIE_NODE_WORDS (vocab layout) u32s, so 1 << 3 bytes. */
 export const TRIE_NODE_SHIFT = 3;
 export const TRIE_NODE_WORD0 = 0;
 export const TRIE_NODE_WORD1 = 4;
