@@ -4,7 +4,7 @@
 // (apps/demo/maskbench.html). Prints both summaries and the browser/Node ratios as JSON.
 // Part of `pnpm bench`; SIEVE_MASKBENCH_LIMIT sets the sample size (default 100).
 import { prepareMaskBench, tallyMaskBench, unpackMaskBenchCase } from '../../packages/cli/src/conformance.ts';
-import type { MaskBenchResult } from '../../packages/cli/src/maskbench-core.ts';
+import type { BrowserMaskBenchReport, MaskBenchResult, MaskBenchSummary } from '../../packages/bench/src/index.ts';
 import { runBenchPage } from './bench-page.ts';
 
 const TOKENIZER = 'llama3.1';
@@ -16,13 +16,13 @@ const node = await tallyMaskBench(cases, engine, TOKENIZER);
 const browser = (await runBenchPage('/maskbench.html', { '/maskbench-cases.json': JSON.stringify({ tokenizer: TOKENIZER, cases: cases.map(unpackMaskBenchCase) }) })) as MaskBenchResult & { user_agent: string };
 
 // A summary without per-file outcomes (and, from the page, without its browser facts).
-const summary = (result: MaskBenchResult): Omit<MaskBenchResult, 'outcomes'> => {
+const summary = (result: MaskBenchResult): MaskBenchSummary => {
   const { outcomes, user_agent, hardware_concurrency, ...rest } = result as MaskBenchResult & { user_agent?: string; hardware_concurrency?: number };
   void [outcomes, user_agent, hardware_concurrency];
   return rest;
 };
 const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
-const report = {
+const report: BrowserMaskBenchReport = {
   bench: 'maskbench-browser',
   tokenizer: TOKENIZER,
   cases: cases.length,

@@ -6,6 +6,7 @@
 // (download, tokenizer, vocab index), a cached second load and the schemas' compiles.
 // `pnpm bench` opens this page in headless Chromium (e2e/bench/generation.bench.ts) and
 // reads <body data-report>.
+import { STEP_PARTS, type GenerationLoad, type GenerationReport, type GenerationSchemaResult, type GenerationSide } from '@sieve/bench/reports';
 import { publishReport } from './bench-report.ts';
 import { createWorkerEngine, LogitBias, type EngineLoadOptions, type GenerateResult } from '@sieve/runtime/client';
 
@@ -53,25 +54,13 @@ const PROMPT = 'Once upon a time, there was a little girl named Lily.';
 const RUNS = 5;
 const MAX_TOKENS = 160;
 
-interface Side {
-  readonly tokens: number;
-  readonly tokens_per_s: number;
-  readonly forward_ms_per_pass: number;
-  readonly forward_passes: number;
-  readonly mask_us_per_step: number;
-  readonly sample_us_per_step: number;
-  readonly forced_fraction: number;
-  /** Per sampled step, µs: the mean over the runs' means, and the worst run's p99. */
-  readonly step_us: Record<string, { readonly mean: number; readonly p99: number }>;
-}
-
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? 0 : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
 
-function summarize(results: readonly GenerateResult[]): Side {
+function summarize(results: readonly GenerateResult[]): GenerationSide {
   return {
     tokens: median(results.map((r) => r.tokens.length)),
     tokens_per_s: round(median(results.map((r) => r.stats.tokensPerSecond)), 1),
@@ -81,15 +70,15 @@ function summarize(results: readonly GenerateResult[]): Side {
     sample_us_per_step: round(median(results.map((r) => r.stats.sampleUsMean)), 1),
     forced_fraction: round(median(results.map((r) => r.forcedTokens / Math.max(1, r.tokens.length))), 3),
     step_us: Object.fromEntries(
-      (['mask', 'apply', 'sample', 'commit', 'other'] as const).map((part) => [part, { mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1), p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1) }]),
-    ),
+      STEP_PARTS.map((part) => [part, { mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1), p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1) }]),
+    ) as NonNullable<GenerationSide['step_us']>,
   };
 }
 
 const params = new URLSearchParams(location.search);
 const hubModel = params.get('model');
 
-async function run(): Promise<object> {
+async function run(): Promise<GenerationReport> {
   const here = (path: string): string => new URL(path, location.href).href;
   const newEngine = () => createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
   const common = { device: 'wasm', kernel: here('/kernel.wasm'), wasmPaths: here('/ort/') } as const;
@@ -97,8 +86,8 @@ async function run(): Promise<object> {
   let engine = newEngine();
   let started = performance.now();
   let info = await engine.load(options);
-  const firstLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
-  let cachedLoad: typeof firstLoad | null = null;
+  const firstLoad: GenerationLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
+  let cachedLoad: GenerationLoad | null = null;
   if (hubModel !== null) {
     // Again, in a new worker: files and vocab index come from the Cache API.
     await engine.dispose();
@@ -112,7 +101,7 @@ async function run(): Promise<object> {
   // Unconstrained runs may not end early: EOS is banned, and they write as many tokens as the constrained run did.
   const noEos = LogitBias(Object.fromEntries(info.eosTokenIds.map((id) => [id, -Infinity])));
   await engine.generate({ ...prompt, maxTokens: 8 }); // warm-up
-  const schemas = [];
+  const schemas: GenerationSchemaResult[] = [];
   for (const [name, schema] of Object.entries(SCHEMAS)) {
     const constrained: GenerateResult[] = [];
     const unconstrained: GenerateResult[] = [];

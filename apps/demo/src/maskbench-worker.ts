@@ -1,7 +1,7 @@
 // The MaskBench bench page's worker: Sieve's kernel and the tokenizer's vocab index, and the
 // MaskBench runner the CLI uses, over the cases the page sends.
 import { VocabIndex } from '@sieve/format';
-import { MaskBenchTally, sieveGrammarEngine, type MaskBenchCase, type MaskBenchResult } from '@sieve/cli/maskbench-core';
+import { MaskBenchTally, sieveGrammarEngine, type MaskBenchCase, type MaskBenchResult } from '@sieve/bench';
 import { loadKernel } from '@sieve/kernel';
 
 export interface MaskBenchRequest {

@@ -4,68 +4,7 @@
  * hand. Sieve's ratios to XGrammar come from the two runs over the same files.
  */
 import { cpus, totalmem, type } from 'node:os';
-import type { MaskBenchResult } from './conformance.ts';
-
-type MaskBench = Omit<MaskBenchResult, 'outcomes'>;
-interface BrleStats {
-  readonly median_us: number;
-  readonly p99_us: number;
-}
-interface VocabReport {
-  readonly bench: 'vocab';
-  readonly kernel_wasm_bytes: number;
-  readonly kernel_instantiate_ms: number;
-  readonly tokenizers: Readonly<Record<string, { readonly file_bytes: number; readonly load_ms: number; readonly memory_bytes: number }>>;
-}
-interface BrleReport {
-  readonly bench: 'brle';
-  readonly vocab_size: number;
-  readonly results: Readonly<Record<string, { readonly kernel: BrleStats; readonly typescript: BrleStats; readonly speedup_median: number }>>;
-}
-
-interface GenerationSide {
-  readonly tokens: number;
-  readonly tokens_per_s: number;
-  readonly forward_ms_per_pass: number;
-  readonly forward_passes: number;
-  readonly mask_us_per_step: number;
-  readonly sample_us_per_step: number;
-  readonly forced_fraction: number;
-  /** Per sampled step (reports since the step split): mean and worst-run p99, µs. */
-  readonly step_us?: Readonly<Record<StepPart, { readonly mean: number; readonly p99: number }>>;
-}
-type StepPart = 'mask' | 'apply' | 'sample' | 'commit' | 'other';
-const STEP_PARTS: readonly StepPart[] = ['mask', 'apply', 'sample', 'commit', 'other'];
-/** A model load in the generation benchmark: its total, and (newer reports) its parts. */
-interface Load {
-  readonly ms: number;
-  readonly model_ms?: number;
-  readonly vocab_ms?: number;
-  readonly vocab: string;
-}
-interface GenerationReport {
-  readonly bench: 'generation';
-  readonly model: string;
-  /** Tokens in the vocabulary (reports of hub models). */
-  readonly tokens?: number;
-  readonly device: string;
-  readonly runs: number;
-  readonly first_load?: Load;
-  readonly cached_load?: Load | null;
-  readonly user_agent: string;
-  readonly schemas: readonly { readonly schema: string; readonly compile_ms?: number; readonly constrained: GenerationSide; readonly unconstrained: GenerationSide; readonly speed_ratio: number; readonly complete: number; readonly runs: number }[];
-}
-
-interface BrowserMaskBenchReport {
-  readonly bench: 'maskbench-browser';
-  readonly tokenizer: string;
-  readonly cases: number;
-  readonly user_agent: string;
-  readonly outcomes_equal: boolean;
-  readonly node: MaskBench;
-  readonly browser: MaskBench;
-  readonly browser_over_node: { readonly mask_mean: number; readonly mask_p50: number; readonly mask_p99: number; readonly compile_p50: number; readonly compile_p99: number };
-}
+import { STEP_PARTS, type BrleReport, type BrowserMaskBenchReport, type GenerationLoad, type GenerationReport, type GenerationSide, type MaskBenchSummary, type VocabReport } from '@sieve/bench';
 
 /** Splits concatenated JSON documents (pretty-printed or not) and parses each. */
 export function parseDocuments(text: string): unknown[] {
@@ -89,7 +28,7 @@ export function parseDocuments(text: string): unknown[] {
   return docs;
 }
 
-const isMaskBench = (d: unknown): d is MaskBench => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
+const isMaskBench = (d: unknown): d is MaskBenchSummary => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
 const isBrle = (d: unknown): d is BrleReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'brle';
 const isGeneration = (d: unknown): d is GenerationReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'generation';
 const isBrowserMaskBench = (d: unknown): d is BrowserMaskBenchReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'maskbench-browser';
@@ -133,7 +72,7 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
   }
   const inBrowser = docs.find(isBrowserMaskBench);
   if (inBrowser !== undefined) {
-    const row = (name: string, r: MaskBench): string => `| ${name} | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`;
+    const row = (name: string, r: MaskBenchSummary): string => `| ${name} | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`;
     const x = inBrowser.browser_over_node;
     lines.push(
       '',
@@ -179,7 +118,7 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
 // The per-step split of a generation report, and what constraining adds to a step: the
 // constrained step's parts less the unconstrained one's (p99: the same of the p99s, a bound).
 function stepTable(generation: GenerationReport): string[] {
-  const load = (l: Load | null | undefined): string => (l === undefined || l === null ? '?' : `${l.ms} ms${l.model_ms === undefined ? '' : ` (model ${l.model_ms} ms, vocab index ${l.vocab} ${l.vocab_ms} ms)`}`);
+  const load = (l: GenerationLoad | null | undefined): string => (l === undefined || l === null ? '?' : `${l.ms} ms${l.model_ms === undefined ? '' : ` (model ${l.model_ms} ms, vocab index ${l.vocab} ${l.vocab_ms} ms)`}`);
   const loads = generation.first_load === undefined ? '' : ` First load: ${load(generation.first_load)}; again in a new worker, from the cache: ${load(generation.cached_load)}.`;
   const lines = [
     '',

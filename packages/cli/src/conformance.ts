@@ -9,10 +9,10 @@ import { pythonJson } from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MaskBenchTally, outcomeOf, sieveGrammarEngine, type GrammarEngine, type MaskBenchCase, type MaskBenchResult, type Outcome } from './maskbench-core.ts';
+import { MaskBenchTally, outcomeOf, sieveGrammarEngine, type GrammarEngine, type MaskBenchCase, type MaskBenchResult, type Outcome } from '@sieve/bench';
 import { loadCliTokenizer, type CliTokenizer } from './tokenizer.ts';
 
-export type { EngineGrammar, MaskBenchResult, Outcome } from './maskbench-core.ts';
+export type { EngineGrammar, MaskBenchResult, Outcome } from '@sieve/bench';
 
 /** Sieve: the JSON Schema compiler and the kernel matcher, on `tokenizer`'s vocab index. */
 export async function sieveEngine(tokenizer: CliTokenizer): Promise<GrammarEngine> {

@@ -92,7 +92,7 @@ export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly 
     const spec: GrammarSpec =
       args.format === 'json-schema'
         ? { type: 'json-schema', schema: parseSchemaJson(source), options: { strict: args.strict ?? false, lenient: args.lenient ?? false } }
-        : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json'>, grammar: source };
+        : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json' | 'tool-calls'>, grammar: source };
     return { spec, source };
   } catch (error) {
     if (error instanceof GrammarError) throw new GrammarCliError(error, source);

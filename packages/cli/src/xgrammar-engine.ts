@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { GrammarEngine } from './maskbench-core.ts';
+import type { GrammarEngine } from '@sieve/bench';
 import type { CliTokenizer } from './tokenizer.ts';
 
 // The subset of the web-xgrammar API used here (its package ships a UMD bundle).

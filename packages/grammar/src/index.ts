@@ -29,3 +29,5 @@ export { InvalidSchemaError, SchemaError, UnsupportedSchemaError } from './json-
 export type { SchemaWarning } from './json-schema/schema-error.ts';
 export { isZodSchema, jsonSchemaOf, schemaFromZod } from './json-schema/zod.ts';
 export type { ZodSchemaLike } from './json-schema/zod.ts';
+export { embedGrammar, toolCallsGrammar, toolCallStart } from './frontends/tool-calls.ts';
+export type { ToolCallFormat, ToolCallsOptions, ToolDefinition } from './frontends/tool-calls.ts';

@@ -4,7 +4,6 @@
  * are reused, so steady-state calls allocate nothing inside the kernel.
  */
 import { bitsetWords, type Brle } from '@sieve/format';
-import type * as NodeFs from 'node:fs/promises';
 import * as abi from './abi.ts';
 
 /** The raw exports of kernel.wasm (pointers and sizes are byte offsets and counts). */
@@ -147,7 +146,7 @@ async function kernelBytes(source: BufferSource | URL | string | Response): Prom
   if (url.protocol === 'file:') {
     // Node only; the specifier is a variable so that bundlers leave it alone.
     const fs = 'node:fs/promises';
-    const { readFile } = (await import(/* @vite-ignore */ fs)) as typeof NodeFs;
+    const { readFile } = (await import(/* @vite-ignore */ fs)) as { readFile(path: URL): Promise<Uint8Array> };
     return new Uint8Array(await readFile(url));
   }
   const response = await fetch(url);

@@ -120,8 +120,8 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
   const best = [...finished].sort((a, b) => Number(b.complete === true) - Number(a.complete === true) || normalized(b) - normalized(a))[0]!;
   const output = new OutputText(vocabIndex);
   for (const [index, token] of best.tokens.entries()) {
-    output.push(token);
-    await settle(options.onToken?.({ index, token, text: new TextDecoder().decode(vocabIndex.tokenBytes(token)), forced: false, forwardMs: 0 }));
+    const delta = output.push(token);
+    await settle(options.onToken?.({ index, token, text: new TextDecoder().decode(vocabIndex.tokenBytes(token)), delta, forced: false, forwardMs: 0 }));
   }
   const totalMs = performance.now() - started;
   return {

@@ -3,7 +3,8 @@
 export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, JsonSchema, Lark, LogitBias, Regex, ThinkThen } from './constraint-specs.ts';
 export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
-export type { ChatCompletion, ChatCompletionRequest, ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, ResponseFormat, SieveEngine } from './engine.ts';
+export type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatCompletions, FinishReason, ResponseFormat } from './chat-completions.ts';
+export type { ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
 export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export { deleteCachedModel, listCachedModels } from './model-cache.ts';
@@ -11,5 +12,7 @@ export { catalogueModel, estimatedDownloadBytes, formatBytes, MODEL_CATALOGUE, m
 export type { CatalogueModel, DownloadSize } from './model-catalogue.ts';
 export type { CachedModel } from './model-cache.ts';
 export type { SamplingOptions } from './sampler.ts';
+export { partialJson } from './streams.ts';
+export type { DeepPartial, JsonTokenEvent, StreamRequest, TokenStream } from './streams.ts';
 export { createWorkerEngine } from './worker-client.ts';
 export type { WorkerEngine, WorkerEngineOptions } from './worker-client.ts';

@@ -3,7 +3,7 @@
  * `AllOf(…)` build specs that cross a worker boundary as they are; `Constraint` is the
  * interface for custom masks. Nothing here loads the compiler.
  */
-import type { GrammarFormat, JsonRepetition, JsonSchemaOptions, JsonWhitespace } from '@sieve/grammar';
+import type { GrammarFormat, JsonRepetition, JsonSchemaOptions, JsonWhitespace, ToolCallFormat, ToolDefinition } from '@sieve/grammar';
 import type { Grammar } from './constraints.ts';
 
 /** The extension point: the mask for the next position, given the tokens accepted since the last call. */
@@ -27,6 +27,7 @@ export type GrammarSpec = (
   | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
   | { readonly type: 'json'; readonly whitespace?: JsonWhitespace; readonly repetition?: JsonRepetition }
   | { readonly type: GrammarFormat; readonly grammar: string }
+  | { readonly type: 'tool-calls'; readonly tools: readonly ToolDefinition[]; readonly format: ToolCallFormat; readonly parallel?: boolean; readonly after?: string }
 ) & { readonly index?: MaskIndexSource };
 
 /** Built-in constraints, as plain data (structured-cloneable). */
@@ -35,7 +36,7 @@ export type ConstraintSpec =
   | { readonly type: 'ban-tokens'; readonly tokens: readonly number[] }
   | { readonly type: 'logit-bias'; readonly bias: Readonly<Record<number, number>> }
   | { readonly type: 'all-of'; readonly constraints: readonly ConstraintInput[] }
-  | { readonly type: 'think'; readonly trigger: string; readonly then: ConstraintInput }
+  | { readonly type: 'think'; readonly trigger: string; readonly then: ConstraintInput; readonly optional?: boolean }
   | { readonly type: 'grammar'; readonly id: number };
 
 /** Anything `generate` takes as a constraint. */
@@ -67,3 +68,11 @@ export const LogitBias = (bias: Readonly<Record<number, number>>): ConstraintSpe
 export const AllOf = (...constraints: ConstraintInput[]): ConstraintSpec => ({ type: 'all-of', constraints });
 /** Free text until the output contains `trigger`; from the byte after it, `then` applies. */
 export const ThinkThen = (trigger: string, then: ConstraintInput): ConstraintSpec => ({ type: 'think', trigger, then });
+/**
+ * Free text, complete as it is (the output may end there), until it contains `trigger`; from
+ * the byte after it, `then` applies and must be completed: a tool call the model decides on
+ * (llguidance's lazy grammars, XGrammar's structural tags).
+ */
+export const Triggered = (trigger: string, then: ConstraintInput): ConstraintSpec => ({ type: 'think', trigger, then, optional: true });
+/** Output must be tool calls of `tools` in `format` (`toolCallsGrammar` in @sieve/grammar). */
+export const ToolCalls = (tools: readonly ToolDefinition[], format: ToolCallFormat, options: { readonly parallel?: boolean; readonly after?: string } = {}): ConstraintSpec => ({ type: 'tool-calls', tools, format, ...options });

@@ -8,6 +8,7 @@ import {
   compileGrammar,
   IndexedMatcher,
   jsonGrammar,
+  toolCallsGrammar,
   jsonSchemaGrammar,
   KernelGrammar,
   KernelMatcher,
@@ -49,6 +50,9 @@ export class Grammar {
       }
       case 'json':
         ir = jsonGrammar(spec.whitespace ?? GENERATION_JSON_WHITESPACE, spec.repetition);
+        break;
+      case 'tool-calls':
+        ir = toolCallsGrammar(spec.tools, spec.format, { ...(spec.parallel === undefined ? {} : { parallel: spec.parallel }), ...(spec.after === undefined ? {} : { after: spec.after }), schemaOptions: { whitespace: GENERATION_JSON_WHITESPACE, integerFractions: false } });
         break;
       default:
         ir = parseGrammar(spec.type, spec.grammar);
@@ -170,7 +174,7 @@ export function activate(input: ConstraintInput | undefined, context: Constraint
     }
     case 'think':
       if (input.trigger.length === 0) throw new RangeError('ThinkThen needs a non-empty trigger');
-      return new ThinkConstraint(input.trigger, activate(input.then, context), context);
+      return new ThinkConstraint(input.trigger, activate(input.then, context), context, input.optional === true);
     default:
       return new GrammarConstraint(context.grammar(input), context);
   }
@@ -470,21 +474,25 @@ class AllOfConstraint implements ActiveConstraint {
  * after it. A token that completes the trigger and carries more bytes is allowed only if the
  * inner constraint accepts those bytes, so the switch is exact.
  */
+// Free text until a trigger, then the inner constraint. `optional`: the free text is complete
+// as it is (EOS allowed; `Triggered`), else the inner constraint must come (`ThinkThen`).
 class ThinkConstraint implements ActiveConstraint {
   readonly #trigger: Uint8Array;
   readonly #inner: ActiveConstraint;
   readonly #context: ConstraintContext;
+  readonly #optional: boolean;
   // Tokens holding the trigger's last byte: the only ones that can complete it.
   readonly #candidates: number[] = [];
   // The last trigger.length - 1 bytes of free text, to find a trigger split across tokens.
   #tail = new Uint8Array(0);
   #thinking = true;
 
-  constructor(trigger: string, inner: ActiveConstraint, context: ConstraintContext, candidates?: number[]) {
+  constructor(trigger: string, inner: ActiveConstraint, context: ConstraintContext, optional: boolean, candidates?: number[]) {
     if (trigger.length === 0) throw new RangeError('ThinkThen needs a non-empty trigger');
     this.#trigger = new TextEncoder().encode(trigger);
     this.#inner = inner;
     this.#context = context;
+    this.#optional = optional;
     const last = this.#trigger[this.#trigger.length - 1]!;
     if (candidates !== undefined) this.#candidates = candidates;
     else for (let id = 0; id < context.vocabIndex.tokenCount; id++) if (context.vocabIndex.tokenBytes(id).includes(last)) this.#candidates.push(id);
@@ -497,9 +505,9 @@ class ThinkConstraint implements ActiveConstraint {
   mask(): Brle {
     if (!this.#thinking) return this.#inner.mask();
     // Ban tokens that complete the trigger with leftover bytes the inner constraint rejects
-    // (or that the inner constraint cannot judge), and EOS (the answer has not started).
+    // (or that the inner constraint cannot judge), and EOS unless the free text may end.
     const { vocabIndex } = this.#context;
-    const banned: number[] = [...this.#context.eosTokenIds];
+    const banned: number[] = this.#optional ? [] : [...this.#context.eosTokenIds];
     for (const id of this.#candidates) {
       const rest = this.#afterTrigger(vocabIndex.tokenBytes(id));
       if (rest !== null && rest.length > 0 && this.#inner.acceptsBytes(rest) !== true) banned.push(id);
@@ -521,15 +529,30 @@ class ThinkConstraint implements ActiveConstraint {
   }
 
   completion(): Uint8Array | null {
-    return this.#thinking ? null : this.#inner.completion();
+    if (this.#thinking) return this.#optional ? new Uint8Array(0) : null;
+    return this.#inner.completion();
   }
 
   commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
-    return this.#thinking ? this.commit(token) : this.#inner.commitWithin(token, fits);
+    if (!this.#thinking) return this.#inner.commitWithin(token, fits);
+    if (!this.#optional) return this.commit(token);
+    // A token that completes the trigger starts the inner constraint: only if its completion fits.
+    const rest = this.#afterTrigger(this.#context.vocabIndex.tokenBytes(token));
+    if (rest !== null) {
+      const probe = this.#inner.fork();
+      try {
+        if (rest.length > 0 && !probe.commitBytes(rest)) return false;
+        const completion = probe.completion();
+        if (completion !== null && !fits(completion)) return false;
+      } finally {
+        probe.dispose();
+      }
+    }
+    return this.commit(token);
   }
 
   accepting(): boolean | null {
-    return this.#thinking ? false : this.#inner.accepting();
+    return this.#thinking ? this.#optional : this.#inner.accepting();
   }
 
   banned(token: number): boolean {
@@ -537,7 +560,7 @@ class ThinkConstraint implements ActiveConstraint {
   }
 
   fork(): ActiveConstraint {
-    const copy = new ThinkConstraint(new TextDecoder().decode(this.#trigger), this.#inner.fork(), this.#context, this.#candidates);
+    const copy = new ThinkConstraint(new TextDecoder().decode(this.#trigger), this.#inner.fork(), this.#context, this.#optional, this.#candidates);
     copy.#tail = this.#tail;
     copy.#thinking = this.#thinking;
     return copy;

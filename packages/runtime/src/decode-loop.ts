@@ -14,7 +14,7 @@ import type { Kernel } from '@sieve/kernel';
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
-import { allowedMass, allowedRanges, applyLogitBias, checkSampling, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
+import { allowedMass, allowedRanges, applyLogitBias, checkSampling, logprobsWithin, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
 
 /** Why a generation stopped. */
 export type StopReason = 'grammar' | 'eos' | 'length' | 'stop' | 'abort';
@@ -33,6 +33,12 @@ export interface TokenEvent {
   readonly token: number;
   /** The token's bytes as text (a partial UTF-8 character shows as U+FFFD). */
   readonly text: string;
+  /**
+   * What the token adds to the output's text: a character split across tokens comes whole
+   * with the token that completes it, and healed prompt bytes are left out. The deltas in
+   * order make the output (before any cut at a stop string).
+   */
+  readonly delta: string;
   /** Appended by fast-forward, without sampling. */
   readonly forced: boolean;
   /** Tokens the mask allowed (sampled tokens only). */
@@ -48,8 +54,24 @@ export interface TokenEvent {
   readonly topAfter?: readonly Candidate[];
   readonly maskUs?: number;
   readonly sampleUs?: number;
+  /** With `logprobs`: the token's log probability (`TokenLogprob`). */
+  readonly logprob?: TokenLogprob;
   /** The forward pass that produced this token's logits (0 for forced tokens: no pass of their own). */
   readonly forwardMs: number;
+}
+
+/**
+ * A token's log probability under the distribution it was drawn from: the model's (after
+ * logit bias and repetition penalty, at temperature 1) restricted to the tokens the mask
+ * allowed and renormalized — so a forced token (the only one allowed) has 0 — and the most
+ * likely alternatives there.
+ */
+export interface TokenLogprob {
+  /** The token's text (a partial UTF-8 character shows as U+FFFD) and its exact bytes. */
+  readonly text: string;
+  readonly bytes: Uint8Array;
+  readonly logprob: number;
+  readonly top: readonly { readonly id: number; readonly text: string; readonly bytes: Uint8Array; readonly logprob: number }[];
 }
 
 /** Timings of a generation. */
@@ -91,6 +113,8 @@ export interface GenerationOutput {
   readonly complete: boolean | null;
   /** Prompt text given back by token healing (the output starts with it, `text` does not). */
   readonly healed: string;
+  /** With `logprobs`: per token of `tokens`, its log probability. */
+  readonly logprobs?: readonly TokenLogprob[];
   readonly stats: GenerationStats;
 }
 
@@ -103,6 +127,8 @@ export interface DecodeOptions {
   readonly fastForward: boolean;
   readonly tokenHealing: boolean;
   readonly includeMask: boolean;
+  /** Log probabilities per token with this many alternatives (null: none). */
+  readonly logprobs: number | null;
   readonly signal: AbortSignal | undefined;
   /** Called per committed token; a promise it returns is awaited before the next step. */
   readonly onToken: ((event: TokenEvent) => unknown) | undefined;
@@ -186,7 +212,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     return true;
   };
   const output = new OutputText(vocabIndex);
+  const logprobs: TokenLogprob[] | null = options.logprobs === null ? null : [];
   const tokenText = (id: number): string => new TextDecoder().decode(vocabIndex.tokenBytes(id));
+  const tokenBytes = (id: number): Uint8Array => vocabIndex.tokenBytes(id).slice();
 
   // Token healing: give the last prompt token back, so the first output token may extend it.
   let prompt = options.promptTokens;
@@ -212,6 +240,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       stopReason: reason,
       complete: heal === null && reason !== 'stop' ? constraint.accepting() : false,
       healed,
+      ...(logprobs === null ? {} : { logprobs }),
       stats: {
         promptTokens: options.promptTokens.length,
         reusedPromptTokens: reused,
@@ -253,11 +282,14 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         if (tokens.length >= options.maxTokens || bias?.[token] === -Infinity || !commitToken(token)) break;
         tokens.push(token);
         if (penalty !== 1) seen.add(token);
-        output.push(token);
+        const delta = output.push(token);
         forced.push(token);
+        // The only token allowed: probability 1.
+        const logprob = logprobs === null ? undefined : { text: tokenText(token), bytes: tokenBytes(token), logprob: 0, top: options.logprobs! > 0 ? [{ id: token, text: tokenText(token), bytes: tokenBytes(token), logprob: 0 }] : [] };
+        if (logprob !== undefined) logprobs!.push(logprob);
         forcedCount++;
         const called = performance.now();
-        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), forced: true, forwardMs: 0 }));
+        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), delta, forced: true, forwardMs: 0, ...(logprob === undefined ? {} : { logprob }) }));
         stepCallbackMs += performance.now() - called;
       }
       if (forced.length > 0) {
@@ -300,6 +332,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     // the tokens left is refused and the draw repeated (sampling from the renormalised
     // feasible set); after many refusals the proof's first token is taken. (5. commits it.)
     if (penalty !== 1) penalizeRepetition(logits, seen, penalty);
+    // (Before budget refusals take tokens out: the distribution the draw started from.)
+    const drawn = logprobs === null ? null : logprobsWithin(logits, options.logprobs!, allowed);
     let token = sampleToken(logits, options.sampling, rng, allowed);
     let committed = false;
     if (heal === null) {
@@ -346,8 +380,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     }
     tokens.push(token);
     if (penalty !== 1) seen.add(token);
-    output.push(token);
+    const delta = output.push(token);
     pending = [token];
+    const logprob = drawn === null ? undefined : { text: tokenText(token), bytes: tokenBytes(token), logprob: drawn.of(token), top: drawn.top.map(({ id, logprob }) => ({ id, text: tokenText(id), bytes: tokenBytes(id), logprob })) };
+    if (logprob !== undefined) logprobs!.push(logprob);
     const stepCommitUs = (commitMs - stepCommitMsBefore) * 1000;
     const stepTotalUs = (performance.now() - stepStart - stepCallbackMs - lastForwardMs) * 1000;
     stepTimes.mask.push(stepMaskUs);
@@ -361,7 +397,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         index: tokens.length - 1,
         token,
         text: tokenText(token),
+        delta,
         forced: false,
+        ...(logprob === undefined ? {} : { logprob }),
         allowed: brleCount(mask, vocabIndex.tokenCount),
         // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
         ...(before === null ? {} : { mask: mask.slice(), allowedMass: allowedMass(before, allowed), topBefore: candidates(before), topAfter: candidates(logits, allowed) }),
@@ -500,7 +538,8 @@ export class OutputText {
     this.#skip = bytes;
   }
 
-  push(token: number): void {
+  /** Appends `token`; returns the text it adds (a partial character waits for the rest). */
+  push(token: number): string {
     const bytes = this.#vocab.tokenBytes(token);
     if (this.#length + bytes.length > this.#bytes.length) {
       const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes.length));
@@ -510,7 +549,9 @@ export class OutputText {
     this.#bytes.set(bytes, this.#length);
     const skipped = Math.max(0, Math.min(bytes.length, this.#skip - this.#length));
     this.#length += bytes.length;
-    this.#text += this.#decoder.decode(bytes.subarray(skipped), { stream: true });
+    const delta = this.#decoder.decode(bytes.subarray(skipped), { stream: true });
+    this.#text += delta;
+    return delta;
   }
 
   /** The text, cut before the first stop string. */

@@ -3,19 +3,21 @@
  * Worker by `worker-client.ts` (same methods, same results).
  */
 import type { VocabIndex } from '@sieve/format';
-import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions } from '@sieve/grammar';
+import { isZodSchema, jsonSchemaOf, type GrammarLimits, type JsonSchemaOptions, type ToolCallFormat } from '@sieve/grammar';
 import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@sieve/kernel';
 import type { TokenizerConfig, TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
-import { checkChatRequest, checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
+import { checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
 import { loadModel, type LoadedModel, type LoadModelOptions, type ModelSequence } from './model.ts';
 import { modelVocab, type VocabOrigin } from './model-vocab.ts';
 import type { SamplingOptions } from './sampler.ts';
+import { chatCompletions, toolCallFormatOf, type ChatCompletions } from './chat-completions.ts';
+import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
 /** A chat message, as chat templates take them. */
 export interface ChatMessage {
@@ -48,6 +50,8 @@ export interface ModelInfo {
   readonly vocabOrigin: VocabOrigin;
   /** The tokenizer has a chat template (`messages` need one, or a request's `chatTemplate`). */
   readonly hasChatTemplate: boolean;
+  /** How the model writes tool calls, read from its chat template (`toolCallFormatOf`). */
+  readonly toolCallFormat: ToolCallFormat;
   /** Sampling from the model's generation_config.json, used where a request does not say (`temperature`, `topK`, `topP`, `minP`, `repetitionPenalty`). */
   readonly samplingDefaults: SamplingOptions;
   readonly eosTokenIds: readonly number[];
@@ -97,6 +101,11 @@ export interface GenerateRequest {
   readonly reusePrefix?: boolean;
   /** Stream events carry the BRLE mask each token was sampled under (default false). */
   readonly includeMask?: boolean;
+  /**
+   * Log probabilities (`TokenLogprob`) with this many most likely alternatives (0–20) per
+   * token: in the result's `logprobs` and each event's `logprob`. Sampling only (not beams).
+   */
+  readonly logprobs?: number;
   readonly signal?: AbortSignal;
   /** Called per committed token; a promise it returns is awaited before the next step (pause, step-through). */
   readonly onToken?: (event: TokenEvent) => unknown;
@@ -119,47 +128,6 @@ export interface JsonResult<T> extends GenerateResult {
   readonly value: T;
 }
 
-/** OpenAI-style `response_format`. */
-export type ResponseFormat =
-  | { readonly type: 'text' }
-  | { readonly type: 'json_object' }
-  | { readonly type: 'json_schema'; readonly json_schema: { readonly name?: string; readonly description?: string; readonly schema: unknown; readonly strict?: boolean } };
-
-/** OpenAI-style chat completion request (the fields Sieve reads). */
-export interface ChatCompletionRequest {
-  /** Ignored (the loaded model answers); accepted so OpenAI-style requests pass as they are. */
-  readonly model?: string;
-  readonly messages: readonly ChatMessage[];
-  readonly response_format?: ResponseFormat;
-  readonly max_tokens?: number;
-  readonly max_completion_tokens?: number;
-  readonly temperature?: number;
-  readonly top_p?: number;
-  readonly seed?: number;
-  readonly stop?: string | readonly string[];
-  readonly signal?: AbortSignal;
-  /** Not OpenAI's: a Jinja chat template for tokenizers without one. */
-  readonly chatTemplate?: string;
-  /** Variables for the chat template (vLLM's name): `{ enable_thinking: false }` for Qwen3. */
-  readonly chat_template_kwargs?: Readonly<Record<string, unknown>>;
-  /** Tool definitions, handed to the chat template as `tools`. */
-  readonly tools?: readonly Readonly<Record<string, unknown>>[];
-}
-
-/** OpenAI-style chat completion. */
-export interface ChatCompletion {
-  readonly id: string;
-  readonly object: 'chat.completion';
-  readonly created: number;
-  readonly model: string;
-  readonly choices: readonly {
-    readonly index: number;
-    readonly message: { readonly role: 'assistant'; readonly content: string };
-    readonly finish_reason: 'stop' | 'length';
-  }[];
-  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number };
-}
-
 /** The engine: load a model, then generate under constraints. */
 export interface SieveEngine {
   load(options: EngineLoadOptions): Promise<ModelInfo>;
@@ -170,7 +138,16 @@ export interface SieveEngine {
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
   generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
-  readonly chat: { readonly completions: { create(request: ChatCompletionRequest): Promise<ChatCompletion> } };
+  /**
+   * A generation as an async iterable of its token events (`for await`); `result` settles
+   * with what `generate` returns. `break` stops it; aborting `signal` makes the iteration
+   * reject with an `AbortError` (see streams.ts).
+   */
+  stream(request: StreamRequest): TokenStream;
+  /** `stream` for `generateJson`: each event also carries the JSON so far and its partial value. */
+  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>>;
+  /** OpenAI's chat completions API (`chat-completions.ts`), streaming with `stream: true`. */
+  readonly chat: { readonly completions: ChatCompletions };
   /** Frees the model, grammars and kernel. */
   dispose(): Promise<void>;
 }
@@ -201,7 +178,7 @@ export class InThreadEngine implements SieveEngine {
   readonly #indexFiles = new Map<string, Promise<Uint8Array>>();
   #nextHandle = 1;
 
-  readonly chat = { completions: { create: (request: ChatCompletionRequest) => this.#chatCompletion(request) } };
+  readonly chat = { completions: chatCompletions({ generate: (request) => this.generate(request), stream: (request) => this.stream(request), model: () => this.#require().info }) };
 
   async load(options: EngineLoadOptions): Promise<ModelInfo> {
     checkLoadOptions(options, 'options');
@@ -229,7 +206,7 @@ export class InThreadEngine implements SieveEngine {
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
       const loadMs = performance.now() - started;
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
+      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, toolCallFormat: toolCallFormatOf((model.tokenizer as { chat_template?: unknown }).chat_template), samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {
@@ -278,6 +255,7 @@ export class InThreadEngine implements SieveEngine {
       fastForward: request.fastForward ?? true,
       tokenHealing: request.tokenHealing ?? request.messages === undefined,
       includeMask: request.includeMask ?? false,
+      logprobs: request.logprobs ?? null,
       signal,
       onToken: request.onToken,
     };
@@ -322,6 +300,14 @@ export class InThreadEngine implements SieveEngine {
     const parsed: unknown = JSON.parse(result.text);
     const value = (isZodSchema(schema) && typeof (schema as { parse?: unknown }).parse === 'function' ? (schema as unknown as { parse(v: unknown): unknown }).parse(parsed) : parsed) as T;
     return { ...result, value };
+  }
+
+  stream(request: StreamRequest): TokenStream {
+    return tokenStream(request.signal, (hooks) => this.generate({ ...request, ...hooks }));
+  }
+
+  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+    return jsonStream(request.signal, (hooks) => this.generateJson<S, T>(schema, { ...request, ...hooks }));
   }
 
   async dispose(): Promise<void> {
@@ -414,35 +400,6 @@ export class InThreadEngine implements SieveEngine {
     return Array.isArray(ids) ? ids.map(Number) : [];
   }
 
-  async #chatCompletion(request: ChatCompletionRequest): Promise<ChatCompletion> {
-    checkChatRequest(request, 'request');
-    const format = request.response_format ?? { type: 'text' };
-    const constraint: ConstraintInput | undefined =
-      format.type === 'json_schema'
-        ? { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } }
-        : format.type === 'json_object'
-          ? { type: 'json' }
-          : undefined;
-    const result = await this.generate({
-      messages: request.messages,
-      ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),
-      ...(constraint === undefined ? {} : { constraint }),
-      maxTokens: request.max_completion_tokens ?? request.max_tokens ?? 256,
-      sampling: { ...(request.temperature === undefined ? {} : { temperature: request.temperature }), ...(request.top_p === undefined ? {} : { topP: request.top_p }), ...(request.seed === undefined ? {} : { seed: request.seed }) },
-      ...(request.chat_template_kwargs === undefined && request.tools === undefined ? {} : { templateOptions: { ...request.chat_template_kwargs, ...(request.tools === undefined ? {} : { tools: request.tools }) } }),
-      stop: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
-    const completion = result.tokens.length;
-    return {
-      id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: this.#require().info.id,
-      choices: [{ index: 0, message: { role: 'assistant', content: result.text }, finish_reason: result.stopReason === 'length' ? 'length' : 'stop' }],
-      usage: { prompt_tokens: result.stats.promptTokens, completion_tokens: completion, total_tokens: result.stats.promptTokens + completion },
-    };
-  }
 }
 
 async function fetchBytes(url: string, what = 'the vocab index'): Promise<Uint8Array> {

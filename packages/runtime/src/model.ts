@@ -87,7 +87,8 @@ export interface ModelSequence {
 // The onnxruntime-web build transformers.js uses in browsers (WASM and WebGPU in one binary).
 const ORT_WASM = 'ort-wasm-simd-threaded.asyncify';
 
-const IS_NODE = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+// Read through globalThis: this module is browser code and names no Node global.
+const IS_NODE = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
 
 const HUB = 'https://huggingface.co/';
 const platformFetch = env.fetch;

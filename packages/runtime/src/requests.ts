@@ -94,6 +94,17 @@ const bias = (value: unknown, path: string): void => {
 const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
   'json-schema': fields({ type: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), options: schemaOptions, index: bytesOrUrl }, ['schema']),
   json: fields({ type: string, whitespace, repetition, index: bytesOrUrl }),
+  'tool-calls': fields(
+    {
+      type: string,
+      tools: arrayOf(fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']), 128),
+      format: fields({ open: string, close: string, between: string, argumentsKey: nonEmptyString }, ['open', 'close', 'between', 'argumentsKey']),
+      parallel: boolean,
+      after: string,
+      index: bytesOrUrl,
+    },
+    ['tools', 'format'],
+  ),
   ...Object.fromEntries(GRAMMAR_FORMATS.map((format) => [format, fields({ type: string, grammar: string, index: bytesOrUrl }, ['grammar'])])),
 };
 
@@ -128,7 +139,7 @@ function checkConstraintAt(depth: number): Check {
       case 'all-of':
         return fields({ type: string, constraints: arrayOf(nested, 64) }, ['constraints'])(value, path);
       case 'think':
-        return fields({ type: string, trigger: nonEmptyString, then: nested }, ['trigger', 'then'])(value, path);
+        return fields({ type: string, trigger: nonEmptyString, then: nested, optional: boolean }, ['trigger', 'then'])(value, path);
       case 'grammar':
         return checkGrammarHandle(value, path);
       default:
@@ -157,6 +168,7 @@ const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   beams: integer(1),
   reusePrefix: boolean,
   includeMask: boolean,
+  logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
   signal: (value, path) => expect(typeof AbortSignal !== 'undefined' && value instanceof AbortSignal, path, 'an AbortSignal', value),
   onToken: func,
   backpressure: boolean,
@@ -171,6 +183,8 @@ function promptOrMessages(value: unknown, path: string): void {
 export function checkGenerateRequest(value: unknown, path = 'request'): void {
   fields(GENERATE_FIELDS)(value, path);
   promptOrMessages(value, path);
+  const request = value as { beams?: number; logprobs?: number };
+  if ((request.beams ?? 1) > 1 && request.logprobs !== undefined) throw new InvalidRequestError(`${path}.logprobs`, 'comes with sampling only, not beam search');
 }
 
 /** Checks a `generateJson` request (no `constraint`: the schema is; `schemaOptions` for it). */
@@ -199,10 +213,17 @@ export const checkChatRequest: Check = fields(
     top_p: number,
     seed: number,
     stop: either('a string or an array of strings', string, arrayOf(string)),
+    n: integer(1),
+    stream: boolean,
+    stream_options: fields({ include_usage: boolean }),
     signal: GENERATE_FIELDS['signal']!,
     chatTemplate: string,
     chat_template_kwargs: record,
-    tools: arrayOf(record),
+    tools: arrayOf(fields({ type: oneOf('function'), function: fields({ name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean }, ['name']) }, ['type', 'function']), 128),
+    tool_choice: (value, path) => (typeof value === 'string' ? oneOf('none', 'auto', 'required')(value, path) : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path)),
+    parallel_tool_calls: boolean,
+    logprobs: boolean,
+    top_logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
   },
   ['messages'],
 );

@@ -303,6 +303,21 @@ export function topCandidates(logits: Float32Array, n: number, ranges: Int32Arra
   return Array.from(best, (id) => ({ id, p: Math.exp(logits[id]! - top) / total }));
 }
 
+/**
+ * Log probabilities under the softmax (temperature 1) of the logits inside `ranges`: `of(id)`
+ * for any token there, and the `n` most likely, most likely first. One pass for the norm, one
+ * for the top (a heap).
+ */
+export function logprobsWithin(logits: Float32Array, n: number, ranges: Int32Array): { readonly of: (id: number) => number; readonly top: readonly { readonly id: number; readonly logprob: number }[] } {
+  const count = finiteCount(logits, ranges);
+  const best = mostLikely(logits, ranges, Math.min(Math.max(n, 1), count), count);
+  if (best.length === 0) return { of: () => -Infinity, top: [] };
+  const peak = logits[best[0]!]!;
+  const norm = peak + Math.log(weightSum(logits, ranges, 1, peak));
+  const of = (id: number): number => logits[id]! - norm;
+  return { of, top: Array.from(best.subarray(0, n), (id) => ({ id, logprob: of(id) })) };
+}
+
 /** Applies `penalty` (see `SamplingOptions.repetitionPenalty`) in place to the logits of the `seen` tokens (once each). */
 export function penalizeRepetition(logits: Float32Array, seen: ReadonlySet<number>, penalty: number): void {
   for (const token of seen) {

@@ -10,10 +10,12 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
 import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
-import type { ChatCompletion, ChatCompletionRequest, EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
-import { WorkerCrashedError } from './errors.ts';
+import type { EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+import { NotLoadedError, WorkerCrashedError } from './errors.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 import type { EngineHost } from './worker-host.ts';
+import { chatCompletions } from './chat-completions.ts';
+import { jsonStream, tokenStream, type JsonTokenEvent, type StreamRequest, type TokenStream } from './streams.ts';
 
 /** An engine in a worker; `restart()` after a crash. */
 export interface WorkerEngine extends SieveEngine {
@@ -88,10 +90,17 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   };
   start();
 
-  const load = (options: EngineLoadOptions): Promise<ModelInfo> => {
+  // The model the worker has loaded (its id names chat completions).
+  let loaded: ModelInfo | null = null;
+  const load = async (options: EngineLoadOptions): Promise<ModelInfo> => {
     lastLoad = options;
+    loaded = null;
     const { onProgress, signal, ...rest } = options;
-    return withCancel(signal, (id) => remote.load(id, rest, onProgress === undefined ? undefined : proxy(onProgress)));
+    return (loaded = await withCancel(signal, (id) => remote.load(id, rest, onProgress === undefined ? undefined : proxy(onProgress))));
+  };
+  const model = (): ModelInfo => {
+    if (loaded === null) throw new NotLoadedError('no model is loaded: call load() first');
+    return loaded;
   };
 
   // The worker's id for a page-side handle (compiled in this worker on first use after a restart).
@@ -153,12 +162,6 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
     return [rest as Omit<R, 'signal' | 'onToken'>, onToken === undefined ? undefined : proxy(async (event: TokenEvent) => void (await onToken(event)))];
   };
 
-  const withoutSignal = (request: ChatCompletionRequest): Omit<ChatCompletionRequest, 'signal'> => {
-    const { signal, ...rest } = request;
-    void signal;
-    return rest;
-  };
-
   const engine: WorkerEngine = {
     async load(options: EngineLoadOptions): Promise<ModelInfo> {
       // As in-thread: loading a model drops the grammars compiled for the last one.
@@ -184,11 +187,12 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
       return { ...result, value };
     },
-    chat: {
-      completions: {
-        create: (request: ChatCompletionRequest): Promise<ChatCompletion> => cancellable(request.signal, (id) => remote.chatCompletion(id, withoutSignal(request))),
-      },
+    stream: (request: StreamRequest): TokenStream => tokenStream(request.signal, (hooks) => engine.generate({ ...request, ...hooks })),
+    streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+      return jsonStream(request.signal, (hooks) => engine.generateJson<S, T>(schema, { ...request, ...hooks }));
     },
+    // On the page, over the worker's generations.
+    chat: { completions: chatCompletions({ generate: (request) => engine.generate(request), stream: (request) => engine.stream(request), model: () => model() }) },
     async dispose(): Promise<void> {
       await call(() => remote.dispose()).catch(() => undefined);
       stop('the engine was disposed');

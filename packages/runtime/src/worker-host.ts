@@ -5,10 +5,10 @@
 import { expose, transfer, transferHandlers, type Endpoint } from 'comlink';
 import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
-import { InThreadEngine, type ChatCompletion, type ChatCompletionRequest, type EngineLoadOptions, type GenerateRequest, type GenerateResult, type JsonResult, type ModelInfo } from './engine.ts';
+import { InThreadEngine, type EngineLoadOptions, type GenerateRequest, type GenerateResult, type JsonResult, type ModelInfo } from './engine.ts';
 import type { LoadProgress } from './model.ts';
 import { InvalidRequestError } from './errors.ts';
-import { checkChatRequest, checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
+import { checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 
 /** A request as it crosses into the worker: no signal, no callback (that comes as its own argument, a proxy). */
@@ -48,12 +48,6 @@ export class EngineHost {
     checkSchema(schema, 'schema');
     checkGenerateJsonRequest(request);
     return this.#cancellable(id, (signal, delivered) => this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }));
-  }
-
-  async chatCompletion(id: number, request: Omit<ChatCompletionRequest, 'signal'>): Promise<ChatCompletion> {
-    checkCall(id, undefined);
-    checkChatRequest(request, 'request');
-    return this.#cancellable(id, (signal) => this.#engine.chat.completions.create({ ...request, signal }));
   }
 
   // A cancel can arrive before its call starts (the signal was aborted already): remembered.
@@ -131,7 +125,7 @@ function checkCall(id: unknown, onToken: unknown): void {
 }
 
 // What the page may call, and how many arguments each takes (EngineHost's methods).
-const METHODS: Readonly<Record<string, number>> = { load: 3, compile: 1, release: 1, generate: 3, generateJson: 4, chatCompletion: 2, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
+const METHODS: Readonly<Record<string, number>> = { load: 3, compile: 1, release: 1, generate: 3, generateJson: 4, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
 
 /**
  * The worker's message port, as comlink sees it: only calls of the host's methods (and the

@@ -11,6 +11,7 @@ import { AllOf, BanTokens, JsonSchema, LogitBias, Regex, ThinkThen, type Constra
 import { activate, Grammar, type ConstraintContext } from '../src/constraints.ts';
 import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
 import { beamSearch } from '../src/beam-search.ts';
+import type { ChatCompletionChunk } from '../src/chat-completions.ts';
 import { decode, type DecodeOptions } from '../src/decode-loop.ts';
 import { InThreadEngine } from '../src/engine.ts';
 import { DeadEndError, NotLoadedError } from '../src/errors.ts';
@@ -59,6 +60,7 @@ describe('fast-forward', () => {
     fastForward: true,
     tokenHealing: false,
     includeMask: false,
+    logprobs: null,
     signal: undefined,
     onToken: undefined,
     ...overrides,
@@ -404,10 +406,57 @@ describe('engine API', () => {
       seed: 1,
       chatTemplate,
     });
-    const content = completion.choices[0]!.message.content;
+    const content = completion.choices[0]!.message.content!;
     expect(ajvValidator(PERSON)(JSON.parse(content))).toBe(true);
+    expect(completion.choices[0]!.message.parsed).toEqual(JSON.parse(content));
     expect(completion.usage.completion_tokens).toBeGreaterThan(0);
     expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+  });
+
+  describe('chat.completions.create, wider', () => {
+    const chatTemplate = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+    const messages = [{ role: 'user', content: 'Tell me about Lily.' }] as const;
+
+    it('n choices, each its own seed; json_object means an object', async () => {
+      const completion = await engine.chat.completions.create({ messages, chatTemplate, n: 3, seed: 7, max_tokens: 40, response_format: { type: 'json_object' } });
+      expect(completion.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+      for (const choice of completion.choices) {
+        if (choice.finish_reason === 'stop') expect(JSON.parse(choice.message.content!)).toBeTypeOf('object');
+        expect(choice.message.content!.startsWith('{')).toBe(true);
+      }
+      // Choice 1 is what a single request with seed 8 gives.
+      const again = await engine.chat.completions.create({ messages, chatTemplate, seed: 8, max_tokens: 40, response_format: { type: 'json_object' } });
+      expect(again.choices[0]!.message.content).toBe(completion.choices[1]!.message.content);
+    });
+
+    it('stream: chunks in OpenAI\'s shape whose content is the completion, usage last when asked', async () => {
+      const request = { messages, chatTemplate, seed: 3, max_tokens: 50, n: 2, response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON } } } as const;
+      const whole = await engine.chat.completions.create(request);
+      const chunks: ChatCompletionChunk[] = [];
+      for await (const chunk of await engine.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } })) chunks.push(chunk);
+      expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0]!.id)).toBe(true);
+      for (const index of [0, 1]) {
+        const own = chunks.flatMap((c) => c.choices.filter((choice) => choice.index === index));
+        expect(own[0]!.delta.role).toBe('assistant');
+        expect(own.map((c) => c.delta.content ?? '').join('')).toBe(whole.choices[index]!.message.content);
+        expect(own.at(-1)!.finish_reason).toBe(whole.choices[index]!.finish_reason);
+        expect(own.slice(0, -1).every((c) => c.finish_reason === null)).toBe(true);
+      }
+      expect(chunks.at(-1)!.choices).toEqual([]);
+      expect(chunks.at(-1)!.usage).toEqual(whole.usage);
+    });
+
+    it('stream with a stop string: no chunk holds text past it', async () => {
+      const free = await engine.chat.completions.create({ messages, chatTemplate, seed: 5, max_tokens: 40 });
+      const text = free.choices[0]!.message.content!;
+      const stop = text.slice(10, 13);
+      expect(stop.length).toBe(3);
+      const chunks: ChatCompletionChunk[] = [];
+      for await (const chunk of await engine.chat.completions.create({ messages, chatTemplate, seed: 5, max_tokens: 40, stop, stream: true })) chunks.push(chunk);
+      const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+      expect(streamed).toBe(text.slice(0, text.indexOf(stop)));
+      expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+    });
   });
 
   it('dispose stops a generation in progress and waits for it', async () => {

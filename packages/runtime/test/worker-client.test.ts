@@ -89,6 +89,21 @@ describe('createWorkerEngine', () => {
     expect(masks.every((m) => m instanceof Uint32Array && m.length > 0)).toBe(true);
   });
 
+  it('streams across the port: every event before the result, partial values for JSON, break cancels', async () => {
+    engine = newEngine();
+    await load(engine);
+    const stream = engine.streamJson(PERSON, { prompt: 'Lily', sampling: { seed: 2 }, maxTokens: 40 });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result;
+    expect(events.map((e) => e.token)).toEqual(result.tokens);
+    expect(events.at(-1)?.json).toBe(result.text);
+    expect(events.at(-1)?.partial).toEqual(result.value);
+    const cut = engine.stream({ prompt: 'Lily', maxTokens: 64 });
+    for await (const event of cut) if (event.index === 1) break;
+    expect((await cut.result).stopReason).toBe('abort');
+  });
+
   it('with backpressure, a promise returned by onToken pauses generation (step-through)', async () => {
     engine = newEngine();
     await load(engine);
@@ -165,7 +180,8 @@ describe('createWorkerEngine', () => {
     expect((await wrong(() => engine.generate({ prompt: 'Lily', constraint: { type: 'regexp', grammar: 'a' } as never }))).path).toBe('request.constraint.type');
     expect((await wrong(() => engine.compile({ type: 'gbnf' } as never))).path).toBe('spec.grammar');
     expect((await wrong(() => engine.generate({ prompt: 'Lily', messages: [] }))).message).toMatch(/exactly one of prompt and messages/);
-    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], stream: true } as never))).path).toBe('request.stream');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], functions: [] } as never))).path).toBe('request.functions');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], n: 0 }))).path).toBe('request.n');
     // And the engine goes on.
     expect((await engine.generate({ prompt: 'Lily', maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
   });
