@@ -106,6 +106,7 @@ export function clearRange(bits: usize, from: u32, to: u32): void {
 }
 
 // Sets or clears bits [from, to): partial words bit by bit, whole words with memory.fill.
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function writeRange(bits: usize, from: u32, to: u32, value: bool): void {
   if (from >= to) return;
@@ -122,6 +123,7 @@ function writeRange(bits: usize, from: u32, to: u32, value: bool): void {
   updateWord(bits + (lastWord << 2), tailMask, value);
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function updateWord(at: usize, mask: u32, value: bool): void {
   const word = load<u32>(at);

@@ -10,39 +10,22 @@ export function kernelAbiVersion(): i32 {
 export { applyBitset, applyBrle } from './logits';
 export { bitsetAnd, bitsetAndBrle, bitsetCount, bitsetOr, brleDecode, brleEncode } from './brle';
 export { maskLiteral, vocabCheck } from './vocab';
+export { grammarFree, grammarGrow, grammarMaskCacheStat, grammarNew, grammarTable, lexerGrow, lexerSetRun, lexerSetSlices, lexerSetWinners, lexerTrim } from './grammar';
 export {
-  grammarFree,
-  grammarGrow,
-  grammarMaskCacheStat,
-  grammarNew,
-  grammarTable,
-  lexerGrow,
-  lexerSetRun,
-  lexerSetSlices,
-  lexerSetWinners,
-  lexerTrim,
-  matcherCommitBytes,
-  matcherCommitToken,
-  matcherForcedBytes,
-  matcherForcedCount,
   matcherFork,
   matcherFree,
-  matcherIsAccepting,
   matcherIsFinished,
-  matcherMaskAbort,
-  matcherMaskBegin,
-  matcherMaskResume,
+  matcherNeedByte,
   matcherNeedList,
   matcherNeedListLength,
   matcherNeedState,
-  matcherNeedByte,
   matcherNew,
   matcherResolveStart,
-  matcherRollback,
-  matcherStart,
-  matcherStateKey,
   matcherTokenCount,
 } from './matcher';
+export { matcherCommitBytes, matcherCommitToken, matcherForcedBytes, matcherForcedCount, matcherIsAccepting, matcherRollback, matcherStart } from './commit';
+export { matcherMaskAbort, matcherMaskBegin, matcherMaskResume } from './mask-walk';
+export { matcherStateKey } from './state-key';
 
 /** Allocates `size` bytes, 16-byte aligned. */
 export function alloc(size: usize): usize {

@@ -1,11 +1,13 @@
-// The two tables behind the mask cache (used by matcher.ts): an interner that gives equal
+// The two tables behind the mask cache (used by state-key.ts and mask-walk.ts): an interner that gives equal
 // sequences of u64s one id (compared in full, never by hash alone), and a map from a
 // two-word key to a stored block (a mask, or what a mask walk learned about a lexer state).
 // Both belong to one grammar and are cleared wholesale when they outgrow their budget (when
 // the interner is, the matcher drops only the masks keyed by its ids).
+import { MASK_SLOT_BLOCK, MASK_SLOT_BYTES, MASK_SLOT_FLAG, MASK_SLOT_KEY0, MASK_SLOT_KEY1 } from './layouts';
 import { Vec, vecFree, vecGet, vecNew, vecPush } from './vec';
 
 /** A 64-bit mixer (murmur3's finalizer), for hash tables. */
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function mix(key: u64): u32 {
   key ^= key >> 33;
@@ -105,9 +107,7 @@ function rehash(t: Interner): void {
 
 // ---------------------------------------------------------------------------------------
 // Mask store: key (two i32s) → a block of bytes and a flag, for one vocab index (`words`
-// words per mask).
-
-const SLOT_BYTES: usize = 16; // key0, key1, block pointer (0: empty), flag
+// words per mask). Open addressing over MASK_SLOT_* slots (layouts.ts).
 
 @unmanaged
 export class MaskStore {
@@ -125,8 +125,8 @@ export class MaskStore {
 export function maskStoreNew(maxBytes: usize): MaskStore {
   const s = changetype<MaskStore>(heap.alloc(offsetof<MaskStore>()));
   s.cap = 64;
-  s.slots = heap.alloc(<usize>s.cap * SLOT_BYTES);
-  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  s.slots = heap.alloc(<usize>s.cap * MASK_SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>s.cap * MASK_SLOT_BYTES);
   s.used = 0;
   s.vocab = 0;
   s.words = 0;
@@ -139,10 +139,10 @@ export function maskStoreNew(maxBytes: usize): MaskStore {
 
 export function maskStoreClear(s: MaskStore): void {
   for (let i = 0; i < s.cap; i++) {
-    const ptr = load<u32>(s.slots + <usize>i * SLOT_BYTES, 8);
+    const ptr = load<u32>(s.slots + <usize>i * MASK_SLOT_BYTES, MASK_SLOT_BLOCK);
     if (ptr !== 0) heap.free(ptr);
   }
-  memory.fill(s.slots, 0, <usize>s.cap * SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>s.cap * MASK_SLOT_BYTES);
   s.used = 0;
   s.bytes = 0;
 }
@@ -162,14 +162,15 @@ export function maskStoreFree(s: MaskStore): void {
   heap.free(changetype<usize>(s));
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
   const mask = s.cap - 1;
   let slot = <i32>(mix((<u64>(<u32>key0) << 32) | <u64>(<u32>key1)) & <u32>mask);
-  let at = s.slots + <usize>slot * SLOT_BYTES;
-  while (load<u32>(at, 8) !== 0 && (load<i32>(at) !== key0 || load<i32>(at, 4) !== key1)) {
+  let at = s.slots + <usize>slot * MASK_SLOT_BYTES;
+  while (load<u32>(at, MASK_SLOT_BLOCK) !== 0 && (load<i32>(at, MASK_SLOT_KEY0) !== key0 || load<i32>(at, MASK_SLOT_KEY1) !== key1)) {
     slot = (slot + 1) & mask;
-    at = s.slots + <usize>slot * SLOT_BYTES;
+    at = s.slots + <usize>slot * MASK_SLOT_BYTES;
   }
   return at;
 }
@@ -178,16 +179,16 @@ function slotOf(s: MaskStore, key0: i32, key1: i32): usize {
 export function maskStoreGet(s: MaskStore, vocab: i32, words: i32, key0: i32, key1: i32): usize {
   if (s.maxBytes === 0 || vocab !== s.vocab || words !== s.words) return 0;
   const at = slotOf(s, key0, key1);
-  return load<u32>(at, 8) === 0 ? 0 : at;
+  return load<u32>(at, MASK_SLOT_BLOCK) === 0 ? 0 : at;
 }
 
 /** The block of a slot from `maskStoreGet`. */
 export function maskStoreBlock(at: usize): usize {
-  return <usize>load<u32>(at, 8);
+  return <usize>load<u32>(at, MASK_SLOT_BLOCK);
 }
 
 export function maskStoreFlag(at: usize): i32 {
-  return load<i32>(at, 12);
+  return load<i32>(at, MASK_SLOT_FLAG);
 }
 
 /**
@@ -204,12 +205,12 @@ export function maskStoreAdd(s: MaskStore, vocab: i32, words: i32, key0: i32, ke
   }
   if ((s.used + 1) * 2 > s.cap) grow(s);
   const at = slotOf(s, key0, key1);
-  if (load<u32>(at, 8) !== 0) return 0;
+  if (load<u32>(at, MASK_SLOT_BLOCK) !== 0) return 0;
   const block = heap.alloc(bytes);
-  store<i32>(at, key0);
-  store<i32>(at, key1, 4);
-  store<u32>(at, <u32>block, 8);
-  store<i32>(at, flag, 12);
+  store<i32>(at, key0, MASK_SLOT_KEY0);
+  store<i32>(at, key1, MASK_SLOT_KEY1);
+  store<u32>(at, <u32>block, MASK_SLOT_BLOCK);
+  store<i32>(at, flag, MASK_SLOT_FLAG);
   s.used++;
   s.bytes += bytes;
   return block;
@@ -225,19 +226,19 @@ function moveSlots(s: MaskStore, cap: i32, minKey0: i32, blockBytes: usize): voi
   const old = s.slots;
   const oldCap = s.cap;
   s.cap = cap;
-  s.slots = heap.alloc(<usize>cap * SLOT_BYTES);
-  memory.fill(s.slots, 0, <usize>cap * SLOT_BYTES);
+  s.slots = heap.alloc(<usize>cap * MASK_SLOT_BYTES);
+  memory.fill(s.slots, 0, <usize>cap * MASK_SLOT_BYTES);
   for (let i = 0; i < oldCap; i++) {
-    const from = old + <usize>i * SLOT_BYTES;
-    const ptr = load<u32>(from, 8);
+    const from = old + <usize>i * MASK_SLOT_BYTES;
+    const ptr = load<u32>(from, MASK_SLOT_BLOCK);
     if (ptr === 0) continue;
-    if (load<i32>(from) >= minKey0) {
+    if (load<i32>(from, MASK_SLOT_KEY0) >= minKey0) {
       heap.free(ptr);
       s.used--;
       s.bytes -= blockBytes;
       continue;
     }
-    memory.copy(slotOf(s, load<i32>(from), load<i32>(from, 4)), from, SLOT_BYTES);
+    memory.copy(slotOf(s, load<i32>(from, MASK_SLOT_KEY0), load<i32>(from, MASK_SLOT_KEY1)), from, MASK_SLOT_BYTES);
   }
   heap.free(old);
 }

@@ -37,6 +37,7 @@ export function vecReserve(v: Vec, n: i32): void {
   v.cap = cap;
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function vecPush(v: Vec, x: i32): void {
   if (v.len === v.cap) vecReserve(v, v.len + 1);
@@ -44,13 +45,17 @@ export function vecPush(v: Vec, x: i32): void {
   v.len++;
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function vecGet(v: Vec, i: i32): i32 {
+  if (!ASC_NO_ASSERT) assert(<u32>i < <u32>v.len, 'Vec index out of range');
   return load<i32>(v.ptr + (<usize>i << 2));
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function vecSet(v: Vec, i: i32, x: i32): void {
+  if (!ASC_NO_ASSERT) assert(<u32>i < <u32>v.len, 'Vec index out of range');
   store<i32>(v.ptr + (<usize>i << 2), x);
 }
 

@@ -30,6 +30,7 @@ import {
 } from '../../format/src/vocab-layout';
 import { STATUS_BAD_MAGIC, STATUS_BAD_VERSION, STATUS_OK, STATUS_TRUNCATED } from '../src/abi';
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 export function headerWord(vocab: usize, index: i32): u32 {
   return load<u32>(vocab + (<usize>index << 2));
@@ -112,6 +113,7 @@ export function copyToDuplicates(vocab: usize, bits: usize): void {
   }
 }
 
+// @ts-expect-error: decorator (AssemblyScript)
 @inline
 function setBit(bits: usize, id: u32): void {
   const at = bits + ((id >>> 5) << 2);

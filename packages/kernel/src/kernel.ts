@@ -21,7 +21,7 @@ export interface KernelExports {
   applyBrle(logits: number, count: number, brle: number, runCount: number): number;
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
-  // Grammar matcher (assembly/matcher.ts); statuses in abi.ts.
+  // Grammar matcher (assembly/grammar.ts, matcher.ts, commit.ts, mask-walk.ts, state-key.ts); statuses in abi.ts.
   grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number, lexerRows: number): number;
   grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
@@ -87,22 +87,33 @@ function check(status: number, what: string): void {
   throw new KernelError(code, `${what}: ${code.replace('_', ' ')} (kernel status ${status})`);
 }
 
-/** The default kernel.wasm: the one built beside this package. */
+/**
+ * The default kernel.wasm: the one built beside this package. In Node, with the environment
+ * variable `SIEVE_KERNEL=debug` (the unit tests set it), the debug build beside it instead:
+ * the same kernel with its assertions checked.
+ */
 export function defaultKernelUrl(): URL {
-  return new URL('../build/kernel.wasm', import.meta.url);
+  const release = new URL('../build/kernel.wasm', import.meta.url);
+  // (`process` read through globalThis: browsers have none, and this file is typed for both.)
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.['SIEVE_KERNEL'] === 'debug' ? new URL('kernel.debug.wasm', release) : release;
 }
 
 /** Instantiates the kernel. */
 export async function loadKernel(source: KernelSource = defaultKernelUrl()): Promise<Kernel> {
+  let instance: WebAssembly.Instance | undefined;
   const imports = {
     env: {
       now: (): number => performance.now(),
-      abort(): never {
-        throw new KernelError('abort', 'kernel aborted (out of memory?)');
+      abort(message: number, file: number, line: number, column: number): never {
+        // The release build aborts only when an allocation fails; the debug build also on a
+        // failed assertion. The kernel passes what and where (its static strings).
+        const memory = instance?.exports['memory'] as WebAssembly.Memory | undefined;
+        const what = memory && message ? `${kernelString(memory, message)} at ${kernelString(memory, file)}:${line}:${column}` : 'out of memory?';
+        throw new KernelError('abort', `kernel aborted (${what})`);
       },
     },
   };
-  let instance: WebAssembly.Instance;
   try {
     if (source instanceof WebAssembly.Module) {
       instance = await WebAssembly.instantiate(source, imports);
@@ -119,6 +130,13 @@ export async function loadKernel(source: KernelSource = defaultKernelUrl()): Pro
     throw new KernelError('bad_version', `kernel.wasm speaks ABI ${version ?? '1 or older'}, this loader ${abi.KERNEL_ABI_VERSION}: rebuild it (pnpm build) or serve the one built with this package`);
   }
   return new Kernel(exports);
+}
+
+// A string in the kernel's static data (UTF-16, its byte length in the word before it).
+function kernelString(memory: WebAssembly.Memory, ptr: number): string {
+  if (ptr === 0) return '?';
+  const bytes = new DataView(memory.buffer).getUint32(ptr - 4, true);
+  return new TextDecoder('utf-16le').decode(new Uint8Array(memory.buffer, ptr, bytes));
 }
 
 async function kernelBytes(source: BufferSource | URL | string | Response): Promise<BufferSource> {

@@ -3,9 +3,10 @@
 import { applyBrle, brleAnd, brleFromBitset, brleToBitset, VocabIndex, type Brle } from '@sieve/format';
 import { buildVocabIndex } from '@sieve/vocab';
 import { loadTokenizer } from '@sieve/vocab/presets';
+import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KernelError, loadKernel, type Kernel } from '../src/index.ts';
+import { defaultKernelUrl, KernelError, loadKernel, type Kernel } from '../src/index.ts';
 
 let kernel: Kernel;
 beforeAll(async () => {
@@ -169,6 +170,32 @@ describe('kernel lifecycle', () => {
     // An empty module: no kernelAbiVersion export, as builds before the version had none.
     const empty = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
     await expect(loadKernel(empty)).rejects.toMatchObject({ code: 'bad_version', message: expect.stringMatching(/speaks ABI 1 or older, this loader \d+: rebuild/) });
+  });
+
+  it('runs the unit tests on the debug build, whose assertions abort with what and where', async () => {
+    // vitest.config.ts (repository root) sets SIEVE_KERNEL=debug.
+    expect(defaultKernelUrl().pathname).toMatch(/\/build\/kernel\.debug\.wasm$/);
+    const aborts: string[] = [];
+    const text = (ptr: number): string => {
+      const { buffer } = raw.memory;
+      return new TextDecoder('utf-16le').decode(new Uint8Array(buffer, ptr, new DataView(buffer).getUint32(ptr - 4, true)));
+    };
+    const bytes = await readFile(defaultKernelUrl());
+    const { instance } = await WebAssembly.instantiate(bytes, {
+      env: {
+        now: () => 0,
+        abort(message: number, file: number) {
+          aborts.push(`${text(message)} in ${text(file)}`);
+          throw new Error('abort');
+        },
+      },
+    });
+    const raw = instance.exports as unknown as { memory: WebAssembly.Memory; grammarNew(...args: number[]): number; lexerGrow(g: number, n: number): void; lexerSetRun(g: number, state: number, from: number, to: number, target: number): void };
+    const grammar = raw.grammarNew(1, 1, 2, 1, 0, 0, 100, 1000, 0, 0, 16);
+    raw.lexerGrow(grammar, 2);
+    raw.lexerSetRun(grammar, 1, 0, 256, 0);
+    expect(() => raw.lexerSetRun(grammar, 2, 0, 256, 0)).toThrow('abort');
+    expect(aborts).toEqual(['lexer transition out of range in assembly/grammar.ts']);
   });
 
   it('reports a missing kernel.wasm as load_failed', async () => {

@@ -1,6 +1,6 @@
 /**
  * The matcher on the WASM hot path: the same algorithm as `Matcher`, run by kernel.wasm
- * (assembly/matcher.ts) over flat tables compiled here. Per-token work — commit and the
+ * (packages/kernel/assembly/, from matcher.ts) over flat tables compiled here. Per-token work — commit and the
  * trie-walk mask — is one kernel call once the lazily built lexer is warm; while it is cold,
  * the kernel asks for missing lexer transitions (STATUS_NEED_*), which this side computes
  * with the shared `LexerDfa` and hands over, and the kernel resumes. Lazily lowered
