@@ -89,7 +89,8 @@ test('works offline once loaded', async ({ page, context }) => {
   // The service worker controls the page and has cached what the model needed.
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;
-    if (navigator.serviceWorker.controller === null) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+    if (navigator.serviceWorker.controller === null)
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
   });
   await page.reload();
   await loadStories(page); // fetched through the worker now, so cached

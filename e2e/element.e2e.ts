@@ -12,7 +12,12 @@ test('<sieve-output> in a plain HTML page fires done with output that validates'
   await expect(body).toHaveAttribute('data-date', /.+/, { timeout: 90_000 });
   expect(await body.getAttribute('data-error')).toBe(null);
   const person = JSON.parse((await body.getAttribute('data-person'))!) as unknown;
-  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 1, maximum: 12 } }, required: ['name', 'age'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 1, maximum: 12 } },
+    required: ['name', 'age'],
+    additionalProperties: false,
+  };
   expect(new Ajv2020().compile(schema)(person)).toBe(true);
   expect(await body.getAttribute('data-date')).toMatch(/^(19|20)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/);
   expect(Number(await body.getAttribute('data-tokens'))).toBeGreaterThan(3);

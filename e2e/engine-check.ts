@@ -6,7 +6,11 @@ import type { EngineReport } from '../apps/demo/src/engine-check.ts';
 // The person schema the engine-check page generates against (kept in step with the page).
 const PERSON_SCHEMA = {
   type: 'object',
-  properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 1, maximum: 99 }, pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 } },
+  properties: {
+    name: { type: 'string', maxLength: 12 },
+    age: { type: 'integer', minimum: 1, maximum: 99 },
+    pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 },
+  },
   required: ['name', 'age'],
   additionalProperties: false,
 };
@@ -36,4 +40,3 @@ export function expectValidJson(report: EngineReport): void {
   // A schema error keeps its class, code and pointer across the worker boundary.
   expect(report.error).toEqual({ name: 'InvalidSchemaError', code: 'invalid_schema', pointer: '', keyword: 'minLength', isSchemaError: true });
 }
-

@@ -7,7 +7,10 @@ import { LOCAL_HUB } from './local-hub-address.ts';
 
 // The built-in forms' schemas (the app imports them with `?sieve`, which only its build reads).
 const SCHEMAS = join(import.meta.dirname, '..', 'apps', 'forms', 'src', 'schemas');
-const BUILT_IN_FORMS = readdirSync(SCHEMAS).map((name) => ({ id: name.replace('.schema.json', ''), schema: JSON.parse(readFileSync(join(SCHEMAS, name), 'utf8')) as object }));
+const BUILT_IN_FORMS = readdirSync(SCHEMAS).map((name) => ({
+  id: name.replace('.schema.json', ''),
+  schema: JSON.parse(readFileSync(join(SCHEMAS, name), 'utf8')) as object,
+}));
 
 const ORIGIN = 'http://127.0.0.1:4319';
 test.use({ baseURL: ORIGIN });
@@ -47,7 +50,8 @@ test('offline after the first load, every form fills from pasted text and valida
   await open(page);
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;
-    if (navigator.serviceWorker.controller === null) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+    if (navigator.serviceWorker.controller === null)
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
   });
   await page.reload(); // the model is fetched through the service worker: now it is cached
   await open(page, '');
@@ -79,9 +83,11 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
   // Kill the engine's worker in the middle of a fill: the page restarts it and keeps the draft.
   await page.locator('#fill').click();
   const worker = page.workers().find((w) => w.url().includes('engine-worker'))!;
-  await worker.evaluate(() => setTimeout(() => {
-    throw new Error('killed by the test');
-  }));
+  await worker.evaluate(() =>
+    setTimeout(() => {
+      throw new Error('killed by the test');
+    }),
+  );
   await expect(page.locator('body')).toHaveAttribute('data-restarts', '1');
   // What the fill had written before the kill stays (under load it may have reached the name).
   const name = await page.locator('[data-path="form.name"]').inputValue();
@@ -106,12 +112,25 @@ test('a draft survives a reload and a killed worker', async ({ page }) => {
 test('a custom form from a pasted schema; unsupported keywords explained with their place', async ({ page }) => {
   await open(page);
   await page.locator('#new-form summary').click();
-  await page.locator('#custom-schema').fill(JSON.stringify({ type: 'object', properties: { when: { type: 'string', format: 'date' }, code: { type: 'string', pattern: '(?<=a)b' } }, required: ['when'] }));
+  await page.locator('#custom-schema').fill(
+    JSON.stringify({
+      type: 'object',
+      properties: { when: { type: 'string', format: 'date' }, code: { type: 'string', pattern: '(?<=a)b' } },
+      required: ['when'],
+    }),
+  );
   await page.locator('#custom-create').click();
   await expect(page.locator('#custom-error')).toBeVisible();
   await expect(page.locator('#custom-error')).toContainText('properties › code');
   await page.locator('#custom-title').fill('Delivery note');
-  await page.locator('#custom-schema').fill(JSON.stringify({ type: 'object', properties: { parcel: { type: 'string', maxLength: 12 }, count: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['parcel', 'count'], additionalProperties: false }));
+  await page.locator('#custom-schema').fill(
+    JSON.stringify({
+      type: 'object',
+      properties: { parcel: { type: 'string', maxLength: 12 }, count: { type: 'integer', minimum: 1, maximum: 9 } },
+      required: ['parcel', 'count'],
+      additionalProperties: false,
+    }),
+  );
   await page.locator('#custom-create').click();
   await expect(page.locator('#form-title')).toHaveText('Delivery note');
   await page.locator('#pasted').fill('Two parcels for Mr Smith arrived today.');
@@ -138,7 +157,10 @@ interface HubLog {
 }
 const control = async (command: string): Promise<HubLog> => (await fetch(`${LOCAL_HUB}/_control/${command}`)).json() as Promise<HubLog>;
 
-test('Qwen3 by default: its size and a download button first, a cancellable download with progress; then every form fills through the chat template with the build-time mask index; the next start loads it offline', async ({ page, context }) => {
+test('Qwen3 by default: its size and a download button first, a cancellable download with progress; then every form fills through the chat template with the build-time mask index; the next start loads it offline', async ({
+  page,
+  context,
+}) => {
   await control('reset');
   await page.goto(WITH_HUB);
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');

@@ -12,7 +12,8 @@ test.describe.configure({ timeout: 240_000 });
 const FIXTURES = ['onnx-community/Qwen3-0.6B-ONNX', 'onnx-community/Llama-3.2-1B-Instruct-ONNX', 'onnx-community/gemma-3-270m-it-ONNX'];
 const QWEN = FIXTURES[0]!;
 
-const control = async (command: string): Promise<{ served: string[]; failing: string[] }> => (await fetch(`${LOCAL_HUB}/_control/${command}`)).json() as Promise<{ served: string[]; failing: string[] }>;
+const control = async (command: string): Promise<{ served: string[]; failing: string[] }> =>
+  (await fetch(`${LOCAL_HUB}/_control/${command}`)).json() as Promise<{ served: string[]; failing: string[] }>;
 
 async function hubCheck(page: Page, model: string, extra = ''): Promise<HubReport> {
   const errors: string[] = [];
@@ -26,7 +27,16 @@ async function hubCheck(page: Page, model: string, extra = ''): Promise<HubRepor
 
 function expectValidContact(report: HubReport): void {
   // The page's schema (kept in step with it).
-  const validate = new Ajv2020({ strict: true }).compile({ type: 'object', properties: { name: { type: 'string', maxLength: 24 }, email: { type: 'string', pattern: '^[a-z0-9._-]{1,20}@[a-z0-9-]{1,20}\\.[a-z]{2,6}$' }, urgent: { type: 'boolean' } }, required: ['name', 'email', 'urgent'], additionalProperties: false });
+  const validate = new Ajv2020({ strict: true }).compile({
+    type: 'object',
+    properties: {
+      name: { type: 'string', maxLength: 24 },
+      email: { type: 'string', pattern: '^[a-z0-9._-]{1,20}@[a-z0-9-]{1,20}\\.[a-z]{2,6}$' },
+      urgent: { type: 'boolean' },
+    },
+    required: ['name', 'email', 'urgent'],
+    additionalProperties: false,
+  });
   expect(validate(JSON.parse(report.text!)), report.text!).toBe(true);
   expect(report.finishReason).toBe('stop');
 }

@@ -11,7 +11,6 @@ import { join, normalize } from 'node:path';
 import { buildFixtures } from '../packages/cli/src/fixture-models.ts';
 import { LOCAL_HUB, LOCAL_HUB_PORT } from './local-hub-address.ts';
 
-
 const root = join(import.meta.dirname, '..', '.fixtures', 'models');
 buildFixtures(root);
 
@@ -22,7 +21,11 @@ const held: (() => void)[] = [];
 let offline = false;
 const served: string[] = [];
 
-const CORS = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin', 'Access-Control-Expose-Headers': 'Content-Length, Content-Range' };
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+  'Access-Control-Expose-Headers': 'Content-Length, Content-Range',
+};
 
 createServer((request, response) => {
   const url = new URL(request.url ?? '/', LOCAL_HUB);
@@ -38,15 +41,17 @@ createServer((request, response) => {
       for (const finish of held.splice(0)) finish();
       offline = false;
       served.length = 0;
-    }
-    else if (command !== 'log') return void response.writeHead(404).end();
-    return void response.writeHead(200, { 'Content-Type': 'application/json', ...CORS }).end(JSON.stringify({ served, offline, failing: [...failing], holding: [...holding], held: held.length }));
+    } else if (command !== 'log') return void response.writeHead(404).end();
+    return void response
+      .writeHead(200, { 'Content-Type': 'application/json', ...CORS })
+      .end(JSON.stringify({ served, offline, failing: [...failing], holding: [...holding], held: held.length }));
   }
   const match = /^\/(.+?)\/resolve\/main\/(.+)$/.exec(decodeURIComponent(url.pathname));
   const path = match === null ? null : normalize(join(root, match[1]!, match[2]!));
   if (request.method === 'OPTIONS') return void response.writeHead(204, { ...CORS, 'Access-Control-Allow-Headers': '*' }).end();
   if (offline) return void response.destroy();
-  if (path === null || !path.startsWith(root) || !existsSync(path) || !statSync(path).isFile()) return void response.writeHead(404, CORS).end('Entry not found');
+  if (path === null || !path.startsWith(root) || !existsSync(path) || !statSync(path).isFile())
+    return void response.writeHead(404, CORS).end('Entry not found');
   const file = path.slice(root.length + 1);
   const size = statSync(path).size;
   // transformers.js asks for a file's size with `Range: bytes=0-0` before downloading it:
@@ -55,7 +60,12 @@ createServer((request, response) => {
   if (range !== null && request.method === 'GET') {
     const start = Number(range[1]);
     const end = Math.min(Number(range[2]), size - 1);
-    response.writeHead(206, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${size}`, ...CORS });
+    response.writeHead(206, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(end - start + 1),
+      'Content-Range': `bytes ${start}-${end}/${size}`,
+      ...CORS,
+    });
     return void createReadStream(path, { start, end }).pipe(response);
   }
   response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), ...CORS });

@@ -34,8 +34,18 @@ export default defineConfig({
   ],
   // The production builds, served the way a static host would: the demo, and the forms PWA.
   webServer: [
-    { command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview', url: 'http://127.0.0.1:4317', reuseExistingServer: false, timeout: 120_000 },
-    { command: 'pnpm --filter @sieve/forms run build && pnpm --filter @sieve/forms run preview', url: 'http://127.0.0.1:4319', reuseExistingServer: false, timeout: 120_000 },
+    {
+      command: 'pnpm --filter @sieve/demo run build && pnpm --filter @sieve/demo run preview',
+      url: 'http://127.0.0.1:4317',
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+    {
+      command: 'pnpm --filter @sieve/forms run build && pnpm --filter @sieve/forms run preview',
+      url: 'http://127.0.0.1:4319',
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
     // A stand-in for the Hugging Face hub, serving the fixture models (e2e/local-hub.ts).
     { command: 'pnpm exec tsx local-hub.ts', url: 'http://127.0.0.1:4320/_control/log', reuseExistingServer: false, timeout: 120_000 },
   ],

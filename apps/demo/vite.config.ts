@@ -16,7 +16,13 @@ export default defineConfig({
   build: {
     target: 'es2022',
     rollupOptions: {
-      input: { main: join(import.meta.dirname, 'index.html'), engine: join(import.meta.dirname, 'engine.html'), bench: join(import.meta.dirname, 'bench.html'), maskbench: join(import.meta.dirname, 'maskbench.html'), hub: join(import.meta.dirname, 'hub-check.html') },
+      input: {
+        main: join(import.meta.dirname, 'index.html'),
+        engine: join(import.meta.dirname, 'engine.html'),
+        bench: join(import.meta.dirname, 'bench.html'),
+        maskbench: join(import.meta.dirname, 'maskbench.html'),
+        hub: join(import.meta.dirname, 'hub-check.html'),
+      },
     },
   },
 });

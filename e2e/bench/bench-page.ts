@@ -9,17 +9,35 @@ const root = new URL('../..', import.meta.url).pathname;
 
 export async function runBenchPage(path: string, serve: Readonly<Record<string, string>> = {}): Promise<unknown> {
   execSync('pnpm --filter @sieve/demo run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const server = spawn('pnpm', ['--filter', '@sieve/demo', 'exec', 'vite', 'preview', '--configLoader', 'runner', '--port', String(PORT)], { cwd: root, stdio: 'ignore', detached: true });
+  const server = spawn('pnpm', ['--filter', '@sieve/demo', 'exec', 'vite', 'preview', '--configLoader', 'runner', '--port', String(PORT)], {
+    cwd: root,
+    stdio: 'ignore',
+    detached: true,
+  });
   try {
     const url = `http://127.0.0.1:${PORT}${path}`;
     for (let i = 0; ; i++) {
-      if (await fetch(url).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(url).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (i > 100) throw new Error(`the preview server did not answer on ${url}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       // No service worker: the page's requests reach the routes below.

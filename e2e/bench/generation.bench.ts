@@ -12,12 +12,21 @@ process.stdout.write(JSON.stringify(await runBenchPage('/bench.html'), null, 2) 
 
 const hub = spawn('pnpm', ['exec', 'tsx', 'local-hub.ts'], { cwd: new URL('..', import.meta.url).pathname, stdio: 'ignore', detached: true });
 try {
-  for (let i = 0; !(await fetch(`${LOCAL_HUB}/_control/log`).then((r) => r.ok, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await fetch(`${LOCAL_HUB}/_control/log`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 300) throw new Error('the local hub did not start');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   for (const { id } of FIXTURES) {
-    process.stdout.write(JSON.stringify(await runBenchPage(`/bench.html?model=${encodeURIComponent(id)}&hub=${encodeURIComponent(LOCAL_HUB)}`), null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(await runBenchPage(`/bench.html?model=${encodeURIComponent(id)}&hub=${encodeURIComponent(LOCAL_HUB)}`), null, 2) + '\n',
+    );
   }
 } finally {
   process.kill(-hub.pid!);

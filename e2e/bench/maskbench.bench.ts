@@ -13,7 +13,9 @@ const dir = new URL('../../../shared/corpora/maskbench-dev', import.meta.url).pa
 
 const { cases, engine } = await prepareMaskBench(dir, TOKENIZER, limit);
 const node = await tallyMaskBench(cases, engine, TOKENIZER);
-const browser = (await runBenchPage('/maskbench.html', { '/maskbench-cases.json': JSON.stringify({ tokenizer: TOKENIZER, cases: cases.map(unpackMaskBenchCase) }) })) as MaskBenchResult & { user_agent: string };
+const browser = (await runBenchPage('/maskbench.html', {
+  '/maskbench-cases.json': JSON.stringify({ tokenizer: TOKENIZER, cases: cases.map(unpackMaskBenchCase) }),
+})) as MaskBenchResult & { user_agent: string };
 
 // A summary without per-file outcomes (and, from the page, without its browser facts).
 const summary = (result: MaskBenchResult): MaskBenchSummary => {

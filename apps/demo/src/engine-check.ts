@@ -15,7 +15,11 @@ export interface EngineReport {
 
 export const PERSON_SCHEMA = {
   type: 'object',
-  properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 1, maximum: 99 }, pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 } },
+  properties: {
+    name: { type: 'string', maxLength: 12 },
+    age: { type: 'integer', minimum: 1, maximum: 99 },
+    pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 },
+  },
   required: ['name', 'age'],
   additionalProperties: false,
 };

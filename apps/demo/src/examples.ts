@@ -60,7 +60,11 @@ export const EXAMPLES: readonly Example[] = [
           maxItems: 3,
           items: {
             type: 'object',
-            properties: { description: { type: 'string', maxLength: 16 }, quantity: { type: 'integer', minimum: 1, maximum: 99 }, unit_price: { type: 'number', minimum: 0, maximum: 1000 } },
+            properties: {
+              description: { type: 'string', maxLength: 16 },
+              quantity: { type: 'integer', minimum: 1, maximum: 99 },
+              unit_price: { type: 'number', minimum: 0, maximum: 1000 },
+            },
             required: ['description', 'quantity', 'unit_price'],
             additionalProperties: false,
           },
@@ -106,7 +110,13 @@ export const EXAMPLES: readonly Example[] = [
     kind: 'gbnf',
     prompt: 'Sam counted his apples and wrote down the sum:',
     maxTokens: 32,
-    source: ['# Arithmetic with precedence; the answer ends with a newline.', 'root   ::= expr "\\n"', 'expr   ::= term (("+" | "-") term)*', 'term   ::= factor (("*" | "/") factor)*', 'factor ::= [0-9]{1,3} | "(" expr ")"'].join('\n'),
+    source: [
+      '# Arithmetic with precedence; the answer ends with a newline.',
+      'root   ::= expr "\\n"',
+      'expr   ::= term (("+" | "-") term)*',
+      'term   ::= factor (("*" | "/") factor)*',
+      'factor ::= [0-9]{1,3} | "(" expr ")"',
+    ].join('\n'),
   },
   {
     id: 'shopping',
@@ -114,6 +124,12 @@ export const EXAMPLES: readonly Example[] = [
     kind: 'ebnf',
     prompt: 'Mom gave Lily a list for the shop:',
     maxTokens: 60,
-    source: ["/* Two to four lines: a count, then one of a few things. */", "root  ::= line line line? line?", "line  ::= '- ' count ' ' thing #x0A", "count ::= [1-9]", "thing ::= 'apples' | 'eggs' | 'bread' | 'milk' | 'cookies'"].join('\n'),
+    source: [
+      '/* Two to four lines: a count, then one of a few things. */',
+      'root  ::= line line line? line?',
+      "line  ::= '- ' count ' ' thing #x0A",
+      'count ::= [1-9]',
+      "thing ::= 'apples' | 'eggs' | 'bread' | 'milk' | 'cookies'",
+    ].join('\n'),
   },
 ];

@@ -18,7 +18,10 @@ const SCHEMAS: Record<string, unknown> = {
       order_identifier: { type: 'string', maxLength: 12 },
       customer_information: {
         type: 'object',
-        properties: { full_name: { type: 'string', maxLength: 20 }, preferred_contact_method: { enum: ['electronic_mail', 'telephone_call', 'postal_letter'] } },
+        properties: {
+          full_name: { type: 'string', maxLength: 20 },
+          preferred_contact_method: { enum: ['electronic_mail', 'telephone_call', 'postal_letter'] },
+        },
         required: ['full_name', 'preferred_contact_method'],
         additionalProperties: false,
       },
@@ -34,7 +37,12 @@ const SCHEMAS: Record<string, unknown> = {
       function_name: { const: 'calculate_compound_interest' },
       arguments: {
         type: 'object',
-        properties: { principal_amount: { type: 'integer', minimum: 1, maximum: 100000 }, annual_interest_rate: { type: 'number', minimum: 0, maximum: 1 }, compounding_frequency: { enum: ['monthly', 'quarterly', 'annually'] }, number_of_years: { type: 'integer', minimum: 1, maximum: 50 } },
+        properties: {
+          principal_amount: { type: 'integer', minimum: 1, maximum: 100000 },
+          annual_interest_rate: { type: 'number', minimum: 0, maximum: 1 },
+          compounding_frequency: { enum: ['monthly', 'quarterly', 'annually'] },
+          number_of_years: { type: 'integer', minimum: 1, maximum: 50 },
+        },
         required: ['principal_amount', 'annual_interest_rate', 'compounding_frequency', 'number_of_years'],
         additionalProperties: false,
       },
@@ -46,7 +54,12 @@ const SCHEMAS: Record<string, unknown> = {
     type: 'array',
     minItems: 2,
     maxItems: 3,
-    items: { type: 'object', properties: { character_name: { type: 'string', maxLength: 10 }, favourite_activity: { enum: ['playing_outside', 'reading_books', 'baking_cookies'] } }, required: ['character_name', 'favourite_activity'], additionalProperties: false },
+    items: {
+      type: 'object',
+      properties: { character_name: { type: 'string', maxLength: 10 }, favourite_activity: { enum: ['playing_outside', 'reading_books', 'baking_cookies'] } },
+      required: ['character_name', 'favourite_activity'],
+      additionalProperties: false,
+    },
   },
 };
 
@@ -70,7 +83,13 @@ function summarize(results: readonly GenerateResult[]): GenerationSide {
     sample_us_per_step: round(median(results.map((r) => r.stats.sampleUsMean)), 1),
     forced_fraction: round(median(results.map((r) => r.forcedTokens / Math.max(1, r.tokens.length))), 3),
     step_us: Object.fromEntries(
-      STEP_PARTS.map((part) => [part, { mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1), p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1) }]),
+      STEP_PARTS.map((part) => [
+        part,
+        {
+          mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1),
+          p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1),
+        },
+      ]),
     ) as NonNullable<GenerationSide['step_us']>,
   };
 }
@@ -82,11 +101,19 @@ async function run(): Promise<GenerationReport> {
   const here = (path: string): string => new URL(path, location.href).href;
   const newEngine = () => createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
   const common = { device: 'wasm', kernel: here('/kernel.wasm'), wasmPaths: here('/ort/') } as const;
-  const options: EngineLoadOptions = hubModel === null ? { ...common, model: '/models/stories260K', dtype: 'fp32', vocab: here('/vocab/stories260k.vocab') } : { ...common, model: hubModel, hub: params.get('hub')! };
+  const options: EngineLoadOptions =
+    hubModel === null
+      ? { ...common, model: '/models/stories260K', dtype: 'fp32', vocab: here('/vocab/stories260k.vocab') }
+      : { ...common, model: hubModel, hub: params.get('hub')! };
   let engine = newEngine();
   let started = performance.now();
   let info = await engine.load(options);
-  const firstLoad: GenerationLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
+  const firstLoad: GenerationLoad = {
+    ms: round(performance.now() - started, 0),
+    model_ms: round(info.loadSteps.modelMs, 0),
+    vocab_ms: round(info.loadSteps.vocabMs, 0),
+    vocab: info.vocabOrigin,
+  };
   let cachedLoad: GenerationLoad | null = null;
   if (hubModel !== null) {
     // Again, in a new worker: files and vocab index come from the Cache API.
@@ -94,7 +121,12 @@ async function run(): Promise<GenerationReport> {
     engine = newEngine();
     started = performance.now();
     info = await engine.load(options);
-    cachedLoad = { ms: round(performance.now() - started, 0), model_ms: round(info.loadSteps.modelMs, 0), vocab_ms: round(info.loadSteps.vocabMs, 0), vocab: info.vocabOrigin };
+    cachedLoad = {
+      ms: round(performance.now() - started, 0),
+      model_ms: round(info.loadSteps.modelMs, 0),
+      vocab_ms: round(info.loadSteps.vocabMs, 0),
+      vocab: info.vocabOrigin,
+    };
   }
   // Chat models are prompted through their template (and keep no prefix: each run feeds it all).
   const prompt = hubModel === null ? { prompt: PROMPT } : { messages: [{ role: 'user', content: `Write the JSON for this: ${PROMPT}` }], reusePrefix: false };
@@ -117,12 +149,31 @@ async function run(): Promise<GenerationReport> {
     await engine.release(compiled);
     const a = summarize(constrained);
     const b = summarize(unconstrained);
-    schemas.push({ schema: name, compile_ms: compileMs, constrained: a, unconstrained: b, speed_ratio: round(a.tokens_per_s / b.tokens_per_s, 2), complete: constrained.filter((r) => r.complete === true).length, runs: RUNS });
+    schemas.push({
+      schema: name,
+      compile_ms: compileMs,
+      constrained: a,
+      unconstrained: b,
+      speed_ratio: round(a.tokens_per_s / b.tokens_per_s, 2),
+      complete: constrained.filter((r) => r.complete === true).length,
+      runs: RUNS,
+    });
     document.querySelector('#status')!.textContent = `${name}: ${a.tokens_per_s} vs ${b.tokens_per_s} tokens/s`;
   }
   await engine.dispose();
   const loads = hubModel === null ? {} : { first_load: firstLoad, cached_load: cachedLoad };
-  return { bench: 'generation', model: hubModel ?? 'stories260K', tokens: info.tokenCount, device: info.device, runs: RUNS, ...loads, user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency, cross_origin_isolated: self.crossOriginIsolated, schemas };
+  return {
+    bench: 'generation',
+    model: hubModel ?? 'stories260K',
+    tokens: info.tokenCount,
+    device: info.device,
+    runs: RUNS,
+    ...loads,
+    user_agent: navigator.userAgent,
+    hardware_concurrency: navigator.hardwareConcurrency,
+    cross_origin_isolated: self.crossOriginIsolated,
+    schemas,
+  };
 }
 
 publishReport(run());

@@ -21,7 +21,11 @@ export interface HubReport {
 
 export const CONTACT_SCHEMA = {
   type: 'object',
-  properties: { name: { type: 'string', maxLength: 24 }, email: { type: 'string', pattern: '^[a-z0-9._-]{1,20}@[a-z0-9-]{1,20}\\.[a-z]{2,6}$' }, urgent: { type: 'boolean' } },
+  properties: {
+    name: { type: 'string', maxLength: 24 },
+    email: { type: 'string', pattern: '^[a-z0-9._-]{1,20}@[a-z0-9-]{1,20}\\.[a-z]{2,6}$' },
+    urgent: { type: 'boolean' },
+  },
   required: ['name', 'email', 'urgent'],
   additionalProperties: false,
 };
@@ -74,7 +78,13 @@ async function check(): Promise<HubReport> {
     const controller = new AbortController();
     let tokens = 0;
     // Backpressure: the worker waits for each token's callback, so the abort lands at the third.
-    const result = await engine.generate({ messages, maxTokens: 200, signal: controller.signal, backpressure: true, onToken: () => void (++tokens === 3 && controller.abort()) });
+    const result = await engine.generate({
+      messages,
+      maxTokens: 200,
+      signal: controller.signal,
+      backpressure: true,
+      onToken: () => void (++tokens === 3 && controller.abort()),
+    });
     report = { info, files, loadErrors, text: result.text, finishReason: null, stopReason: result.stopReason, ...(await cacheReport()) };
   } else {
     const completion = await engine.chat.completions.create({

@@ -9,7 +9,13 @@ export interface TextSpan {
 
 /** The span of the value at `pointer` (RFC 6901) in `text`, or null if the text has none there. */
 export function spanOfPointer(text: string, pointer: string): TextSpan | null {
-  const path = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const spans = new Map<string, TextSpan>();
   let at = 0;
   const space = (): void => {
@@ -39,7 +45,7 @@ export function spanOfPointer(text: string, pointer: string): TextSpan | null {
       at++;
     } else if (c === '[') {
       at++;
-      for (let i = 0; (space(), text[at] !== ']' && at < text.length); i++) {
+      for (let i = 0; space(), text[at] !== ']' && at < text.length; i++) {
         const before = at;
         value(`${key}/${i}`);
         space();

@@ -1,6 +1,14 @@
 // The demo page: pick a model and a constraint, generate, and watch the mask the sampler gets
 // at every step. The engine runs in a Web Worker (@sieve/runtime); this file is the page.
-import { catalogueModel, createWorkerEngine, type ChatMessage, type GenerateRequest, type GrammarSpec, type ModelInfo, type TokenEvent } from '@sieve/runtime/client';
+import {
+  catalogueModel,
+  createWorkerEngine,
+  type ChatMessage,
+  type GenerateRequest,
+  type GrammarSpec,
+  type ModelInfo,
+  type TokenEvent,
+} from '@sieve/runtime/client';
 import { EXAMPLES, type ExampleKind } from './examples.ts';
 import { GrammarEditor } from './grammar-editor.ts';
 import { spanOfPointer, type TextSpan } from './json-locate.ts';
@@ -74,7 +82,11 @@ function constraintSpec(): GrammarSpec {
     const position = /position (\d+)/.exec(message);
     const lineColumn = /line (\d+) column (\d+)/.exec(message);
     const lines = editor.value.split('\n');
-    const at = position ? Number(position[1]) : lineColumn ? lines.slice(0, Number(lineColumn[1]) - 1).reduce((n, l) => n + l.length + 1, 0) + Number(lineColumn[2]) - 1 : editor.value.length;
+    const at = position
+      ? Number(position[1])
+      : lineColumn
+        ? lines.slice(0, Number(lineColumn[1]) - 1).reduce((n, l) => n + l.length + 1, 0) + Number(lineColumn[2]) - 1
+        : editor.value.length;
     throw Object.assign(new SyntaxError(`not valid JSON: ${message}`), { span: { start: at, end: at + 1 } });
   }
 }
@@ -151,7 +163,10 @@ for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="pro
 function promptOf(info: ModelInfo): Pick<GenerateRequest, 'prompt' | 'messages' | 'templateOptions'> {
   if (!chatMode.checked) return { prompt: $<HTMLTextAreaElement>('prompt').value };
   const system = $<HTMLTextAreaElement>('system').value.trim();
-  const messages: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), { role: 'user', content: $<HTMLTextAreaElement>('user').value }];
+  const messages: ChatMessage[] = [
+    ...(system === '' ? [] : [{ role: 'system' as const, content: system }]),
+    { role: 'user', content: $<HTMLTextAreaElement>('user').value },
+  ];
   const templateOptions = catalogueModel(info.id)?.templateOptions;
   return { messages, ...(templateOptions === undefined ? {} : { templateOptions }) };
 }

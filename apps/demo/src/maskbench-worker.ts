@@ -12,7 +12,10 @@ export interface MaskBenchRequest {
   readonly vocab: string;
 }
 
-export type MaskBenchResponse = { readonly kind: 'progress'; readonly done: number } | { readonly kind: 'result'; readonly result: MaskBenchResult } | { readonly kind: 'error'; readonly message: string };
+export type MaskBenchResponse =
+  | { readonly kind: 'progress'; readonly done: number }
+  | { readonly kind: 'result'; readonly result: MaskBenchResult }
+  | { readonly kind: 'error'; readonly message: string };
 
 const reply = (message: MaskBenchResponse): void => postMessage(message);
 

@@ -91,7 +91,10 @@ export class ModelPanel {
     this.#hub = hub;
     this.#picker.replaceChildren(
       optionGroup('On this page', [new Option('stories260K (local, 1 MB)', 'stories')]),
-      optionGroup(hub === null ? 'From the Hugging Face hub' : `From the hub at ${hub}`, MODEL_CATALOGUE.map((m) => new Option(`${m.name} (${formatCount(m.parameters)} parameters)`, m.id))),
+      optionGroup(
+        hub === null ? 'From the Hugging Face hub' : `From the hub at ${hub}`,
+        MODEL_CATALOGUE.map((m) => new Option(`${m.name} (${formatCount(m.parameters)} parameters)`, m.id)),
+      ),
       optionGroup('Other', [new Option('A hub id…', 'hub'), new Option('A folder on this server…', 'folder')]),
     );
     this.#dtype.append(...DTYPES.map((dtype) => new Option(dtype, dtype)));
@@ -124,7 +127,9 @@ export class ModelPanel {
     const vocab = prebuiltVocab(this.choice);
     $('model-facts').textContent =
       entry === undefined
-        ? kind === 'folder' ? "A folder of this page's server in the transformers.js layout (config.json, tokenizer.json, onnx/model*.onnx)." : ''
+        ? kind === 'folder'
+          ? "A folder of this page's server in the transformers.js layout (config.json, tokenizer.json, onnx/model*.onnx)."
+          : ''
         : `${entry.name}: ${formatCount(entry.parameters)} parameters, ${entry.contextLength.toLocaleString('en-US')}-token context, ${entry.tokenizer} tokenizer — ${vocab === null ? 'its vocab index is built in the browser at the first load' : `prebuilt vocab index ${vocab}`}.`;
     void this.#pickDtype();
   }

@@ -40,7 +40,14 @@ function collectFields(root: Schema, objectSchema: Schema, prefix: string, depth
     if (property === null) continue;
     const field = resolved(root, property);
     const path = `${prefix}${name}`;
-    out.push({ path, depth, title: text(field['title']), description: text(field['description']), kind: kindOf(root, field), required: required.includes(name) });
+    out.push({
+      path,
+      depth,
+      title: text(field['title']),
+      description: text(field['description']),
+      kind: kindOf(root, field),
+      required: required.includes(name),
+    });
     const items = asSchema(field['items']);
     if (items !== null) collectFields(root, items, `${path}[].`, depth + 1, out);
     else collectFields(root, field, `${path}.`, depth + 1, out);
@@ -62,7 +69,11 @@ export function formInstruction(title: string, schema: Schema): string {
 }
 
 /** What a fill asks the model: chat messages for a model with a chat template, else a raw prompt. */
-export function formPrompt(form: { readonly title: string; readonly schema: Schema }, pasted: string, hasChatTemplate: boolean): { readonly messages: ChatMessage[] } | { readonly prompt: string } {
+export function formPrompt(
+  form: { readonly title: string; readonly schema: Schema },
+  pasted: string,
+  hasChatTemplate: boolean,
+): { readonly messages: ChatMessage[] } | { readonly prompt: string } {
   if (!hasChatTemplate) return { prompt: `${pasted.trim()}\n\n${form.title}:\n` };
   return {
     messages: [
@@ -81,7 +92,13 @@ function kindOf(root: Schema, field: Schema): string {
   return kinds.join(' or ');
 }
 
-const FORMATS: Readonly<Record<string, string>> = { date: 'a date (YYYY-MM-DD)', time: 'a time (HH:MM:SS)', 'date-time': 'a date and time (ISO 8601)', email: 'an email address', uri: 'a URL' };
+const FORMATS: Readonly<Record<string, string>> = {
+  date: 'a date (YYYY-MM-DD)',
+  time: 'a time (HH:MM:SS)',
+  'date-time': 'a date and time (ISO 8601)',
+  email: 'an email address',
+  uri: 'a URL',
+};
 
 function typeKind(root: Schema, field: Schema, type: unknown): string {
   const range = (): string => {
@@ -141,7 +158,10 @@ function withoutRef(schema: Schema): Schema {
 function pointer(root: Schema, ref: string): Schema | null {
   if (!ref.startsWith('#')) return null;
   let at: unknown = root;
-  for (const part of ref.slice(1).split('/').filter((p) => p !== '')) {
+  for (const part of ref
+    .slice(1)
+    .split('/')
+    .filter((p) => p !== '')) {
     const key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
     at = asSchema(at)?.[key];
   }

@@ -16,7 +16,7 @@ export class FormView {
   readonly #field: Field;
 
   constructor(root: HTMLElement, schema: Schema, onEdit: () => void) {
-    this.#field = field(schema, schema['title'] as string | undefined ?? 'Form', 'form', onEdit);
+    this.#field = field(schema, (schema['title'] as string | undefined) ?? 'Form', 'form', onEdit);
     root.replaceChildren(this.#field.element);
   }
 
@@ -39,8 +39,26 @@ function field(schema: Schema | boolean, label: string, path: string, onEdit: ()
   const type = schema['type'];
   if (type === 'object' && typeof schema['properties'] === 'object') return objectField(schema, label, path, onEdit);
   if (type === 'array' && typeof schema['items'] === 'object') return arrayField(schema, label, path, onEdit);
-  if (type === 'string') return inputField('text', label, path, onEdit, required, (s) => s, (v) => (typeof v === 'string' ? v : ''));
-  if (type === 'integer' || type === 'number') return inputField('number', label, path, onEdit, required, (s) => (s === '' ? undefined : Number(s)), (v) => (typeof v === 'number' ? String(v) : ''));
+  if (type === 'string')
+    return inputField(
+      'text',
+      label,
+      path,
+      onEdit,
+      required,
+      (s) => s,
+      (v) => (typeof v === 'string' ? v : ''),
+    );
+  if (type === 'integer' || type === 'number')
+    return inputField(
+      'number',
+      label,
+      path,
+      onEdit,
+      required,
+      (s) => (s === '' ? undefined : Number(s)),
+      (v) => (typeof v === 'number' ? String(v) : ''),
+    );
   if (type === 'boolean') return choiceField([true, false], label, path, onEdit);
   return jsonField(label, path, onEdit);
 }
@@ -61,7 +79,15 @@ function labelled(label: string, path: string, control: HTMLElement, required = 
 
 // A field holds a value once one is set or typed (an empty string the model wrote is a value;
 // a field the person empties has none).
-function inputField(type: 'text' | 'number', label: string, path: string, onEdit: () => void, required: boolean, read: (s: string) => unknown, show: (v: unknown) => string): Field {
+function inputField(
+  type: 'text' | 'number',
+  label: string,
+  path: string,
+  onEdit: () => void,
+  required: boolean,
+  read: (s: string) => unknown,
+  show: (v: unknown) => string,
+): Field {
   const input = document.createElement('input');
   input.type = type;
   input.required = required;
@@ -164,7 +190,10 @@ function arrayField(schema: Schema, label: string, path: string, onEdit: () => v
     remove.type = 'button';
     remove.textContent = 'Remove';
     remove.addEventListener('click', () => {
-      items.splice(items.findIndex((i) => i.row === row), 1);
+      items.splice(
+        items.findIndex((i) => i.row === row),
+        1,
+      );
       row.remove();
       onEdit();
     });

@@ -28,7 +28,8 @@ export const BUILT_IN_FORMS: readonly FormDefinition[] = [
     id: 'contact',
     title: 'Contact card',
     maxTokens: 120,
-    sample: 'Hi! It was lovely to meet you at the fair. I am Anna Berg, I run a small bakery in Lund. Call me on +46 70 123 45 67 or write to anna@bergsbageri.se. Best, Anna',
+    sample:
+      'Hi! It was lovely to meet you at the fair. I am Anna Berg, I run a small bakery in Lund. Call me on +46 70 123 45 67 or write to anna@bergsbageri.se. Best, Anna',
     schema: contact.schema as Record<string, unknown>,
     index: contact.index,
     indexTokenizer: contactIndex.tokenizer,
@@ -46,7 +47,8 @@ export const BUILT_IN_FORMS: readonly FormDefinition[] = [
     id: 'bug',
     title: 'Bug report',
     maxTokens: 180,
-    sample: 'The export button does nothing on Firefox 121 (Windows 11). Steps: open a report, click Export, choose PDF. Expected a download, got nothing; the console shows a CSP error. Pretty annoying, blocks our monthly close.',
+    sample:
+      'The export button does nothing on Firefox 121 (Windows 11). Steps: open a report, click Export, choose PDF. Expected a download, got nothing; the console shows a CSP error. Pretty annoying, blocks our monthly close.',
     schema: bug.schema as Record<string, unknown>,
     index: bug.index,
     indexTokenizer: bugIndex.tokenizer,
@@ -55,7 +57,8 @@ export const BUILT_IN_FORMS: readonly FormDefinition[] = [
     id: 'travel',
     title: 'Travel booking',
     maxTokens: 160,
-    sample: 'Could you book me a train from Paris to Milan on 12 May, coming back the 16th? Two adults, second class is fine, window seats if possible. — Marc Duval',
+    sample:
+      'Could you book me a train from Paris to Milan on 12 May, coming back the 16th? Two adults, second class is fine, window seats if possible. — Marc Duval',
     schema: travel.schema as Record<string, unknown>,
     index: travel.index,
     indexTokenizer: travelIndex.tokenizer,

@@ -42,7 +42,8 @@ const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts',
 function ready(info: ModelInfo | null): void {
   model = info;
   const name = panel?.model.name ?? info?.id;
-  engineStatus.textContent = info === null ? 'No model.' : `Ready: ${name} on ${info.device === 'webgpu' ? 'WebGPU' : `WASM${info.fallbackReason ? ` (${info.fallbackReason})` : ''}`}.`;
+  engineStatus.textContent =
+    info === null ? 'No model.' : `Ready: ${name} on ${info.device === 'webgpu' ? 'WebGPU' : `WASM${info.fallbackReason ? ` (${info.fallbackReason})` : ''}`}.`;
   engineStatus.dataset.state = 'ready';
   $<HTMLButtonElement>('fill').disabled = info === null;
 }
@@ -109,7 +110,9 @@ function showJson(): void {
   const result = new Validator(current.schema as never, '2020-12', false).validate(value);
   const validity = $('validity');
   validity.dataset.state = result.valid ? 'valid' : 'invalid';
-  validity.textContent = result.valid ? 'Valid against the form’s schema.' : `Not valid yet: ${result.errors.at(-1)?.instanceLocation ?? ''} ${result.errors.at(-1)?.error ?? ''}`;
+  validity.textContent = result.valid
+    ? 'Valid against the form’s schema.'
+    : `Not valid yet: ${result.errors.at(-1)?.instanceLocation ?? ''} ${result.errors.at(-1)?.error ?? ''}`;
 }
 
 pasted.addEventListener('input', () => void changed());
@@ -172,7 +175,10 @@ async function fill(): Promise<void> {
     fillStatus.dataset.indexedMasks = String(result.stats.indexedMasks);
     fillStatus.dataset.reusedPromptTokens = String(result.stats.reusedPromptTokens);
     const fromIndex = indexed ? `, ${result.stats.indexedMasks} masks from the build-time index` : '';
-    fillStatus.textContent = result.complete === true ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself${fromIndex}). Check and edit the fields.` : `Stopped (${result.stopReason}).`;
+    fillStatus.textContent =
+      result.complete === true
+        ? `Filled (${result.tokens.length} tokens, ${result.forcedTokens} written by the schema itself${fromIndex}). Check and edit the fields.`
+        : `Stopped (${result.stopReason}).`;
     fillStatus.dataset.state = result.complete === true ? 'done' : 'stopped';
   } catch (error) {
     fillStatus.textContent = `Could not fill the form: ${error instanceof Error ? error.message : String(error)}`;
@@ -255,7 +261,12 @@ async function start(): Promise<void> {
   const saved = await getSetting('model').catch(() => undefined);
   const initial = formsModel(params.get('model')) ?? formsModel(saved) ?? formsModel(DEFAULT_MODEL_ID)!;
   const webgpu = await hasWebGpu();
-  panel = new ModelPanel(engine, initial, { hub: params.get('hub') ?? 'https://huggingface.co/', webgpu, here }, { loading: notReady, ready, failed, picked: remember });
+  panel = new ModelPanel(
+    engine,
+    initial,
+    { hub: params.get('hub') ?? 'https://huggingface.co/', webgpu, here },
+    { loading: notReady, ready, failed, picked: remember },
+  );
   await panel.choose(initial);
 }
 

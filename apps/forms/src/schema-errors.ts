@@ -26,5 +26,9 @@ export function explainSchemaError(error: unknown, source: string): string {
 // "/properties/lines/items" → "properties › lines › items"; "" → "the top level".
 function place(pointer: string): string {
   if (pointer === '' || pointer === '#') return 'the top level';
-  return pointer.replace(/^#?\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join(' › ');
+  return pointer
+    .replace(/^#?\//, '')
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join(' › ');
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formFields, formInstruction, formPrompt } from '../src/form-prompt.ts';
 
-const schema = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(import.meta.dirname, '..', 'src', 'schemas', `${name}.schema.json`), 'utf8')) as Record<string, unknown>;
+const schema = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', 'src', 'schemas', `${name}.schema.json`), 'utf8')) as Record<string, unknown>;
 
 describe('formInstruction', () => {
   it('names every field with its title, description and kind, nested fields indented under theirs', () => {
@@ -25,7 +26,9 @@ describe('formInstruction', () => {
   it('describes lists of plain values, yes/no fields, nested objects and local $refs', () => {
     const fields = formFields({
       type: 'object',
-      $defs: { place: { type: 'object', title: 'Place', properties: { city: { type: 'string', title: 'City' }, zip: { type: 'string' } }, required: ['city'] } },
+      $defs: {
+        place: { type: 'object', title: 'Place', properties: { city: { type: 'string', title: 'City' }, zip: { type: 'string' } }, required: ['city'] },
+      },
       properties: {
         tags: { type: 'array', title: 'Tags', items: { type: 'string' } },
         urgent: { type: 'boolean', description: 'Whether it cannot wait' },
@@ -58,7 +61,12 @@ describe('formPrompt', () => {
 
   it('gives an instruct model the instruction as the system message and the text as the user message', () => {
     const prompt = formPrompt(contact, '  Hi, Anna here.\n', true);
-    expect(prompt).toEqual({ messages: [{ role: 'system', content: formInstruction('Contact card', contact.schema) }, { role: 'user', content: 'Hi, Anna here.' }] });
+    expect(prompt).toEqual({
+      messages: [
+        { role: 'system', content: formInstruction('Contact card', contact.schema) },
+        { role: 'user', content: 'Hi, Anna here.' },
+      ],
+    });
     expect(formInstruction('Contact card', contact.schema)).toContain('- email (Email): an email address, required');
   });
 

@@ -5,7 +5,16 @@
  * this same code, so their figures compare.
  */
 import { bitsetHas } from '@sieve/format';
-import { compileGrammar, GrammarError, GrammarLimitError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, SchemaError, type CompiledGrammar } from '@sieve/grammar';
+import {
+  compileGrammar,
+  GrammarError,
+  GrammarLimitError,
+  jsonSchemaGrammar,
+  KernelGrammar,
+  KernelMatcher,
+  SchemaError,
+  type CompiledGrammar,
+} from '@sieve/grammar';
 import type { Kernel, KernelVocab } from '@sieve/kernel';
 
 /** What happened to one test instance. */
@@ -198,9 +207,21 @@ export class MaskBenchTally {
       invalid_tested: this.#invalidTested,
       invalid_accepted: this.#invalidAccepted,
       tokens: mask.length,
-      mask_us: { mean: round(mean(mask)), p50: round(quantile(mask, 0.5)), p90: round(quantile(mask, 0.9)), p99: round(quantile(mask, 0.99)), p999: round(quantile(mask, 0.999)), max: round(quantile(mask, 1)) },
+      mask_us: {
+        mean: round(mean(mask)),
+        p50: round(quantile(mask, 0.5)),
+        p90: round(quantile(mask, 0.9)),
+        p99: round(quantile(mask, 0.99)),
+        p999: round(quantile(mask, 0.999)),
+        max: round(quantile(mask, 1)),
+      },
       ...(this.#slowest !== undefined && { slowest_mask: { ...this.#slowest, us: round(this.#slowest.us) } }),
-      compile_ms: { p50: round(quantile(compile, 0.5)), p90: round(quantile(compile, 0.9)), p99: round(quantile(compile, 0.99)), max: round(quantile(compile, 1)) },
+      compile_ms: {
+        p50: round(quantile(compile, 0.5)),
+        p90: round(quantile(compile, 0.9)),
+        p99: round(quantile(compile, 0.99)),
+        max: round(quantile(compile, 1)),
+      },
       outcomes: this.#outcomes,
     };
   }

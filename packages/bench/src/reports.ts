@@ -91,5 +91,11 @@ export interface BrowserMaskBenchReport {
   readonly outcomes_equal: boolean;
   readonly node: MaskBenchSummary;
   readonly browser: MaskBenchSummary;
-  readonly browser_over_node: { readonly mask_mean: number; readonly mask_p50: number; readonly mask_p99: number; readonly compile_p50: number; readonly compile_p99: number };
+  readonly browser_over_node: {
+    readonly mask_mean: number;
+    readonly mask_p50: number;
+    readonly mask_p99: number;
+    readonly compile_p50: number;
+    readonly compile_p99: number;
+  };
 }

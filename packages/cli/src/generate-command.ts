@@ -33,11 +33,22 @@ export async function generateCommand(args: GenerateArgs, out: Output): Promise<
   const vocab = args.vocab === undefined ? undefined : readVocab(args.vocab);
   const engine = createEngine();
   try {
-    const info = await engine.load({ model, device: 'cpu', ...(vocab === undefined ? {} : { vocab }), onProgress: (p) => p.kind === 'ready' && out.progress(`loaded ${args.model}`) });
+    const info = await engine.load({
+      model,
+      device: 'cpu',
+      ...(vocab === undefined ? {} : { vocab }),
+      onProgress: (p) => p.kind === 'ready' && out.progress(`loaded ${args.model}`),
+    });
     const chat = info.hasChatTemplate && args.raw !== true;
-    if (!chat && args.system !== undefined) throw new CliError('usage', args.raw === true ? '--system needs the chat template (drop --raw)' : `--system needs a chat template, and ${args.model} has none`);
+    if (!chat && args.system !== undefined)
+      throw new CliError(
+        'usage',
+        args.raw === true ? '--system needs the chat template (drop --raw)' : `--system needs a chat template, and ${args.model} has none`,
+      );
     const result = await engine.generate({
-      ...(chat ? { messages: [...(args.system === undefined ? [] : [{ role: 'system', content: args.system }]), { role: 'user', content: args.prompt }] } : { prompt: args.prompt }),
+      ...(chat
+        ? { messages: [...(args.system === undefined ? [] : [{ role: 'system', content: args.system }]), { role: 'user', content: args.prompt }] }
+        : { prompt: args.prompt }),
       ...(grammar === undefined ? {} : { constraint: grammar }),
       maxTokens,
       sampling: { temperature, ...(seed === undefined ? {} : { seed }) },
@@ -52,7 +63,11 @@ export async function generateCommand(args: GenerateArgs, out: Output): Promise<
       ms_per_token: result.tokens.length === 0 ? 0 : result.stats.totalMs / result.tokens.length,
       mask_us_mean: result.stats.maskUsMean,
     };
-    out.result(summary, () => `${result.text}\n\n(${summary.tokens} tokens, ${summary.forced_tokens} forced, stopped: ${summary.stop_reason}, ${summary.ms_per_token.toFixed(2)} ms/token, mask ${summary.mask_us_mean.toFixed(0)} µs)`);
+    out.result(
+      summary,
+      () =>
+        `${result.text}\n\n(${summary.tokens} tokens, ${summary.forced_tokens} forced, stopped: ${summary.stop_reason}, ${summary.ms_per_token.toFixed(2)} ms/token, mask ${summary.mask_us_mean.toFixed(0)} µs)`,
+    );
     return 0;
   } finally {
     grammar?.dispose();
@@ -80,7 +95,8 @@ function compile(args: GenerateArgs): Grammar {
 
 /** The grammar spec `--format F --grammar FILE [--strict] [--lenient]` name, and the file's text. */
 export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly spec: GrammarSpec; readonly source: string } {
-  if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format)) throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
+  if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format))
+    throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required with --format');
   let source: string;
   try {

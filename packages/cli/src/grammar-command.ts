@@ -4,7 +4,23 @@
  * F is a text grammar format or `json-schema` (FILE is then a JSON Schema document).
  */
 import { brleCount } from '@sieve/format';
-import { compileGrammar, GrammarError, GrammarLimitError, GRAMMAR_FORMATS, jsonSchemaGrammar, KernelGrammar, KernelMatcher, lineCol, Matcher, parseGrammar, renderError, SchemaError, type CompiledGrammar, type GrammarIR, type SchemaWarning } from '@sieve/grammar';
+import {
+  compileGrammar,
+  GrammarError,
+  GrammarLimitError,
+  GRAMMAR_FORMATS,
+  jsonSchemaGrammar,
+  KernelGrammar,
+  KernelMatcher,
+  lineCol,
+  Matcher,
+  parseGrammar,
+  renderError,
+  SchemaError,
+  type CompiledGrammar,
+  type GrammarIR,
+  type SchemaWarning,
+} from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
 import type { VocabIndex } from '@sieve/format';
 import { readFileSync } from 'node:fs';
@@ -39,7 +55,8 @@ export class GrammarCliError extends CliError {
   }
 
   toJSON(): object {
-    if (this.error instanceof SchemaError) return { code: this.error.code, message: this.error.message, pointer: this.error.pointer, keyword: this.error.keyword };
+    if (this.error instanceof SchemaError)
+      return { code: this.error.code, message: this.error.message, pointer: this.error.pointer, keyword: this.error.keyword };
     const { span } = this.error;
     const limit = this.error instanceof GrammarLimitError ? this.error : undefined;
     return {
@@ -102,7 +119,11 @@ export function parseSchemaJson(source: string): unknown {
     const message = error instanceof Error ? error.message : String(error);
     const position = /at position (\d+)/.exec(message);
     const start = position ? Math.min(Number(position[1]), source.length) : undefined;
-    throw new GrammarError('invalid_schema', `not valid JSON: ${message}`, start === undefined ? undefined : { start, end: Math.min(start + 1, source.length) });
+    throw new GrammarError(
+      'invalid_schema',
+      `not valid JSON: ${message}`,
+      start === undefined ? undefined : { start, end: Math.min(start + 1, source.length) },
+    );
   }
 }
 
@@ -133,7 +154,12 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
     stats.first_mask_ms = round(performance.now() - started);
     stats.first_mask_allowed = brleCount(mask, vocab.tokenCount);
   }
-  out.result(stats, () => Object.entries(stats).filter(([k]) => k !== 'warnings').map(([k, v]) => `${k.padEnd(20)} ${String(v)}`).join('\n'));
+  out.result(stats, () =>
+    Object.entries(stats)
+      .filter(([k]) => k !== 'warnings')
+      .map(([k, v]) => `${k.padEnd(20)} ${String(v)}`)
+      .join('\n'),
+  );
   return 0;
 }
 
@@ -141,12 +167,25 @@ export async function checkCommand(args: GrammarArgs, inputFile: string | undefi
   const { grammar, warnings } = load(args, out);
   const text = readFileSync(inputFile ?? 0, 'utf8');
   const bytes = new TextEncoder().encode(text);
-  let result: { accepted: boolean; complete: boolean; rejected_at: number | null; rejected_byte: number | null; tokens: number; warnings?: readonly SchemaWarning[] };
+  let result: {
+    accepted: boolean;
+    complete: boolean;
+    rejected_at: number | null;
+    rejected_byte: number | null;
+    tokens: number;
+    warnings?: readonly SchemaWarning[];
+  };
   if (args.tokenizer === undefined) {
     const matcher = new Matcher(grammar);
     let rejected = -1;
     for (let i = 0; i < bytes.length && rejected < 0; i++) if (!matcher.commitBytes(bytes.subarray(i, i + 1))) rejected = i;
-    result = { accepted: rejected < 0, complete: rejected < 0 && matcher.isAccepting(), rejected_at: rejected < 0 ? null : rejected, rejected_byte: rejected < 0 ? null : rejected, tokens: bytes.length };
+    result = {
+      accepted: rejected < 0,
+      complete: rejected < 0 && matcher.isAccepting(),
+      rejected_at: rejected < 0 ? null : rejected,
+      rejected_byte: rejected < 0 ? null : rejected,
+      tokens: bytes.length,
+    };
   } else {
     const tokenizer = loadCliTokenizer(args.tokenizer);
     const ids = tokenizer.encode(text);
@@ -157,12 +196,19 @@ export async function checkCommand(args: GrammarArgs, inputFile: string | undefi
       if (!matcher.commitToken(ids[i]!)) rejected = i;
       else byte += tokenizer.vocab.tokenBytes(ids[i]!).length;
     }
-    result = { accepted: rejected < 0, complete: rejected < 0 && matcher.isAccepting(), rejected_at: rejected < 0 ? null : rejected, rejected_byte: rejected < 0 ? null : byte, tokens: ids.length };
+    result = {
+      accepted: rejected < 0,
+      complete: rejected < 0 && matcher.isAccepting(),
+      rejected_at: rejected < 0 ? null : rejected,
+      rejected_byte: rejected < 0 ? null : byte,
+      tokens: ids.length,
+    };
     dispose();
   }
   if (warnings) result.warnings = warnings;
   out.result(result, () => {
-    if (!result.accepted) return `rejected at ${args.tokenizer ? `token ${result.rejected_at}, ` : ''}byte ${result.rejected_byte}: ${JSON.stringify(new TextDecoder().decode(bytes.subarray(result.rejected_byte!, result.rejected_byte! + 20)))}`;
+    if (!result.accepted)
+      return `rejected at ${args.tokenizer ? `token ${result.rejected_at}, ` : ''}byte ${result.rejected_byte}: ${JSON.stringify(new TextDecoder().decode(bytes.subarray(result.rejected_byte!, result.rejected_byte! + 20)))}`;
     return result.complete ? 'accepted: complete' : 'accepted so far, but incomplete';
   });
   return result.accepted && result.complete ? 0 : 1;

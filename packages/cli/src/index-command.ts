@@ -35,11 +35,20 @@ export async function indexBuildCommand(args: IndexArgs, out: Output): Promise<n
     throw error;
   }
   writeFileSync(output, built.file);
-  const summary = { output, states: built.stateCount, complete: built.complete, bytes: built.file.byteLength, build_ms: Math.round(built.buildMs), tokenizer: built.index.meta.tokenizer };
+  const summary = {
+    output,
+    states: built.stateCount,
+    complete: built.complete,
+    bytes: built.file.byteLength,
+    build_ms: Math.round(built.buildMs),
+    tokenizer: built.index.meta.tokenizer,
+  };
   out.result(summary, () =>
     [
       `${output}: ${summary.states} states, ${(summary.bytes / 1024).toFixed(1)} KiB, built in ${summary.build_ms} ms`,
-      built.complete ? 'every reachable state is indexed' : `incomplete: the grammar reaches more than ${maxStates} states (--max-states); past them masks are computed live`,
+      built.complete
+        ? 'every reachable state is indexed'
+        : `incomplete: the grammar reaches more than ${maxStates} states (--max-states); past them masks are computed live`,
     ].join('\n'),
   );
   return 0;

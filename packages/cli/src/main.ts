@@ -77,7 +77,20 @@ export async function main(
     if (group === 'generate' && command === undefined) {
       // Loaded on demand: it brings transformers.js and onnxruntime-node.
       const { generateCommand } = await import('./generate-command.ts');
-      return await generateCommand({ ...grammarArgs, model: values.model, prompt: values.prompt, system: values.system, raw: values.raw, vocab: values.vocab, maxTokens: values['max-tokens'], seed: values.seed, temperature: values.temperature }, out);
+      return await generateCommand(
+        {
+          ...grammarArgs,
+          model: values.model,
+          prompt: values.prompt,
+          system: values.system,
+          raw: values.raw,
+          vocab: values.vocab,
+          maxTokens: values['max-tokens'],
+          seed: values.seed,
+          temperature: values.temperature,
+        },
+        out,
+      );
     }
     if (group === 'fixtures' && command === 'build' && target === undefined) {
       const { buildFixtures } = await import('./fixture-models.ts');
@@ -96,8 +109,12 @@ export async function main(
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && !(limit > 0)) throw new CliError('usage', '--limit must be a positive number');
       const engine = values.engine ?? 'sieve';
-      if (engine !== 'sieve' && (engine !== 'xgrammar' || command !== 'maskbench')) throw new CliError('usage', `unknown engine ${JSON.stringify(engine)}: sieve, or xgrammar for maskbench`);
-      const { outcomes, ...summary } = command === 'suite' ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1') : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit, true, engine === 'xgrammar' ? xgrammarEngine : sieveEngine);
+      if (engine !== 'sieve' && (engine !== 'xgrammar' || command !== 'maskbench'))
+        throw new CliError('usage', `unknown engine ${JSON.stringify(engine)}: sieve, or xgrammar for maskbench`);
+      const { outcomes, ...summary } =
+        command === 'suite'
+          ? await runSuite(values.dir, values.tokenizer ?? 'llama3.1')
+          : await runMaskBench(values.dir, values.tokenizer ?? 'llama3.1', limit, true, engine === 'xgrammar' ? xgrammarEngine : sieveEngine);
       if (values.outcomes !== undefined) writeFileSync(values.outcomes, JSON.stringify(outcomes, null, 1) + '\n');
       out.result(summary, () => JSON.stringify(summary, null, 2));
       return 0;
@@ -115,7 +132,10 @@ export async function main(
     }
     throw new CliError('usage', `unknown command: sieve ${positionals.join(' ')}\n${USAGE}`);
   } catch (error) {
-    const code = error instanceof CliError || (error instanceof Error && 'code' in error && typeof error.code === 'string') ? String((error as { code: string }).code) : 'error';
+    const code =
+      error instanceof CliError || (error instanceof Error && 'code' in error && typeof error.code === 'string')
+        ? String((error as { code: string }).code)
+        : 'error';
     const message = error instanceof Error ? error.message : String(error);
     if (json) stdout(JSON.stringify({ error: error instanceof GrammarCliError ? error.toJSON() : { code, message } }));
     else stderr(`sieve: ${message}`);

@@ -25,10 +25,19 @@ interface XGrammarCompiled {
   dispose(): void;
 }
 interface XGrammarCompiler {
-  compileJSONSchema(schema: string, anyWhitespace: boolean, indent: number | undefined, separators: [string, string] | undefined, strictMode: boolean, maxWhitespaceCnt: number): Promise<XGrammarCompiled>;
+  compileJSONSchema(
+    schema: string,
+    anyWhitespace: boolean,
+    indent: number | undefined,
+    separators: [string, string] | undefined,
+    strictMode: boolean,
+    maxWhitespaceCnt: number,
+  ): Promise<XGrammarCompiled>;
 }
 interface XGrammar {
-  TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize: number, stopTokenIds: number[]): Promise<unknown> };
+  TokenizerInfo: {
+    createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize: number, stopTokenIds: number[]): Promise<unknown>;
+  };
   GrammarCompiler: { createGrammarCompiler(info: unknown, cacheEnabled: boolean): Promise<XGrammarCompiler> };
   GrammarMatcher: { createGrammarMatcher(compiled: XGrammarCompiled): Promise<XGrammarMatcher> };
 }

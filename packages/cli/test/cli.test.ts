@@ -9,7 +9,11 @@ import { main } from '../src/main.ts';
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await main(args, (s) => (stdout += s + '\n'), (s) => (stderr += s + '\n'));
+  const code = await main(
+    args,
+    (s) => (stdout += s + '\n'),
+    (s) => (stderr += s + '\n'),
+  );
   return { code, stdout, stderr };
 }
 
@@ -18,7 +22,11 @@ describe('the sieve command', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sieve-bin-'));
     const grammar = join(dir, 'ab.regex');
     writeFileSync(grammar, 'a+b');
-    const out = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'sieve.js'), 'compile', '--format', 'regex', '--grammar', grammar, '--json'], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', 'bin', 'sieve.js'), 'compile', '--format', 'regex', '--grammar', grammar, '--json'],
+      { encoding: 'utf8' },
+    );
     expect(JSON.parse(out)).toMatchObject({ format: 'regex', lexemes: 1 });
   });
 });
@@ -98,7 +106,20 @@ describe('sieve index build', () => {
   it('says when the state budget cut the index short', async () => {
     const regex = join(dir, 'words.regex');
     writeFileSync(regex, '[a-z]{1,8}( [a-z]{1,8})*');
-    const cut = await run('index', 'build', '--format', 'regex', '--grammar', regex, '--tokenizer', 'stories260k', '--max-states', '2', '-o', join(dir, 'cut.sieve'));
+    const cut = await run(
+      'index',
+      'build',
+      '--format',
+      'regex',
+      '--grammar',
+      regex,
+      '--tokenizer',
+      'stories260k',
+      '--max-states',
+      '2',
+      '-o',
+      join(dir, 'cut.sieve'),
+    );
     expect(cut.code).toBe(0);
     expect(cut.stdout).toMatch(/incomplete: the grammar reaches more than 2 states/);
   });
@@ -168,7 +189,14 @@ describe('sieve compile and sieve check --format json-schema', () => {
     writeFileSync(path, text);
     return path;
   };
-  const person = file('person.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 150 } }, required: ['name'] }, null, 2));
+  const person = file(
+    'person.json',
+    JSON.stringify(
+      { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 150 } }, required: ['name'] },
+      null,
+      2,
+    ),
+  );
   const unsupported = file('dynamic.json', JSON.stringify({ type: 'object', properties: { a: { type: 'string', $dynamicRef: '#node' } } }));
 
   it('compiles a schema and reports stats, warnings and the first mask', async () => {
@@ -195,20 +223,32 @@ describe('sieve compile and sieve check --format json-schema', () => {
 
     const lenient = await run('compile', '--format', 'json-schema', '--grammar', unsupported, '--lenient', '--json');
     expect(lenient.code).toBe(0);
-    expect(JSON.parse(lenient.stdout).warnings).toEqual([{ pointer: '/properties/a', keyword: '$dynamicRef', message: expect.stringContaining('$dynamicRef') }]);
+    expect(JSON.parse(lenient.stdout).warnings).toEqual([
+      { pointer: '/properties/a', keyword: '$dynamicRef', message: expect.stringContaining('$dynamicRef') },
+    ]);
     const lenientText = await run('compile', '--format', 'json-schema', '--grammar', unsupported, '--lenient');
     expect(lenientText.stderr).toMatch(/warning: \/properties\/a: .*\$dynamicRef/);
   });
 
   it('reports a limit error with the limit and the pointer of the schema part that needed it (exit 2)', async () => {
-    const huge = file('huge.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string', maxLength: 40000, pattern: '^(xy|z){1,100000}$' } } }));
+    const huge = file(
+      'huge.json',
+      JSON.stringify({ type: 'object', properties: { name: { type: 'string', maxLength: 40000, pattern: '^(xy|z){1,100000}$' } } }),
+    );
     const result = await run('compile', '--format', 'json-schema', '--grammar', huge, '--json');
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'limit_exceeded', limit: 'maxNfaStates', value: 200000, pointer: '/properties/name' });
   });
 
   it('reports a schema file that is not JSON as invalid_schema (exit 2), with a span where the parser gives the offset', async () => {
-    const truncated = await run('compile', '--format', 'json-schema', '--grammar', file('truncated.json', '{"type": "object",\n "properties": {"a": 1'), '--json');
+    const truncated = await run(
+      'compile',
+      '--format',
+      'json-schema',
+      '--grammar',
+      file('truncated.json', '{"type": "object",\n "properties": {"a": 1'),
+      '--json',
+    );
     expect(truncated.code).toBe(2);
     const { error } = JSON.parse(truncated.stdout);
     expect(error.code).toBe('invalid_schema');
@@ -227,7 +267,18 @@ describe('sieve compile and sieve check --format json-schema', () => {
     ['llama3.1', '{"age": 30}', 1, { accepted: false, complete: false }],
     ['llama3.1', '{"name": "Annabelle Lee"}', 1, { accepted: false }],
   ] as const)('checks with %s: %s → exit %i', async (tokenizer, text, code, expected) => {
-    const result = await run('check', '--format', 'json-schema', '--grammar', person, '--input', file(`instance-${Math.random()}.json`, text), '--tokenizer', tokenizer, '--json');
+    const result = await run(
+      'check',
+      '--format',
+      'json-schema',
+      '--grammar',
+      person,
+      '--input',
+      file(`instance-${Math.random()}.json`, text),
+      '--tokenizer',
+      tokenizer,
+      '--json',
+    );
     expect(result.code).toBe(code);
     expect(JSON.parse(result.stdout)).toMatchObject(expected);
   });
@@ -270,7 +321,16 @@ describe('sieve bench maskbench', () => {
 
   it('--engine sieve decides every instance right', async () => {
     const { summary, outcome } = await summaryOf('sieve');
-    expect(summary).toMatchObject({ engine: 'sieve', tokenizer: 'llama3.1', cases: 1, schemas_compiled: 1, valid_tested: 2, valid_rejected: 0, invalid_tested: 2, invalid_accepted: 0 });
+    expect(summary).toMatchObject({
+      engine: 'sieve',
+      tokenizer: 'llama3.1',
+      cases: 1,
+      schemas_compiled: 1,
+      valid_tested: 2,
+      valid_rejected: 0,
+      invalid_tested: 2,
+      invalid_accepted: 0,
+    });
     expect(outcome).toBe('ok:pppp');
     expect(summary.tokens).toBeGreaterThan(10);
     expect(Object.keys(summary.mask_us as object)).toEqual(['mean', 'p50', 'p90', 'p99', 'p999', 'max']);
@@ -284,7 +344,16 @@ describe('sieve bench maskbench', () => {
 
   it('--engine xgrammar gives the same summary for the peer, with its known relaxations', async () => {
     const { summary, outcome } = await summaryOf('xgrammar');
-    expect(summary).toMatchObject({ engine: 'xgrammar', tokenizer: 'llama3.1', cases: 1, schemas_compiled: 1, valid_tested: 2, valid_rejected: 1, invalid_tested: 2, invalid_accepted: 1 });
+    expect(summary).toMatchObject({
+      engine: 'xgrammar',
+      tokenizer: 'llama3.1',
+      cases: 1,
+      schemas_compiled: 1,
+      valid_tested: 2,
+      valid_rejected: 1,
+      invalid_tested: 2,
+      invalid_accepted: 1,
+    });
     // Declared order only (the reordered valid instance is refused); a declared key written
     // again as an "additional" property escapes its schema ({"age": "x"} is accepted).
     expect(outcome).toBe('ok:pRpA');
@@ -300,16 +369,49 @@ describe('sieve bench maskbench', () => {
 });
 
 describe('sieve bench report', () => {
-  const run1 = { engine: 'sieve', tokenizer: 'llama3.1', cases: 200, schemas_compiled: 180, compile_errors: 20, unsupported_by_keyword: {}, valid_tested: 100, valid_rejected: 0, invalid_tested: 90, invalid_accepted: 0, tokens: 5000, mask_us: { mean: 40, p50: 20, p90: 60, p99: 400, p999: 900, max: 5000 }, compile_ms: { p50: 2, p90: 8, p99: 40, max: 90 }, slowest_mask: { file: 'Github_easy---o1.json', token: 7, us: 5000 } };
-  const run2 = { ...run1, engine: 'xgrammar', note: 'from an earlier run', mask_us: { mean: 100, p50: 50, p90: 120, p99: 2000, p999: 4000, max: 9000 }, compile_ms: { p50: 500, p90: 900, p99: 5000, max: 9000 } };
-  const brle = { bench: 'brle', vocab_size: 128256, results: { 'encode/sparse': { kernel: { median_us: 10, p99_us: 12 }, typescript: { median_us: 30, p99_us: 40 }, speedup_median: 3 } } };
-  const vocab = { bench: 'vocab', kernel_wasm_bytes: 24000, kernel_instantiate_ms: 0.5, tokenizers: { 'llama3.1': { file_bytes: 3 * 2 ** 20, load_ms: 1.25, memory_bytes: 4 * 2 ** 20 } } };
+  const run1 = {
+    engine: 'sieve',
+    tokenizer: 'llama3.1',
+    cases: 200,
+    schemas_compiled: 180,
+    compile_errors: 20,
+    unsupported_by_keyword: {},
+    valid_tested: 100,
+    valid_rejected: 0,
+    invalid_tested: 90,
+    invalid_accepted: 0,
+    tokens: 5000,
+    mask_us: { mean: 40, p50: 20, p90: 60, p99: 400, p999: 900, max: 5000 },
+    compile_ms: { p50: 2, p90: 8, p99: 40, max: 90 },
+    slowest_mask: { file: 'Github_easy---o1.json', token: 7, us: 5000 },
+  };
+  const run2 = {
+    ...run1,
+    engine: 'xgrammar',
+    note: 'from an earlier run',
+    mask_us: { mean: 100, p50: 50, p90: 120, p99: 2000, p999: 4000, max: 9000 },
+    compile_ms: { p50: 500, p90: 900, p99: 5000, max: 9000 },
+  };
+  const brle = {
+    bench: 'brle',
+    vocab_size: 128256,
+    results: { 'encode/sparse': { kernel: { median_us: 10, p99_us: 12 }, typescript: { median_us: 30, p99_us: 40 }, speedup_median: 3 } },
+  };
+  const vocab = {
+    bench: 'vocab',
+    kernel_wasm_bytes: 24000,
+    kernel_instantiate_ms: 0.5,
+    tokenizers: { 'llama3.1': { file_bytes: 3 * 2 ** 20, load_ms: 1.25, memory_bytes: 4 * 2 ** 20 } },
+  };
 
   it('renders the page from concatenated JSON documents, with ratios on the same files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sieve-report-'));
     const input = join(dir, 'bench.json');
     // As pnpm bench prints them: pretty and compact documents, strings with braces.
-    writeFileSync(input, `${JSON.stringify(brle, null, 2)}\n${JSON.stringify(vocab)}\n${JSON.stringify({ ...run1, unsupported_by_keyword: { 'pattern:{x}': 1 } })}\n${JSON.stringify(run2)}\n`);
+    writeFileSync(
+      input,
+      `${JSON.stringify(brle, null, 2)}\n${JSON.stringify(vocab)}\n${JSON.stringify({ ...run1, unsupported_by_keyword: { 'pattern:{x}': 1 } })}\n${JSON.stringify(run2)}\n`,
+    );
     const output = join(dir, 'benchmarks.md');
     const result = await run('bench', 'report', '--input', input, '-o', output);
     expect(result.code, result.stderr).toBe(0);
@@ -319,7 +421,9 @@ describe('sieve bench report', () => {
     expect(page).toContain('| encode/sparse | 10 | 12 | 30 | 40 | 3× |');
     expect(page).toContain('kernel.wasm: 24,000 bytes');
     expect(page).toContain('- xgrammar, 200 files: from an earlier run');
-    expect(page).toContain('sieve (llama3.1, 200 files): Github_easy---o1.json, its timed token 7, 5.0 ms; xgrammar (llama3.1, 200 files): Github_easy---o1.json');
+    expect(page).toContain(
+      'sieve (llama3.1, 200 files): Github_easy---o1.json, its timed token 7, 5.0 ms; xgrammar (llama3.1, 200 files): Github_easy---o1.json',
+    );
     expect(page).toContain('| llama3.1 | 3.0 MiB | 1.25 ms | 4.0 MiB |');
     expect(page).toMatch(/Machine: .*Node v/);
   });
@@ -332,12 +436,32 @@ describe('sieve bench report', () => {
 describe('sieve generate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sieve-generate-'));
   const model = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'models', 'stories260K');
-  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['name', 'age'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 1, maximum: 9 } },
+    required: ['name', 'age'],
+    additionalProperties: false,
+  };
 
   it('writes output the schema accepts, with the documented fields', async () => {
     const file = join(dir, 'person.json');
     writeFileSync(file, JSON.stringify(schema));
-    const out = await run('generate', '--model', model, '--format', 'json-schema', '--grammar', file, '--prompt', 'Once upon a time', '--seed', '1', '--max-tokens', '60', '--json');
+    const out = await run(
+      'generate',
+      '--model',
+      model,
+      '--format',
+      'json-schema',
+      '--grammar',
+      file,
+      '--prompt',
+      'Once upon a time',
+      '--seed',
+      '1',
+      '--max-tokens',
+      '60',
+      '--json',
+    );
     expect(out.code, out.stdout + out.stderr).toBe(0);
     const result = JSON.parse(out.stdout);
     expect(Object.keys(result).sort()).toEqual(['chat', 'forced_tokens', 'mask_us_mean', 'ms_per_token', 'prompt_tokens', 'stop_reason', 'text', 'tokens']);
@@ -351,10 +475,14 @@ describe('sieve generate', () => {
   it('generates under a regex, and without a grammar', async () => {
     const file = join(dir, 'date.regex');
     writeFileSync(file, '[0-9]{4}-[0-9]{2}-[0-9]{2}\n');
-    const constrained = JSON.parse((await run('generate', '--model', model, '--format', 'regex', '--grammar', file, '--prompt', 'Today is', '--temperature', '0', '--json')).stdout);
+    const constrained = JSON.parse(
+      (await run('generate', '--model', model, '--format', 'regex', '--grammar', file, '--prompt', 'Today is', '--temperature', '0', '--json')).stdout,
+    );
     expect(constrained.text).toMatch(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
     expect(constrained.stop_reason).toBe('grammar');
-    const free = JSON.parse((await run('generate', '--model', model, '--prompt', 'Once upon a time', '--temperature', '0', '--max-tokens', '8', '--json')).stdout);
+    const free = JSON.parse(
+      (await run('generate', '--model', model, '--prompt', 'Once upon a time', '--temperature', '0', '--max-tokens', '8', '--json')).stdout,
+    );
     expect(free.tokens).toBe(8);
     expect(free.stop_reason).toBe('length');
   });

@@ -6,7 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VocabIndex, writeVocabIndex } from '@sieve/format';
 import { createServer } from 'node:http';
-import { catalogueModel, estimatedDownloadBytes, formatBytes, InThreadEngine, loadModel, MODEL_CATALOGUE, modelDownloadSize, VocabMismatchError } from '@sieve/runtime';
+import {
+  catalogueModel,
+  estimatedDownloadBytes,
+  formatBytes,
+  InThreadEngine,
+  loadModel,
+  MODEL_CATALOGUE,
+  modelDownloadSize,
+  VocabMismatchError,
+} from '@sieve/runtime';
 import { buildVocabIndex, tokenizerFingerprint } from '@sieve/vocab';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
@@ -17,14 +26,20 @@ const out = mkdtempSync(join(tmpdir(), 'sieve-fixtures-'));
 const built = buildFixtures(out);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-const CONTACT = { type: 'object', properties: { name: { type: 'string', maxLength: 20 }, email: { type: 'string', format: 'email' }, urgent: { type: 'boolean' } }, required: ['name', 'email', 'urgent'], additionalProperties: false };
+const CONTACT = {
+  type: 'object',
+  properties: { name: { type: 'string', maxLength: 20 }, email: { type: 'string', format: 'email' }, urgent: { type: 'boolean' } },
+  required: ['name', 'email', 'urgent'],
+  additionalProperties: false,
+};
 
 describe('fixture models', () => {
   it('are written the same way every time', () => {
     const again = mkdtempSync(join(tmpdir(), 'sieve-fixtures-'));
     try {
       const [first] = buildFixtures(again, FIXTURES.slice(0, 1));
-      for (const file of ['config.json', 'onnx/model_q4f16.onnx', 'onnx/model.onnx']) expect(readFileSync(join(first!.dir, file)).equals(readFileSync(join(built[0]!.dir, file)))).toBe(true);
+      for (const file of ['config.json', 'onnx/model_q4f16.onnx', 'onnx/model.onnx'])
+        expect(readFileSync(join(first!.dir, file)).equals(readFileSync(join(built[0]!.dir, file)))).toBe(true);
     } finally {
       rmSync(again, { recursive: true, force: true });
     }
@@ -50,33 +65,37 @@ describe('fixture models', () => {
     expect(next!.some((value, i) => Math.abs(value - other![i]!) > 1e-3)).toBe(true);
   }, 60_000);
 
-  it.each(built.map((fixture) => [fixture.id, fixture] as const))('%s: a constrained chat in fp32 and q4f16 gives JSON ajv accepts', async (_, fixture) => {
-    const validate = ajvValidator(CONTACT);
-    for (const dtype of ['fp32', 'q4f16'] as const) {
-      const engine = new InThreadEngine();
-      try {
-        const info = await engine.load({ model: fixture.dir, device: 'cpu', dtype });
-        expect(info.vocabSize).toBe(fixture.vocab_size);
-        const result = await engine.generate({
-          messages: [
-            { role: 'system', content: 'Extract the contact as JSON.' },
-            { role: 'user', content: 'Hi, this is Ada Lovelace (ada@example.org). Please call back today!' },
-          ],
-          constraint: { type: 'json-schema', schema: CONTACT },
-          maxTokens: 120,
-          sampling: { temperature: 1, seed: 7 },
-        });
-        // The chat template rendered the messages: the prompt holds more than their words.
-        expect(result.stats.promptTokens).toBeGreaterThan(20);
-        expect(result.complete, result.text).toBe(true);
-        expect(validate(JSON.parse(result.text)), result.text).toBe(true);
-      } finally {
-        await engine.dispose();
+  it.each(built.map((fixture) => [fixture.id, fixture] as const))(
+    '%s: a constrained chat in fp32 and q4f16 gives JSON ajv accepts',
+    async (_, fixture) => {
+      const validate = ajvValidator(CONTACT);
+      for (const dtype of ['fp32', 'q4f16'] as const) {
+        const engine = new InThreadEngine();
+        try {
+          const info = await engine.load({ model: fixture.dir, device: 'cpu', dtype });
+          expect(info.vocabSize).toBe(fixture.vocab_size);
+          const result = await engine.generate({
+            messages: [
+              { role: 'system', content: 'Extract the contact as JSON.' },
+              { role: 'user', content: 'Hi, this is Ada Lovelace (ada@example.org). Please call back today!' },
+            ],
+            constraint: { type: 'json-schema', schema: CONTACT },
+            maxTokens: 120,
+            sampling: { temperature: 1, seed: 7 },
+          });
+          // The chat template rendered the messages: the prompt holds more than their words.
+          expect(result.stats.promptTokens).toBeGreaterThan(20);
+          expect(result.complete, result.text).toBe(true);
+          expect(validate(JSON.parse(result.text)), result.text).toBe(true);
+        } finally {
+          await engine.dispose();
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
-  describe('the vocab index must be the tokenizer\'s', () => {
+  describe("the vocab index must be the tokenizer's", () => {
     const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
     const load = async (vocab: Uint8Array): Promise<unknown> => {
       const engine = new InThreadEngine();
@@ -88,7 +107,8 @@ describe('fixture models', () => {
         await engine.dispose();
       }
     };
-    const ownIndex = (): Uint8Array => buildVocabIndex(JSON.parse(readFileSync(join(qwen.dir, 'tokenizer.json'), 'utf8')), { name: 'qwen3', source: 'fixture' });
+    const ownIndex = (): Uint8Array =>
+      buildVocabIndex(JSON.parse(readFileSync(join(qwen.dir, 'tokenizer.json'), 'utf8')), { name: 'qwen3', source: 'fixture' });
 
     it('its own index is taken, and proved by the fingerprint it records', async () => {
       expect(await load(ownIndex())).toMatchObject({ vocabOrigin: 'given', tokenCount: 151669 });
@@ -108,7 +128,17 @@ describe('fixture models', () => {
         delete (meta as { tokenizer_fingerprint?: string }).tokenizer_fingerprint;
         const bytes = index.bytes.slice();
         change?.(bytes);
-        return writeVocabIndex({ offsets: index.offsets, flags: index.flags, bytes, trie: index.trie, duplicates: index.duplicates, sliceNodes: index.sliceNodes, sliceTokens: index.sliceTokens, sliceLengths: index.sliceLengths, meta });
+        return writeVocabIndex({
+          offsets: index.offsets,
+          flags: index.flags,
+          bytes,
+          trie: index.trie,
+          duplicates: index.duplicates,
+          sliceNodes: index.sliceNodes,
+          sliceTokens: index.sliceTokens,
+          sliceLengths: index.sliceLengths,
+          meta,
+        });
       };
       expect(await load(withoutFingerprint(ownIndex()))).toMatchObject({ vocabOrigin: 'given' });
       // One byte of one token differs: refused.
@@ -143,7 +173,20 @@ describe('fixture models', () => {
       // A hub serving the fixtures, whose config says the q4 weights come in two external files.
       const server = createServer((request, response) => {
         const file = request.url?.startsWith(`/${fixture.id}/resolve/main/`) ? request.url.slice(`/${fixture.id}/resolve/main/`.length) : '';
-        const body = file === '' ? null : file === 'config.json' ? JSON.stringify({ 'transformers.js_config': { use_external_data_format: { 'model_q4.onnx': 2 } } }) : /_data(_1)?$/.test(file) ? 'x'.repeat(1000) : (() => { try { return readFileSync(join(fixture.dir, file)); } catch { return null; } })();
+        const body =
+          file === ''
+            ? null
+            : file === 'config.json'
+              ? JSON.stringify({ 'transformers.js_config': { use_external_data_format: { 'model_q4.onnx': 2 } } })
+              : /_data(_1)?$/.test(file)
+                ? 'x'.repeat(1000)
+                : (() => {
+                    try {
+                      return readFileSync(join(fixture.dir, file));
+                    } catch {
+                      return null;
+                    }
+                  })();
         if (body === null) return void response.writeHead(404).end();
         response.writeHead(200, { 'Content-Length': String(Buffer.byteLength(body)) }).end(request.method === 'HEAD' ? undefined : body);
       });
@@ -151,11 +194,20 @@ describe('fixture models', () => {
       const hub = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       try {
         const q4f16 = await modelDownloadSize(fixture.id, 'q4f16', { hub });
-        expect(q4f16.files.map((f) => f.file)).toEqual(['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4f16.onnx']);
+        expect(q4f16.files.map((f) => f.file)).toEqual([
+          'config.json',
+          'generation_config.json',
+          'tokenizer.json',
+          'tokenizer_config.json',
+          'onnx/model_q4f16.onnx',
+        ]);
         const onnx = q4f16.files.at(-1)!;
         expect(onnx.bytes).toBe(readFileSync(join(fixture.dir, 'onnx/model_q4f16.onnx')).length);
         const q4 = await modelDownloadSize(fixture.id, 'q4', { hub });
-        expect(q4.files.slice(-2)).toEqual([{ file: 'onnx/model_q4.onnx_data', bytes: 1000 }, { file: 'onnx/model_q4.onnx_data_1', bytes: 1000 }]);
+        expect(q4.files.slice(-2)).toEqual([
+          { file: 'onnx/model_q4.onnx_data', bytes: 1000 },
+          { file: 'onnx/model_q4.onnx_data_1', bytes: 1000 },
+        ]);
         expect(q4.bytes).toBe(q4.files.reduce((sum, f) => sum + f.bytes, 0));
         await expect(modelDownloadSize('nobody/none', 'q4', { hub })).rejects.toThrow(/nobody\/none\/resolve\/main\/config.json: HTTP 404/);
       } finally {
@@ -168,7 +220,11 @@ describe('fixture models', () => {
     const qwen = built.find((fixture) => fixture.tokenizer === 'qwen3')!;
     const run = async (...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> => {
       const lines: string[] = [];
-      const code = await main([...args, '--json'], (line) => lines.push(line), () => {});
+      const code = await main(
+        [...args, '--json'],
+        (line) => lines.push(line),
+        () => {},
+      );
       return { code, json: JSON.parse(lines.at(-1)!) as Record<string, unknown> };
     };
 
@@ -181,9 +237,12 @@ describe('fixture models', () => {
       expect(chat.json['prompt_tokens']).toBeGreaterThan(10);
     }, 60_000);
 
-    it('exits 2 with vocab_mismatch for another tokenizer\'s --vocab', async () => {
+    it("exits 2 with vocab_mismatch for another tokenizer's --vocab", async () => {
       const llama = join(import.meta.dirname, '..', '..', '..', 'public', 'vocab', 'llama3.1.vocab');
-      expect(await run('generate', '--model', qwen.dir, '--vocab', llama, '--prompt', 'Hello')).toMatchObject({ code: 2, json: { error: { code: 'vocab_mismatch' } } });
+      expect(await run('generate', '--model', qwen.dir, '--vocab', llama, '--prompt', 'Hello')).toMatchObject({
+        code: 2,
+        json: { error: { code: 'vocab_mismatch' } },
+      });
     }, 60_000);
   });
 
@@ -193,7 +252,16 @@ describe('fixture models', () => {
     try {
       await engine.load({ model: qwen.dir, device: 'cpu', dtype: 'q4f16' });
       const ask = async (text: string, reusePrefix: boolean) => {
-        const result = await engine.generate({ messages: [{ role: 'system', content: 'Extract the contact as JSON. Be exact.' }, { role: 'user', content: text }], constraint: { type: 'json-schema', schema: CONTACT }, maxTokens: 60, sampling: { seed: 3 }, reusePrefix });
+        const result = await engine.generate({
+          messages: [
+            { role: 'system', content: 'Extract the contact as JSON. Be exact.' },
+            { role: 'user', content: text },
+          ],
+          constraint: { type: 'json-schema', schema: CONTACT },
+          maxTokens: 60,
+          sampling: { seed: 3 },
+          reusePrefix,
+        });
         return { tokens: result.tokens, reused: result.stats.reusedPromptTokens };
       };
       const texts = ['Ada, ada@example.org, urgent.', 'Bob (bob@example.com), no hurry.'];
@@ -215,7 +283,8 @@ describe('fixture models', () => {
       const info = await engine.load({ model: qwen.dir, device: 'cpu' });
       expect(info.samplingDefaults).toEqual({ temperature: 0.6, topK: 20, topP: 0.95 });
       const messages = [{ role: 'user', content: 'Say something.' }];
-      const tokens = async (sampling: object, extra: object = {}): Promise<readonly number[]> => (await engine.generate({ messages, maxTokens: 12, sampling, reusePrefix: false, ...extra })).tokens;
+      const tokens = async (sampling: object, extra: object = {}): Promise<readonly number[]> =>
+        (await engine.generate({ messages, maxTokens: 12, sampling, reusePrefix: false, ...extra })).tokens;
       expect(await tokens({ seed: 4 })).toEqual(await tokens({ temperature: 0.6, topK: 20, topP: 0.95, seed: 4 }));
       expect(await tokens({ seed: 4 })).not.toEqual(await tokens({ temperature: 1, topK: 0, topP: 1, seed: 4 }));
       // Qwen3's template writes an empty think block when thinking is off.

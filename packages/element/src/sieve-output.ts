@@ -9,7 +9,15 @@
  * assistive technology see it; the rest is styled through CSS parts.
  */
 import { css, html, LitElement, type PropertyValues } from 'lit';
-import { createWorkerEngine, type ConstraintSpec, type GenerateResult, type LoadProgress, type ModelInfo, type TokenEvent, type WorkerEngine } from '@sieve/runtime/client';
+import {
+  createWorkerEngine,
+  type ConstraintSpec,
+  type GenerateResult,
+  type LoadProgress,
+  type ModelInfo,
+  type TokenEvent,
+  type WorkerEngine,
+} from '@sieve/runtime/client';
 
 /** Constraint kinds the element takes. */
 export type SieveOutputKind = 'json-schema' | 'json' | 'regex' | 'gbnf' | 'lark' | 'ebnf';
@@ -18,7 +26,11 @@ const KINDS: readonly SieveOutputKind[] = ['json-schema', 'json', 'regex', 'gbnf
 // One engine per model setup, shared by every element on the page.
 const engines = new Map<string, { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> }>();
 
-function engineFor(key: { model: string; device: string; dtype: string; vocab: string; assets: string }): { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> } {
+function engineFor(key: { model: string; device: string; dtype: string; vocab: string; assets: string }): {
+  engine: WorkerEngine;
+  ready: Promise<ModelInfo>;
+  progress: Set<(p: LoadProgress) => void>;
+} {
   const id = JSON.stringify(key);
   let entry = engines.get(id);
   if (entry === undefined) {
@@ -66,10 +78,20 @@ export class SieveOutput extends LitElement {
   };
 
   static override styles = css`
-    :host { display: block; }
-    [part='output'] { white-space: pre-wrap; font-family: ui-monospace, monospace; }
-    [part='status'] { font-size: 0.85em; opacity: 0.75; }
-    progress[hidden] { display: none; }
+    :host {
+      display: block;
+    }
+    [part='output'] {
+      white-space: pre-wrap;
+      font-family: ui-monospace, monospace;
+    }
+    [part='status'] {
+      font-size: 0.85em;
+      opacity: 0.75;
+    }
+    progress[hidden] {
+      display: none;
+    }
   `;
 
   /** A hub id or a local model folder (a URL path starting with / or .). */

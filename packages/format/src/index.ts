@@ -1,15 +1,5 @@
 export { bitsetAdd, bitsetHas, bitsetWords, emptyBitset } from './bitset.ts';
-export {
-  applyBrle,
-  brleAllowedIds,
-  brleAllows,
-  brleAnd,
-  brleCount,
-  brleFromBitset,
-  brleLength,
-  brleToBitset,
-  BrleError,
-} from './brle.ts';
+export { applyBrle, brleAllowedIds, brleAllows, brleAnd, brleCount, brleFromBitset, brleLength, brleToBitset, BrleError } from './brle.ts';
 export type { Brle } from './brle.ts';
 export { fingerprint, MASK_INDEX_VERSION, MaskIndex, MaskIndexFormatError, NEXT_REJECTED, NEXT_UNINDEXED, writeMaskIndex } from './mask-index.ts';
 export type { MaskIndexInput, MaskIndexMeta, MaskIndexStateInput } from './mask-index.ts';

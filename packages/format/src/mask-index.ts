@@ -142,9 +142,13 @@ export class MaskIndex {
     const word = (i: number): number => header[i]!;
     if (word(MI_MAGIC) !== MASK_INDEX_MAGIC) throw new MaskIndexFormatError('bad_magic', 'not a Sieve mask index (bad magic number)');
     if (word(MI_VERSION) !== MASK_INDEX_VERSION) {
-      throw new MaskIndexFormatError('bad_version', `mask index version ${word(MI_VERSION)}, this build reads version ${MASK_INDEX_VERSION}: rebuild it with \`sieve index build\``);
+      throw new MaskIndexFormatError(
+        'bad_version',
+        `mask index version ${word(MI_VERSION)}, this build reads version ${MASK_INDEX_VERSION}: rebuild it with \`sieve index build\``,
+      );
     }
-    if (word(MI_FILE_LENGTH) !== file.byteLength) throw new MaskIndexFormatError('truncated', `header says ${word(MI_FILE_LENGTH)} bytes, file has ${file.byteLength}`);
+    if (word(MI_FILE_LENGTH) !== file.byteLength)
+      throw new MaskIndexFormatError('truncated', `header says ${word(MI_FILE_LENGTH)} bytes, file has ${file.byteLength}`);
     const section = <T>(at: number, length: number, make: (buffer: ArrayBufferLike, offset: number, length: number) => T, unit: number): T => {
       if (at % unit !== 0 || at < MASK_INDEX_HEADER_WORDS * 4 || at + length * unit > file.byteLength) {
         throw new MaskIndexFormatError('bad_section', `section at byte ${at} (${length} × ${unit} bytes) is outside the file`);
@@ -230,11 +234,13 @@ export class MaskIndex {
       const to = i + 1 < count ? ranges[2 * i + 2]! : this.tokenCount;
       const next = ranges[2 * i + 1]!;
       if (!(from < to) || to > this.tokenCount) bad('its token ranges are not sorted');
-      if (next !== NEXT_REJECTED && next !== NEXT_UNINDEXED && !(next >= 0 && next < this.stateCount)) bad(`a token leads to state ${next}, which does not exist`);
+      if (next !== NEXT_REJECTED && next !== NEXT_UNINDEXED && !(next >= 0 && next < this.stateCount))
+        bad(`a token leads to state ${next}, which does not exist`);
       // Every token of the range must be allowed (odd run) or not (even run) alike.
-      for (let t = from; t < to; ) {
+      for (let t = from; t < to;) {
         while (t >= runEnd) runEnd += mask[++run]!;
-        if ((run % 2 === 1) !== (next !== NEXT_REJECTED)) bad(`token ${t} is ${run % 2 === 1 ? 'allowed by its mask but rejected' : 'rejected by its mask but leads somewhere'}`);
+        if ((run % 2 === 1) !== (next !== NEXT_REJECTED))
+          bad(`token ${t} is ${run % 2 === 1 ? 'allowed by its mask but rejected' : 'rejected by its mask but leads somewhere'}`);
         t = runEnd;
       }
     }

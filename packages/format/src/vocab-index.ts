@@ -107,7 +107,10 @@ export class VocabIndex implements VocabSections {
     const word = (i: number): number => header.getUint32(i * 4, true);
     if (word(VH_MAGIC) !== VOCAB_MAGIC) throw new VocabFormatError('bad_magic', 'not a Sieve vocab index (bad magic number)');
     if (word(VH_VERSION) !== VOCAB_VERSION) {
-      throw new VocabFormatError('bad_version', `vocab index version ${word(VH_VERSION)}, this build reads version ${VOCAB_VERSION}: rebuild it with \`sieve vocab build\``);
+      throw new VocabFormatError(
+        'bad_version',
+        `vocab index version ${word(VH_VERSION)}, this build reads version ${VOCAB_VERSION}: rebuild it with \`sieve vocab build\``,
+      );
     }
     if (word(VH_FILE_LENGTH) !== file.byteLength) {
       throw new VocabFormatError('truncated', `header says ${word(VH_FILE_LENGTH)} bytes, file has ${file.byteLength}`);
@@ -118,7 +121,8 @@ export class VocabIndex implements VocabSections {
     this.trieNodeCount = word(VH_TRIE_NODE_COUNT);
     this.maxTokenBytes = word(VH_MAX_TOKEN_BYTES);
     const section = <T>(at: number, length: number, make: (buffer: ArrayBufferLike, offset: number, length: number) => T, unit: number): T => {
-      if (at % unit !== 0 || at + length * unit > file.byteLength) throw new VocabFormatError('bad_section', `section at byte ${at} (${length} × ${unit} bytes) is outside the file`);
+      if (at % unit !== 0 || at + length * unit > file.byteLength)
+        throw new VocabFormatError('bad_section', `section at byte ${at} (${length} × ${unit} bytes) is outside the file`);
       return make(file.buffer, file.byteOffset + at, length);
     };
     const u32 = (b: ArrayBufferLike, o: number, n: number): Uint32Array => new Uint32Array(b, o, n);
@@ -198,8 +202,10 @@ export function writeVocabIndex(sections: VocabSections): Uint8Array {
   const tokenCount = sections.flags.length;
   if (sections.offsets.length !== tokenCount + 1) throw new VocabFormatError('bad_section', 'offsets must have tokenCount + 1 entries');
   const sliceCount = sections.sliceTokens.length / bitsetWords(tokenCount);
-  if (!Number.isInteger(sliceCount) || sliceCount > MAX_TOKEN_SLICES) throw new VocabFormatError('bad_section', 'slice tokens must be whole bitsets, at most MAX_TOKEN_SLICES');
-  if (sections.sliceNodes.length !== sections.trie.length / TRIE_NODE_WORDS) throw new VocabFormatError('bad_section', 'slice nodes must have one byte per trie node');
+  if (!Number.isInteger(sliceCount) || sliceCount > MAX_TOKEN_SLICES)
+    throw new VocabFormatError('bad_section', 'slice tokens must be whole bitsets, at most MAX_TOKEN_SLICES');
+  if (sections.sliceNodes.length !== sections.trie.length / TRIE_NODE_WORDS)
+    throw new VocabFormatError('bad_section', 'slice nodes must have one byte per trie node');
   const metaBytes = new TextEncoder().encode(JSON.stringify(sections.meta));
   const parts: [number, Uint8Array][] = [];
   let at = VOCAB_HEADER_WORDS * 4;

@@ -1,17 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyBrle,
-  brleAllowedIds,
-  brleAllows,
-  brleAnd,
-  brleCount,
-  brleFromBitset,
-  brleLength,
-  brleToBitset,
-  bitsetWords,
-  type Brle,
-} from '../src/index.ts';
+import { applyBrle, brleAllowedIds, brleAllows, brleAnd, brleCount, brleFromBitset, brleLength, brleToBitset, bitsetWords, type Brle } from '../src/index.ts';
 
 // The naive reference: a mask is a plain boolean array.
 function toBitset(mask: readonly boolean[]): Uint32Array {
@@ -102,7 +91,9 @@ describe('BRLE against a boolean-array reference', () => {
   it('AND of several masks equals the element-wise AND; empty masks do not restrict', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 200 }).chain((n) => fc.tuple(fc.constant(n), fc.array(maskArb(n), { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { maxLength: 4 }))),
+        fc
+          .integer({ min: 0, max: 200 })
+          .chain((n) => fc.tuple(fc.constant(n), fc.array(maskArb(n), { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { maxLength: 4 }))),
         ([n, masks, emptyAt]) => {
           const encoded = masks.map((m) => brleFromBitset(toBitset(m), n));
           // Interleave "no restriction" masks at arbitrary places.

@@ -18,7 +18,17 @@ function tinyIndex(): Uint8Array {
   const sliceTokens = Uint32Array.of(0b011, 0b011);
   // Slice 0 by length: at most 2 characters; starts 0, 0, 1, 2; 'a' (1 character), then 'ab'.
   const sliceLengths = Uint32Array.of(2, 0, 0, 1, 2, 0, 1);
-  return writeVocabIndex({ offsets, flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL), bytes, trie, duplicates: new Uint32Array(0), sliceNodes, sliceTokens, sliceLengths, meta });
+  return writeVocabIndex({
+    offsets,
+    flags: Uint8Array.of(0, 0, vocabLayout.TOKEN_SPECIAL),
+    bytes,
+    trie,
+    duplicates: new Uint32Array(0),
+    sliceNodes,
+    sliceTokens,
+    sliceLengths,
+    meta,
+  });
 }
 
 describe('vocab index binary', () => {
@@ -58,8 +68,15 @@ describe('vocab index binary', () => {
   it('refuses slice sections of the wrong size', () => {
     const sections = new VocabIndex(tinyIndex());
     expect(() => writeVocabIndex({ ...sections, sliceNodes: new Uint8Array(2) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
-    expect(() => writeVocabIndex({ ...sections, sliceTokens: new Uint32Array(vocabLayout.MAX_TOKEN_SLICES + 1) })).toThrow(expect.objectContaining({ code: 'bad_section' }));
-    for (const sliceLengths of [Uint32Array.of(2, 0, 0, 1), Uint32Array.of(2, 0, 0, 2, 1, 0, 1), Uint32Array.of(2, 0, 0, 1, 3, 0, 1), Uint32Array.of(2, 0, 0, 1, 2, 0, 7)]) {
+    expect(() => writeVocabIndex({ ...sections, sliceTokens: new Uint32Array(vocabLayout.MAX_TOKEN_SLICES + 1) })).toThrow(
+      expect.objectContaining({ code: 'bad_section' }),
+    );
+    for (const sliceLengths of [
+      Uint32Array.of(2, 0, 0, 1),
+      Uint32Array.of(2, 0, 0, 2, 1, 0, 1),
+      Uint32Array.of(2, 0, 0, 1, 3, 0, 1),
+      Uint32Array.of(2, 0, 0, 1, 2, 0, 7),
+    ]) {
       expect(() => writeVocabIndex({ ...sections, sliceLengths })).toThrow(expect.objectContaining({ code: 'bad_section' }));
     }
   });

@@ -37,8 +37,21 @@ const SMALL_OBJECT = {
 const grammars: [string, () => CompiledGrammar][] = [
   ['regex', () => compileGrammar(parseGrammar('regex', '(yes|no|maybe)( [0-9]{1,3})?'))],
   ['GBNF with alternatives', () => compileGrammar(parseGrammar('gbnf', 'root ::= "(" item ("," item){0,2} ")"\nitem ::= "a" | "bb" | [0-9]'))],
-  ['JSON Schema object (permutation states)', () => compileGrammar(jsonSchemaGrammar(SMALL_OBJECT, { whitespace: { separators: { item: ', ', key: ': ' } } }).grammar)],
-  ['JSON Schema with free strings', () => compileGrammar(jsonSchemaGrammar({ type: 'object', properties: { name: { type: 'string', maxLength: 3 }, tags: { type: 'array', items: { enum: ['x', 'y'] }, maxItems: 3 } }, additionalProperties: false }).grammar)],
+  [
+    'JSON Schema object (permutation states)',
+    () => compileGrammar(jsonSchemaGrammar(SMALL_OBJECT, { whitespace: { separators: { item: ', ', key: ': ' } } }).grammar),
+  ],
+  [
+    'JSON Schema with free strings',
+    () =>
+      compileGrammar(
+        jsonSchemaGrammar({
+          type: 'object',
+          properties: { name: { type: 'string', maxLength: 3 }, tags: { type: 'array', items: { enum: ['x', 'y'] }, maxItems: 3 } },
+          additionalProperties: false,
+        }).grammar,
+      ),
+  ],
 ];
 
 function walkAndCompare(grammar: CompiledGrammar, index: MaskIndex, seed: number, walks: number): { indexedSteps: number; steps: number } {
@@ -124,7 +137,9 @@ describe('bytes fed directly leave the index', () => {
     const indexed = new IndexedMatcher(built.index, () => new KernelMatcher(loaded, stories, { eosTokenIds: eos }), eos);
     const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
     // A token, then bytes: the matcher leaves the index; rolling the token back returns to it.
-    const open = bitsetIds(indexed.computeMaskBitset(), stories.tokenCount).find((id) => new TextDecoder().decode(vocab('stories260k').tokenBytes(id)) === '{')!;
+    const open = bitsetIds(indexed.computeMaskBitset(), stories.tokenCount).find(
+      (id) => new TextDecoder().decode(vocab('stories260k').tokenBytes(id)) === '{',
+    )!;
     expect(indexed.commitToken(open) && live.commitToken(open)).toBe(true);
     expect(indexed.commitBytes(encode('"si'))).toBe(true);
     expect(live.commitBytes(encode('"si'))).toBe(true);

@@ -22,7 +22,10 @@ function checkPrefixes(grammar: CompiledGrammar, sentence: string): void {
     const prefix = decoder.decode(bytes.subarray(0, i));
     expect(completion, `after ${JSON.stringify(prefix)}`).not.toBe(null);
     const whole = new Uint8Array([...bytes.subarray(0, i), ...completion!]);
-    expect(recognize(grammar, whole), `${JSON.stringify(prefix)} + ${JSON.stringify(decoder.decode(completion!))}`).toMatchObject({ accepted: true, complete: true });
+    expect(recognize(grammar, whole), `${JSON.stringify(prefix)} + ${JSON.stringify(decoder.decode(completion!))}`).toMatchObject({
+      accepted: true,
+      complete: true,
+    });
     // Never longer than the rest of a sentence we know.
     if (i === bytes.length) expect(completion!.length).toBe(0);
   }
@@ -43,7 +46,9 @@ describe.each(grammarCases)('$name', (grammarCase) => {
 
 describe('JSON Schema', () => {
   const MASKBENCH = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpora', 'maskbench-dev');
-  const files = readdirSync(MASKBENCH).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(MASKBENCH)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const sample = Array.from({ length: 24 }, (_, i) => files[Math.floor((i * files.length) / 24)]!);
   // What the sample checked, so that a change that makes schemas fail to compile (or their
   // instances go unchecked) fails here instead of passing with nothing checked.
@@ -76,7 +81,15 @@ describe('JSON Schema', () => {
 
   it('an object with 24 optional members and 3 required ones: writes only the required', () => {
     const properties = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`optional_${i}`, { type: 'string' }]));
-    const grammar = compileSchema({ type: 'object', properties: { ...properties, a: { type: 'integer' }, b: { type: 'boolean' }, c: { type: 'null' } }, required: ['a', 'b', 'c'], additionalProperties: false }, { whitespace: { style: 'compact' } });
+    const grammar = compileSchema(
+      {
+        type: 'object',
+        properties: { ...properties, a: { type: 'integer' }, b: { type: 'boolean' }, c: { type: 'null' } },
+        required: ['a', 'b', 'c'],
+        additionalProperties: false,
+      },
+      { whitespace: { style: 'compact' } },
+    );
     const matcher = new Matcher(grammar);
     matcher.commitBytes(encoder.encode('{"optional_7":"x",'));
     const completion = decoder.decode(matcher.shortestCompletion()!);
@@ -89,7 +102,12 @@ describe('known shortest completions', () => {
   const cases: [string, () => CompiledGrammar, string, string][] = [
     ['nested JSON', () => compileGrammar(jsonGrammar({ style: 'compact' })), '[{"a":[1,{"b":"c', '"}]}]'],
     ['a number in progress', () => compileGrammar(jsonGrammar({ style: 'compact' })), '[-', '0]'],
-    ['GBNF parentheses', () => compileGrammar(parseGrammar('gbnf', 'root ::= "(" expr ")"\nexpr ::= term ("+" term)*\nterm ::= [0-9]+ | "(" expr ")"')), '((1+(2', ')))'],
+    [
+      'GBNF parentheses',
+      () => compileGrammar(parseGrammar('gbnf', 'root ::= "(" expr ")"\nexpr ::= term ("+" term)*\nterm ::= [0-9]+ | "(" expr ")"')),
+      '((1+(2',
+      ')))',
+    ],
     ['a regex with a long mandatory tail', () => compileGrammar(parseGrammar('regex', '[a-z]+@example\\.(com|org)')), 'me', '@example.com'],
   ];
   it.each(cases)('%s', (_, make, prefix, expected) => {

@@ -4,7 +4,18 @@
 // construction to check the virtual one against, on whole texts and on every mask of random
 // walks, besides JavaScript's RegExp on whole texts.
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, expr, GrammarBuilder, jsonSchemaGrammar, Matcher, recognize, regexToByteRegex, rx, type ByteRegex, type CompiledGrammar } from '../src/index.ts';
+import {
+  compileGrammar,
+  expr,
+  GrammarBuilder,
+  jsonSchemaGrammar,
+  Matcher,
+  recognize,
+  regexToByteRegex,
+  rx,
+  type ByteRegex,
+  type CompiledGrammar,
+} from '../src/index.ts';
 import { bitsetIds, oracleAllowed } from './support/oracle.ts';
 import { seeded, vocab } from './support/vocabs.ts';
 
@@ -137,7 +148,9 @@ describe('large counted repetitions inside an intersection, counted against copi
 
 describe('JSON Schema string lengths past the copy budget', () => {
   it('maxLength 32767 compiles to a small automaton and walks a long string', () => {
-    const grammar = compileGrammar(jsonSchemaGrammar({ type: 'object', properties: { d: { type: 'string', minLength: 3000, maxLength: 32_767 } }, required: ['d'] }).grammar);
+    const grammar = compileGrammar(
+      jsonSchemaGrammar({ type: 'object', properties: { d: { type: 'string', minLength: 3000, maxLength: 32_767 } }, required: ['d'] }).grammar,
+    );
     const text = (n: number): string => JSON.stringify({ d: 'é\n"x'.repeat(n / 4) });
     expect(complete(grammar, text(2996))).toBe(false);
     expect(complete(grammar, text(3000))).toBe(true);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, GrammarError, GrammarLimitError, jsonGrammar, jsonSchemaGrammar, Matcher, parseGrammar, renderError, type GrammarFormat } from '../src/index.ts';
+import {
+  compileGrammar,
+  GrammarError,
+  GrammarLimitError,
+  jsonGrammar,
+  jsonSchemaGrammar,
+  Matcher,
+  parseGrammar,
+  renderError,
+  type GrammarFormat,
+} from '../src/index.ts';
 import { vocab } from './support/vocabs.ts';
 
 function failure(format: GrammarFormat, source: string): GrammarError {
@@ -69,7 +79,9 @@ describe('limits are typed errors', () => {
   it('maxNfaStates stops huge automata: a second large count in one intersection is copied', () => {
     const ir = jsonSchemaGrammar({ type: 'string', pattern: '^(ab|cd){1,100000}$', maxLength: 100_000 }).grammar;
     expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates' }));
-    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd|ef|gh){1,60}'), { maxNfaStates: 100 })).toThrow(expect.objectContaining({ limit: 'maxNfaStates', value: 100 }));
+    expect(() => compileGrammar(parseGrammar('regex', '(ab|cd|ef|gh){1,60}'), { maxNfaStates: 100 })).toThrow(
+      expect.objectContaining({ limit: 'maxNfaStates', value: 100 }),
+    );
     // A count beside a large automaton (a word-count pattern) is copied, and refused at compile,
     // not mid-output (counted, it would need thousands of lexer states per mask).
     const words = jsonSchemaGrammar({ type: 'string', maxLength: 500, pattern: '^(?:\\S+\\s+){0,49}\\S+$' }).grammar;
@@ -99,7 +111,9 @@ describe('limits are typed errors', () => {
       else low = mid + 1;
     }
     const matcher = new Matcher(compileGrammar(ir, { maxNfaStates: low }));
-    expect(() => matcher.commitBytes(new TextEncoder().encode('["'))).toThrow(expect.objectContaining({ limit: 'maxNfaStates', lexeme: expect.objectContaining({ name: 'STRING' }) }));
+    expect(() => matcher.commitBytes(new TextEncoder().encode('["'))).toThrow(
+      expect.objectContaining({ limit: 'maxNfaStates', lexeme: expect.objectContaining({ name: 'STRING' }) }),
+    );
     // With room for it, the same string is fine.
     expect(new Matcher(compileGrammar(ir)).commitBytes(new TextEncoder().encode('["gamma"]'))).toBe(true);
   });

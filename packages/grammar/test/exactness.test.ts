@@ -51,15 +51,19 @@ describe.each(grammars)('%s', (_, grammar) => {
 describe('llama3.1 (128k tokens), sampled states', () => {
   const index = vocab('llama3.1');
   const sampled = grammars.filter(([name]) => ['json.gbnf', 'json.lark', 'arithmetic.gbnf', 'email.regex', 'any JSON'].includes(name));
-  it.each(sampled)('%s: the mask equals the oracle over the whole vocabulary', (_, grammar) => {
-    const random = seeded(3);
-    const matcher = new Matcher(grammar, index);
-    for (let step = 0; step < 3; step++) {
-      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-      expect(mask).toEqual(oracleAllowed(matcher));
-      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-      if (text.length === 0) break;
-      matcher.commitToken(text[Math.floor(random() * text.length)]!);
-    }
-  }, 120_000);
+  it.each(sampled)(
+    '%s: the mask equals the oracle over the whole vocabulary',
+    (_, grammar) => {
+      const random = seeded(3);
+      const matcher = new Matcher(grammar, index);
+      for (let step = 0; step < 3; step++) {
+        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+        expect(mask).toEqual(oracleAllowed(matcher));
+        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+        if (text.length === 0) break;
+        matcher.commitToken(text[Math.floor(random() * text.length)]!);
+      }
+    },
+    120_000,
+  );
 });

@@ -9,7 +9,18 @@ import fc from 'fast-check';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileGrammar, GrammarError, GrammarLimitError, jsonSchemaGrammar, KernelGrammar, KernelMatcher, parseGrammar, SchemaError, type CompiledGrammar, type GrammarFormat } from '../src/index.ts';
+import {
+  compileGrammar,
+  GrammarError,
+  GrammarLimitError,
+  jsonSchemaGrammar,
+  KernelGrammar,
+  KernelMatcher,
+  parseGrammar,
+  SchemaError,
+  type CompiledGrammar,
+  type GrammarFormat,
+} from '../src/index.ts';
 import { loadCases } from './support/cases.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { vocab } from './support/vocabs.ts';
@@ -91,9 +102,47 @@ function run(frontEnd: string, place: 'span' | 'pointer', compile: () => Compile
 // ------------------------------------------------------------------------------------------
 // Inputs: seeds from the project's cases and the corpora, and edits applied to them.
 
-const NASTY = ['\0', '\uD800', '\uDFFF', '\u{10FFFF}', '\uFFFE', '99999999999999999999', '1e309', '-0', '{', '}', '[', ']', '(', ')', '"', "'", '\\', '|', '*', '+', '?', '{1,100000}', '::=', ':', ';', '=', '/', '%ignore', '\n', '(?=', '\\u{', '\\p{L}'];
+const NASTY = [
+  '\0',
+  '\uD800',
+  '\uDFFF',
+  '\u{10FFFF}',
+  '\uFFFE',
+  '99999999999999999999',
+  '1e309',
+  '-0',
+  '{',
+  '}',
+  '[',
+  ']',
+  '(',
+  ')',
+  '"',
+  "'",
+  '\\',
+  '|',
+  '*',
+  '+',
+  '?',
+  '{1,100000}',
+  '::=',
+  ':',
+  ';',
+  '=',
+  '/',
+  '%ignore',
+  '\n',
+  '(?=',
+  '\\u{',
+  '\\p{L}',
+];
 const piece = fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 4 }));
-const edit = fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), length: fc.nat(12), kind: fc.constantFrom('delete', 'insert', 'duplicate', 'replace'), text: piece });
+const edit = fc.record({
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+  length: fc.nat(12),
+  kind: fc.constantFrom('delete', 'insert', 'duplicate', 'replace'),
+  text: piece,
+});
 
 /** Applies edits to a text at relative positions (so they fit any length). */
 function applyEdits(text: string, edits: readonly { at: number; length: number; kind: string; text: string }[]): string {
@@ -108,15 +157,20 @@ function applyEdits(text: string, edits: readonly { at: number; length: number; 
   }
   return out;
 }
-const mutated = (seeds: readonly string[]) => fc.tuple(fc.constantFrom(...seeds), fc.array(edit, { maxLength: 6 })).map(([text, edits]) => applyEdits(text, edits));
+const mutated = (seeds: readonly string[]) =>
+  fc.tuple(fc.constantFrom(...seeds), fc.array(edit, { maxLength: 6 })).map(([text, edits]) => applyEdits(text, edits));
 
 // A sample of the corpora's schemas (every 40th MaskBench file, and the test suite's).
 function corpusSchemas(): unknown[] {
   const bench = join(CORPORA, 'maskbench-dev');
-  const files = readdirSync(bench).sort().filter((_, i) => i % 40 === 0);
+  const files = readdirSync(bench)
+    .sort()
+    .filter((_, i) => i % 40 === 0);
   const fromBench = files.map((f) => (JSON.parse(readFileSync(join(bench, f), 'utf8')) as { schema: unknown }).schema);
   const suite = join(CORPORA, 'json-schema-test-suite', 'tests', 'draft2020-12');
-  const fromSuite = readdirSync(suite).filter((f) => f.endsWith('.json')).flatMap((f) => (JSON.parse(readFileSync(join(suite, f), 'utf8')) as { schema: unknown }[]).map((g) => g.schema));
+  const fromSuite = readdirSync(suite)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => (JSON.parse(readFileSync(join(suite, f), 'utf8')) as { schema: unknown }[]).map((g) => g.schema));
   return [...fromBench, ...fromSuite];
 }
 const schemas = corpusSchemas();
@@ -136,8 +190,53 @@ function patterns(value: unknown, out: string[] = []): string[] {
 // the ways real mistakes and attacks look.
 const HUGE = [1e308, -1e308, 2 ** 53 + 1, 1e-320, -0, 1.2345678901234568e29];
 const wrongValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom<unknown>(...HUGE, '\0', '\uD800x', null, [], {}, true, -1));
-const REFS = ['#', '#/', '#/$defs/missing', '#/definitions/%ZZ', '#/properties/~2', 'http://example.com/nowhere.json', 'other.json#/a', '#/$defs/a', '#/$defs/b', '#anchor', '#/items/0/../..', ''];
-const KEYWORDS = ['type', 'enum', 'const', 'properties', 'required', 'items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'pattern', 'minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'format', '$ref', '$defs', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'dependentRequired', 'contains', 'uniqueItems'];
+const REFS = [
+  '#',
+  '#/',
+  '#/$defs/missing',
+  '#/definitions/%ZZ',
+  '#/properties/~2',
+  'http://example.com/nowhere.json',
+  'other.json#/a',
+  '#/$defs/a',
+  '#/$defs/b',
+  '#anchor',
+  '#/items/0/../..',
+  '',
+];
+const KEYWORDS = [
+  'type',
+  'enum',
+  'const',
+  'properties',
+  'required',
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'pattern',
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'format',
+  '$ref',
+  '$defs',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'dependentRequired',
+  'contains',
+  'uniqueItems',
+];
 const schemaEdit = fc.record({
   at: fc.double({ min: 0, max: 1, noNaN: true }),
   kind: fc.constantFrom('set', 'delete', 'ref', 'cycle', 'nest', 'self'),
@@ -202,17 +301,33 @@ const property = (frontEnd: string, place: 'span' | 'pointer', input: fc.Arbitra
     );
     // The inputs reach both sides: grammars that compile (their masks walked) and typed errors.
     const outcomes = Object.keys(report[frontEnd] ?? {});
-    expect(outcomes.some((o) => o.startsWith('compiled')), `${frontEnd}: nothing compiled`).toBe(true);
-    expect(outcomes.some((o) => !o.startsWith('compiled')), `${frontEnd}: no input failed`).toBe(true);
+    expect(
+      outcomes.some((o) => o.startsWith('compiled')),
+      `${frontEnd}: nothing compiled`,
+    ).toBe(true);
+    expect(
+      outcomes.some((o) => !o.startsWith('compiled')),
+      `${frontEnd}: no input failed`,
+    ).toBe(true);
   });
 
 describe('fuzzing the front-ends', () => {
-  property('regex (random)', 'span', fc.array(fc.constantFrom(...REGEX_ALPHABET), { maxLength: 24 }).map((c) => c.join('')), (source: string) => compileGrammar(parseGrammar('regex', source)));
+  property(
+    'regex (random)',
+    'span',
+    fc.array(fc.constantFrom(...REGEX_ALPHABET), { maxLength: 24 }).map((c) => c.join('')),
+    (source: string) => compileGrammar(parseGrammar('regex', source)),
+  );
   property('regex (mutated corpus patterns)', 'span', mutated(regexSeeds), (source: string) => compileGrammar(parseGrammar('regex', source)));
   for (const format of ['gbnf', 'lark', 'ebnf'] as const) {
     property(`${format} (mutated cases)`, 'span', mutated(casesOf(format)), (source: string) => compileGrammar(parseGrammar(format, source)));
   }
-  property('json-schema (mutated corpus schemas)', 'pointer', fc.tuple(fc.constantFrom(...schemas), fc.array(schemaEdit, { minLength: 1, maxLength: 4 })).map(([s, edits]) => mutateSchema(s, edits)), (schema: unknown) => compileGrammar(jsonSchemaGrammar(schema).grammar));
+  property(
+    'json-schema (mutated corpus schemas)',
+    'pointer',
+    fc.tuple(fc.constantFrom(...schemas), fc.array(schemaEdit, { minLength: 1, maxLength: 4 })).map(([s, edits]) => mutateSchema(s, edits)),
+    (schema: unknown) => compileGrammar(jsonSchemaGrammar(schema).grammar),
+  );
   // Text edits (deleted braces, stray bytes): what does not parse as JSON is the caller's
   // JSON.parse error and never reaches the compiler; what parses must compile or fail typed.
   property('json-schema (mutated corpus text)', 'pointer', mutated(schemas.map((s) => JSON.stringify(s))), (text: string) => {

@@ -11,7 +11,10 @@ const object = (n: number): string => JSON.stringify(Object.fromEntries(Array.fr
 
 describe('repetition caps', () => {
   it('cap unbounded arrays, objects and strings of a schema', () => {
-    const grammar = compileSchema({ type: 'object', properties: { list: { type: 'array', items: { type: 'integer' } }, name: { type: 'string' }, extra: { type: 'object' } } }, { repetition: caps });
+    const grammar = compileSchema(
+      { type: 'object', properties: { list: { type: 'array', items: { type: 'integer' } }, name: { type: 'string' }, extra: { type: 'object' } } },
+      { repetition: caps },
+    );
     expect(accepts(grammar, `{"list":${array(3)}}`)).toBe(true);
     expect(accepts(grammar, `{"list":${array(4)}}`)).toBe(false);
     expect(accepts(grammar, '{"name":"abcd"}')).toBe(true);

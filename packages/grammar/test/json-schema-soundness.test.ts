@@ -29,7 +29,9 @@ interface Subject {
 }
 
 // MaskBench-dev files spread evenly over the sorted list.
-const files = readdirSync(MASKBENCH).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(MASKBENCH)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const maskBench: Subject[] = Array.from({ length: SAMPLE_SIZE }, (_, i) => files[Math.floor((i * files.length) / SAMPLE_SIZE)]!).map((file) => {
   const { schema } = JSON.parse(readFileSync(join(MASKBENCH, file), 'utf8')) as { schema: unknown };
   return { name: file, schema, options: {}, walks: MASKBENCH_WALKS, empty: false };
@@ -40,7 +42,16 @@ const casesDir = join(import.meta.dirname, 'json-schema-cases');
 const handWritten: Subject[] = readdirSync(casesDir)
   .filter((f) => f.endsWith('.json'))
   .sort()
-  .flatMap((f) => JSON.parse(readFileSync(join(casesDir, f), 'utf8')) as { description: string; schema: unknown; options?: JsonSchemaOptions; valid?: unknown[]; validTexts?: string[] }[])
+  .flatMap(
+    (f) =>
+      JSON.parse(readFileSync(join(casesDir, f), 'utf8')) as {
+        description: string;
+        schema: unknown;
+        options?: JsonSchemaOptions;
+        valid?: unknown[];
+        validTexts?: string[];
+      }[],
+  )
   .filter((c) => c.options === undefined)
   .flatMap((c) => {
     const empty = (c.valid?.length ?? 0) + (c.validTexts?.length ?? 0) === 0;
@@ -81,7 +92,8 @@ function explore(subject: Subject, seed: number): Outcome {
     // machine must not turn a slow mask into a failure).
     grammar = compileSchema(subject.schema, subject.options, { maxMaskMs: 600_000 });
   } catch (error) {
-    if (error instanceof SchemaError || error instanceof GrammarLimitError) return { skipped: `${error.code}: ${error.message}`, completed: 0, walks: 0, unsound: [] };
+    if (error instanceof SchemaError || error instanceof GrammarLimitError)
+      return { skipped: `${error.code}: ${error.message}`, completed: 0, walks: 0, unsound: [] };
     throw error;
   }
   const validate = ajvValidator(subject.schema);
@@ -120,7 +132,9 @@ function explore(subject: Subject, seed: number): Outcome {
 }
 
 function ajvErrors(errors: unknown): string {
-  return JSON.stringify((errors as { instancePath: string; keyword: string; message?: string }[] | null)?.map((e) => `${e.instancePath} ${e.keyword}: ${e.message}`));
+  return JSON.stringify(
+    (errors as { instancePath: string; keyword: string; message?: string }[] | null)?.map((e) => `${e.instancePath} ${e.keyword}: ${e.message}`),
+  );
 }
 
 describe.each([

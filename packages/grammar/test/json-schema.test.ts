@@ -228,7 +228,11 @@ describe('declared properties', () => {
   });
 
   it('may not repeat in an object of 40 declared properties either', () => {
-    const grammar = compileSchema({ type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 'integer' }])), required: ['p39'] });
+    const grammar = compileSchema({
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 'integer' }])),
+      required: ['p39'],
+    });
     expect(accepts(grammar, '{"p39":1,"p0":2,"p35":3}')).toBe(true);
     expect(accepts(grammar, '{"p39":1,"p0":2,"p39":3}')).toBe(false);
     expect(accepts(grammar, '{"p0":2,"p35":3}')).toBe(false);
@@ -492,7 +496,12 @@ describe('invalid schemas', () => {
 describe('size', () => {
   // Each level refers to the next twice: written out, the schema doubles 23 times.
   const doubling = (levels: number, sibling: (i: number) => Record<string, unknown>): unknown => ({
-    $defs: Object.fromEntries(Array.from({ length: levels }, (_, i) => [`l${i}`, i === levels - 1 ? { type: 'integer' } : { ...sibling(i), allOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] }])),
+    $defs: Object.fromEntries(
+      Array.from({ length: levels }, (_, i) => [
+        `l${i}`,
+        i === levels - 1 ? { type: 'integer' } : { ...sibling(i), allOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] },
+      ]),
+    ),
     $ref: '#/$defs/l0',
     minimum: 0,
   });
@@ -510,7 +519,11 @@ describe('size', () => {
     const schema = {
       $defs: {
         T: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/Arr' }, { type: 'array', items: { $ref: '#/$defs/T' } }] },
-        Arr: { type: 'object', properties: { type: { const: 'array' }, items: { $ref: '#/$defs/T', description: 'the item type' } }, required: ['type', 'items'] },
+        Arr: {
+          type: 'object',
+          properties: { type: { const: 'array' }, items: { $ref: '#/$defs/T', description: 'the item type' } },
+          required: ['type', 'items'],
+        },
         U: { anyOf: [{ type: 'string', maxLength: 3 }, { $ref: '#/$defs/UArr' }, { type: 'array', items: { $ref: '#/$defs/U' } }] },
         UArr: { allOf: [{ $ref: '#/$defs/Arr' }, { type: 'object', properties: { items: { $ref: '#/$defs/U' } } }] },
       },
@@ -522,7 +535,8 @@ describe('size', () => {
     // Deep instances against ajv (more in json-schema-cases/refs.json).
     const compiled = compileGrammar(grammar);
     const validate = ajvValidator(schema);
-    const nested = (depth: number, leaf: string): unknown => (depth === 0 ? leaf : { type: 'array', items: depth % 2 === 0 ? nested(depth - 1, leaf) : [nested(depth - 1, leaf)] });
+    const nested = (depth: number, leaf: string): unknown =>
+      depth === 0 ? leaf : { type: 'array', items: depth % 2 === 0 ? nested(depth - 1, leaf) : [nested(depth - 1, leaf)] };
     const instances = [8, 12].flatMap((depth) => [nested(depth, 'abc'), nested(depth, 'abcd')]).map((type) => ({ type }));
     expect(instances.map((v) => validate(v))).toEqual([true, false, true, false]);
     expect(instances.flatMap((v) => jsonTexts(v, false).filter((text) => accepts(compiled, text) !== validate(v)))).toEqual([]);
@@ -531,7 +545,9 @@ describe('size', () => {
   it('a string bound too large for the lexer automaton is a limit error naming the schema pointer', () => {
     // The length is counted; the pattern's own large count, in the same intersection, is copied.
     const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', pattern: '^(xy|z){1,100000}$', maxLength: 40_000 } } }).grammar;
-    expect(() => compileGrammar(ir)).toThrow(expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates', lexeme: { name: 'STRING', origin: '/properties/a' } }));
+    expect(() => compileGrammar(ir)).toThrow(
+      expect.objectContaining({ code: 'limit_exceeded', limit: 'maxNfaStates', lexeme: { name: 'STRING', origin: '/properties/a' } }),
+    );
   });
 
   it('a schema that expands to more than maxRules rules is a limit error', () => {

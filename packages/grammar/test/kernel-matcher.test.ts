@@ -27,7 +27,9 @@ const UNTIMED = { maxMaskMs: 600_000 };
 const WIDE_OBJECT = {
   type: 'object',
   properties: {
-    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i % 3 === 0 ? { type: 'integer' } : i % 3 === 1 ? { enum: ['a', 'b'] } : { type: 'boolean' }])),
+    ...Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`k${i}`, i % 3 === 0 ? { type: 'integer' } : i % 3 === 1 ? { enum: ['a', 'b'] } : { type: 'boolean' }]),
+    ),
     inner: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['y'], additionalProperties: false },
   },
   required: ['k1', 'inner'],
@@ -38,78 +40,89 @@ const grammars: [string, () => CompiledGrammar][] = [
   ['any JSON', () => compileGrammar(jsonGrammar(), UNTIMED)],
   // Objects are permutations: their parser states are built lazily (STATUS_NEED_RULES).
   ['JSON Schema objects in any order', () => compileGrammar(jsonSchemaGrammar(WIDE_OBJECT).grammar, UNTIMED)],
-  ['lazy lexeme', () => {
-    const g = parseGrammar('lark', 'start: "<" BODY ">"\nBODY: /[a-z]+/\n');
-    return compileGrammar({ ...g, lexemes: g.lexemes.map((l) => (l.name === 'BODY' ? { ...l, mode: 'lazy' as const } : l)) });
-  }],
+  [
+    'lazy lexeme',
+    () => {
+      const g = parseGrammar('lark', 'start: "<" BODY ">"\nBODY: /[a-z]+/\n');
+      return compileGrammar({ ...g, lexemes: g.lexemes.map((l) => (l.name === 'BODY' ? { ...l, mode: 'lazy' as const } : l)) });
+    },
+  ],
 ];
 
 describe.each(grammars)('%s', (_, make) => {
-  it.each(['stories260k', 'llama3.1'] as const)('kernel and TypeScript matchers agree along random walks (%s)', (preset) => {
-    const grammar = make();
-    const index = vocab(preset);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const eos = index.meta.eos_token_ids;
-    const random = seeded(preset === 'stories260k' ? 17 : 23);
-    try {
-      for (let walk = 0; walk < (preset === 'stories260k' ? 3 : 1); walk++) {
-        const reference = new Matcher(grammar, index);
-        const matcher = new KernelMatcher(kernelGrammar, kernelVocab(preset), { eosTokenIds: eos });
-        const masks: string[] = [];
-        for (let step = 0; step < (preset === 'stories260k' ? 30 : 8); step++) {
-          const expected = reference.computeMaskBitset();
-          const mask = matcher.computeMaskBitset();
-          expect(Array.from(mask), `walk ${walk} step ${step}`).toEqual(Array.from(expected));
-          expect(Array.from(matcher.computeMask())).toEqual(Array.from(reference.computeMask()));
-          expect(matcher.isAccepting()).toBe(reference.isAccepting());
-          if (preset === 'stories260k') expect(Array.from(matcher.forcedBytes())).toEqual(Array.from(reference.forcedBytes()));
-          masks.push(Array.from(mask).join());
-          const allowed = bitsetIds(mask, index.tokenCount).filter((id) => !eos.includes(id));
-          // A disallowed token is refused by both, without a change.
-          const refused = random() * index.tokenCount;
-          const probe = Math.floor(refused);
-          expect(matcher.fork().commitToken(probe)).toBe(reference.fork().commitToken(probe));
-          if (allowed.length === 0 || (reference.isAccepting() && random() < 0.2)) break;
-          const id = allowed[Math.floor(random() * allowed.length)]!;
-          expect(matcher.commitToken(id)).toBe(true);
-          expect(reference.commitToken(id)).toBe(true);
+  it.each(['stories260k', 'llama3.1'] as const)(
+    'kernel and TypeScript matchers agree along random walks (%s)',
+    (preset) => {
+      const grammar = make();
+      const index = vocab(preset);
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      const eos = index.meta.eos_token_ids;
+      const random = seeded(preset === 'stories260k' ? 17 : 23);
+      try {
+        for (let walk = 0; walk < (preset === 'stories260k' ? 3 : 1); walk++) {
+          const reference = new Matcher(grammar, index);
+          const matcher = new KernelMatcher(kernelGrammar, kernelVocab(preset), { eosTokenIds: eos });
+          const masks: string[] = [];
+          for (let step = 0; step < (preset === 'stories260k' ? 30 : 8); step++) {
+            const expected = reference.computeMaskBitset();
+            const mask = matcher.computeMaskBitset();
+            expect(Array.from(mask), `walk ${walk} step ${step}`).toEqual(Array.from(expected));
+            expect(Array.from(matcher.computeMask())).toEqual(Array.from(reference.computeMask()));
+            expect(matcher.isAccepting()).toBe(reference.isAccepting());
+            if (preset === 'stories260k') expect(Array.from(matcher.forcedBytes())).toEqual(Array.from(reference.forcedBytes()));
+            masks.push(Array.from(mask).join());
+            const allowed = bitsetIds(mask, index.tokenCount).filter((id) => !eos.includes(id));
+            // A disallowed token is refused by both, without a change.
+            const refused = random() * index.tokenCount;
+            const probe = Math.floor(refused);
+            expect(matcher.fork().commitToken(probe)).toBe(reference.fork().commitToken(probe));
+            if (allowed.length === 0 || (reference.isAccepting() && random() < 0.2)) break;
+            const id = allowed[Math.floor(random() * allowed.length)]!;
+            expect(matcher.commitToken(id)).toBe(true);
+            expect(reference.commitToken(id)).toBe(true);
+          }
+          // Rolling back replays the same masks.
+          const forked = matcher.fork();
+          for (let n = masks.length - 2; n >= 0 && matcher.tokenCount > 0; n--) {
+            matcher.rollback(1);
+            expect(Array.from(matcher.computeMaskBitset()).join()).toBe(masks[matcher.tokenCount]);
+          }
+          // The fork kept the end state.
+          expect(forked.tokenCount).toBe(reference.tokenCount);
+          expect(Array.from(forked.computeMaskBitset())).toEqual(Array.from(reference.computeMaskBitset()));
+          forked.dispose();
+          matcher.dispose();
         }
-        // Rolling back replays the same masks.
-        const forked = matcher.fork();
-        for (let n = masks.length - 2; n >= 0 && matcher.tokenCount > 0; n--) {
-          matcher.rollback(1);
-          expect(Array.from(matcher.computeMaskBitset()).join()).toBe(masks[matcher.tokenCount]);
-        }
-        // The fork kept the end state.
-        expect(forked.tokenCount).toBe(reference.tokenCount);
-        expect(Array.from(forked.computeMaskBitset())).toEqual(Array.from(reference.computeMaskBitset()));
-        forked.dispose();
-        matcher.dispose();
+      } finally {
+        kernelGrammar.dispose();
       }
-    } finally {
-      kernelGrammar.dispose();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe('a cold kernel grammar commits whole texts before any mask', () => {
-  it.each(loadCases().filter((c) => c.accept.length > 0))('$name', (grammarCase) => {
-    const grammar = compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar));
-    const index = vocab('stories260k');
-    for (const text of grammarCase.accept) {
-      // A fresh kernel grammar each time: every lexer transition and start state is missing.
-      const kernelGrammar = new KernelGrammar(kernel, compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar)));
-      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
-      const half = new TextEncoder().encode(text.slice(0, Math.ceil(text.length / 2)));
-      expect(matcher.commitBytes(half), text).toBe(true);
-      const reference = new Matcher(grammar, index);
-      reference.commitBytes(half);
-      expect(Array.from(matcher.computeMaskBitset()), text).toEqual(Array.from(reference.computeMaskBitset()));
-      expect(matcher.commitBytes(new TextEncoder().encode(text.slice(half.length === 0 ? 0 : Math.ceil(text.length / 2))))).toBe(true);
-      expect(matcher.isAccepting()).toBe(true);
-      kernelGrammar.dispose();
-    }
-  }, 60_000);
+  it.each(loadCases().filter((c) => c.accept.length > 0))(
+    '$name',
+    (grammarCase) => {
+      const grammar = compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar));
+      const index = vocab('stories260k');
+      for (const text of grammarCase.accept) {
+        // A fresh kernel grammar each time: every lexer transition and start state is missing.
+        const kernelGrammar = new KernelGrammar(kernel, compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar)));
+        const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+        const half = new TextEncoder().encode(text.slice(0, Math.ceil(text.length / 2)));
+        expect(matcher.commitBytes(half), text).toBe(true);
+        const reference = new Matcher(grammar, index);
+        reference.commitBytes(half);
+        expect(Array.from(matcher.computeMaskBitset()), text).toEqual(Array.from(reference.computeMaskBitset()));
+        expect(matcher.commitBytes(new TextEncoder().encode(text.slice(half.length === 0 ? 0 : Math.ceil(text.length / 2))))).toBe(true);
+        expect(matcher.isAccepting()).toBe(true);
+        kernelGrammar.dispose();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('a cold kernel grammar builds permutation states itself', () => {
@@ -142,24 +155,28 @@ describe('a cold kernel grammar builds permutation states itself', () => {
 });
 
 describe('kernel matcher against the oracle, llama3.1', () => {
-  it.each(['json.gbnf', 'any JSON', 'email.regex'])('%s: sampled states over the whole vocabulary', (name) => {
-    const grammar = grammars.find(([n]) => n === name)![1]();
-    const index = vocab('llama3.1');
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
-    const reference = new Matcher(grammar, index);
-    const random = seeded(99);
-    for (let step = 0; step < 3; step++) {
-      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-      expect(mask).toEqual(oracleAllowed(reference));
-      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-      if (text.length === 0) break;
-      const id = text[Math.floor(random() * text.length)]!;
-      matcher.commitToken(id);
-      reference.commitToken(id);
-    }
-    kernelGrammar.dispose();
-  }, 120_000);
+  it.each(['json.gbnf', 'any JSON', 'email.regex'])(
+    '%s: sampled states over the whole vocabulary',
+    (name) => {
+      const grammar = grammars.find(([n]) => n === name)![1]();
+      const index = vocab('llama3.1');
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+      const reference = new Matcher(grammar, index);
+      const random = seeded(99);
+      for (let step = 0; step < 3; step++) {
+        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+        expect(mask).toEqual(oracleAllowed(reference));
+        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+        if (text.length === 0) break;
+        const id = text[Math.floor(random() * text.length)]!;
+        matcher.commitToken(id);
+        reference.commitToken(id);
+      }
+      kernelGrammar.dispose();
+    },
+    120_000,
+  );
 
   // Inside a string of bounded length the mask adds slice 0's tokens by character count and
   // skips its subtrees (`sliceLengthBound`): every position checked against the oracle.
@@ -167,30 +184,34 @@ describe('kernel matcher against the oracle, llama3.1', () => {
     ['maxLength 9', { type: 'string', minLength: 2, maxLength: 9 }],
     ['maxLength 40', { type: 'string', maxLength: 40 }],
     ['an enum key before it', { type: 'object', properties: { k: { enum: ['x', 'yy'] }, s: { type: 'string', maxLength: 6 } }, required: ['k', 's'] }],
-  ])('strings of bounded length (%s): every position over the whole vocabulary', (_, schema) => {
-    const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
-    const index = vocab('llama3.1');
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
-    const reference = new Matcher(grammar, index);
-    const random = seeded(7);
-    let masks = 0;
-    for (let step = 0; step < 20; step++) {
-      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-      expect(mask).toEqual(oracleAllowed(reference));
-      masks++;
-      // Mostly short tokens, so that many positions of the string are met.
-      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-      if (text.length === 0) break;
-      const short = text.filter((id) => index.tokenBytes(id).length <= 3);
-      const pool = short.length > 0 && random() < 0.8 ? short : text;
-      const id = pool[Math.floor(random() * pool.length)]!;
-      matcher.commitToken(id);
-      reference.commitToken(id);
-    }
-    expect(masks).toBeGreaterThan(4);
-    kernelGrammar.dispose();
-  }, 300_000);
+  ])(
+    'strings of bounded length (%s): every position over the whole vocabulary',
+    (_, schema) => {
+      const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
+      const index = vocab('llama3.1');
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+      const reference = new Matcher(grammar, index);
+      const random = seeded(7);
+      let masks = 0;
+      for (let step = 0; step < 20; step++) {
+        const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+        expect(mask).toEqual(oracleAllowed(reference));
+        masks++;
+        // Mostly short tokens, so that many positions of the string are met.
+        const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+        if (text.length === 0) break;
+        const short = text.filter((id) => index.tokenBytes(id).length <= 3);
+        const pool = short.length > 0 && random() < 0.8 ? short : text;
+        const id = pool[Math.floor(random() * pool.length)]!;
+        matcher.commitToken(id);
+        reference.commitToken(id);
+      }
+      expect(masks).toBeGreaterThan(4);
+      kernelGrammar.dispose();
+    },
+    300_000,
+  );
 
   it('reports limits as typed errors and stays usable', () => {
     const index = vocab('llama3.1');
@@ -214,7 +235,17 @@ describe('kernel matcher against the oracle, llama3.1', () => {
 });
 
 describe('token slices, llama3.1: masks where the walk adds slices whole match the oracle', () => {
-  const KEYS_AND_MORE = { type: 'object', properties: { hostNetwork: { type: 'boolean' }, hostPID: { type: 'boolean' }, name: { type: 'string' }, short: { type: 'string', maxLength: 5 }, mid: { type: 'string', maxLength: 40 }, long: { type: 'string', maxLength: 100 } } };
+  const KEYS_AND_MORE = {
+    type: 'object',
+    properties: {
+      hostNetwork: { type: 'boolean' },
+      hostPID: { type: 'boolean' },
+      name: { type: 'string' },
+      short: { type: 'string', maxLength: 5 },
+      mid: { type: 'string', maxLength: 40 },
+      long: { type: 'string', maxLength: 100 },
+    },
+  };
   const NAMED_KEYS = { type: 'object', patternProperties: { 'Red|Blue': { type: 'string' } }, additionalProperties: false };
   it.each([
     // Inside a string: the root state accepts plain string content whole.
@@ -234,21 +265,25 @@ describe('token slices, llama3.1: masks where the walk adds slices whole match t
     ['{"', NAMED_KEYS],
     // After a three-byte character.
     ['{"name": "\u65e5', KEYS_AND_MORE],
-  ] as const)('after %j', (prefix, schema) => {
-    const index = vocab('llama3.1');
-    const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar, UNTIMED);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    try {
-      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
-      const reference = new Matcher(grammar, index);
-      const bytes = new TextEncoder().encode(prefix);
-      expect(matcher.commitBytes(bytes)).toBe(true);
-      reference.commitBytes(bytes);
-      expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(oracleAllowed(reference));
-    } finally {
-      kernelGrammar.dispose();
-    }
-  }, 120_000);
+  ] as const)(
+    'after %j',
+    (prefix, schema) => {
+      const index = vocab('llama3.1');
+      const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar, UNTIMED);
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      try {
+        const matcher = new KernelMatcher(kernelGrammar, kernelVocab('llama3.1'), { eosTokenIds: index.meta.eos_token_ids });
+        const reference = new Matcher(grammar, index);
+        const bytes = new TextEncoder().encode(prefix);
+        expect(matcher.commitBytes(bytes)).toBe(true);
+        reference.commitBytes(bytes);
+        expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(oracleAllowed(reference));
+      } finally {
+        kernelGrammar.dispose();
+      }
+    },
+    120_000,
+  );
 
   it('after half a UTF-8 character', () => {
     const index = vocab('llama3.1');
@@ -322,14 +357,22 @@ describe('lexer rows are a cache', () => {
   // A long string makes a lexer state per character: with the fewest rows kept (16 on each
   // side), rows are dropped and rebuilt all along, and nothing may change.
   it('masks with 16 rows kept equal those with all kept, and the oracle, along a 3,000-character string', () => {
-    const schema = { type: 'object', properties: { description: { type: 'string', maxLength: 3000 }, n: { type: 'integer' } }, required: ['description', 'n'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { description: { type: 'string', maxLength: 3000 }, n: { type: 'integer' } },
+      required: ['description', 'n'],
+      additionalProperties: false,
+    };
     const tiny = compileGrammar(jsonSchemaGrammar(schema).grammar, { ...UNTIMED, lexerCacheBytes: 0 });
     const roomy = compileGrammar(jsonSchemaGrammar(schema).grammar, UNTIMED);
     const index = vocab('stories260k');
     const eos = index.meta.eos_token_ids;
     const tinyKernel = new KernelGrammar(kernel, tiny);
     const roomyKernel = new KernelGrammar(kernel, roomy);
-    const matchers = [new KernelMatcher(tinyKernel, kernelVocab('stories260k'), { eosTokenIds: eos }), new KernelMatcher(roomyKernel, kernelVocab('stories260k'), { eosTokenIds: eos })];
+    const matchers = [
+      new KernelMatcher(tinyKernel, kernelVocab('stories260k'), { eosTokenIds: eos }),
+      new KernelMatcher(roomyKernel, kernelVocab('stories260k'), { eosTokenIds: eos }),
+    ];
     const reference = new Matcher(tiny, index);
     const opening = new TextEncoder().encode('{"description": "');
     for (const matcher of [...matchers, reference]) expect(matcher.commitBytes(opening)).toBe(true);

@@ -136,10 +136,22 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
       const members = strings.filter((text) => matches(regex, text));
       const shown = JSON.stringify(regex);
       if (facts.some) expect(members.length, shown).toBeGreaterThan(0);
-      if (facts.long) expect(members.some((text) => text.length > 0), shown).toBe(true);
+      if (facts.long)
+        expect(
+          members.some((text) => text.length > 0),
+          shown,
+        ).toBe(true);
       // Infinitely many: some member of 5 bytes or more (every structure here has one by 9).
-      if (facts.infinite) expect(members.some((text) => text.length >= 5), shown).toBe(true);
-      if (facts.finite) expect(members.every((text) => text.length <= longest(regex)), shown).toBe(true);
+      if (facts.infinite)
+        expect(
+          members.some((text) => text.length >= 5),
+          shown,
+        ).toBe(true);
+      if (facts.finite)
+        expect(
+          members.every((text) => text.length <= longest(regex)),
+          shown,
+        ).toBe(true);
       if (facts.some) proven++;
     }
     // The check covers many regexes, not a handful.

@@ -7,7 +7,17 @@ const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const samples = [
   ...Array.from({ length: 2401 }, (_, i) => (i - 1200) / 100).flatMap((v) => [String(v), v.toFixed(3), (v / 7).toFixed(4)]),
   ...Array.from({ length: 2401 }, (_, i) => String(i - 1200)),
-  '-0', '-0.0', '0.0', '-459.67', '-459.670', '-459.671', '-459.669', '0.10', '0.09999', '99.990', '99.9901',
+  '-0',
+  '-0.0',
+  '0.0',
+  '-459.67',
+  '-459.670',
+  '-459.671',
+  '-459.669',
+  '0.10',
+  '0.09999',
+  '99.990',
+  '99.9901',
 ].filter((s) => PLAIN.test(s));
 const whole = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`);
 
@@ -25,7 +35,12 @@ describe('decimalBounds', () => {
   it.each(bounds)('lower bound %d with every upper bound, inclusive or not', (lo) => {
     const wrong: string[] = [];
     for (const hi of [...bounds, Infinity]) {
-      for (const [loIn, hiIn] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+      for (const [loIn, hiIn] of [
+        [true, true],
+        [true, false],
+        [false, true],
+        [false, false],
+      ] as const) {
         const low: Bound = { value: lo, inclusive: loIn };
         const high: Bound = { value: hi, inclusive: hiIn };
         const regexes = decimalBounds(low, high).map(whole);
@@ -42,13 +57,43 @@ describe('decimalBounds', () => {
 
 describe('decimalBounds on exponent forms', () => {
   // Read as doubles, as validators do: 4e-400 is 0, 9.99999999999999999999e-1 is 1.
-  const forms = ['1e-06', '-1e-06', '2.5e-3', '-2.5E-3', '1e5', '-1e5', '0e0', '-0e0', '0.0e-2', '9.99e-1', '-9.99e-1', '1E+2', '-3.5e+1', '5e0', '1e-0', '1e-01', '3.2e-10', '-7e-5', '4E-400', '-4e-916560466910', '0.001e-306', '1e-307', '9.99999999999999999999e-1', '-9.99999999999999999999e-1'];
+  const forms = [
+    '1e-06',
+    '-1e-06',
+    '2.5e-3',
+    '-2.5E-3',
+    '1e5',
+    '-1e5',
+    '0e0',
+    '-0e0',
+    '0.0e-2',
+    '9.99e-1',
+    '-9.99e-1',
+    '1E+2',
+    '-3.5e+1',
+    '5e0',
+    '1e-0',
+    '1e-01',
+    '3.2e-10',
+    '-7e-5',
+    '4E-400',
+    '-4e-916560466910',
+    '0.001e-306',
+    '1e-307',
+    '9.99999999999999999999e-1',
+    '-9.99999999999999999999e-1',
+  ];
   const bounds = [-Infinity, -459.67, -2, -1, -0.5, 0, 0.5, 1, 3, 99.99, Infinity];
   it('never accepts one outside the bounds', () => {
     const wrong: string[] = [];
     for (const lo of bounds.filter((b) => b !== Infinity)) {
       for (const hi of bounds.filter((b) => b !== -Infinity && b >= lo)) {
-        for (const [loIn, hiIn] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+        for (const [loIn, hiIn] of [
+          [true, true],
+          [true, false],
+          [false, true],
+          [false, false],
+        ] as const) {
           const regexes = decimalBounds({ value: lo, inclusive: loIn }, { value: hi, inclusive: hiIn }).map(whole);
           for (const text of forms) {
             const v = Number(text);

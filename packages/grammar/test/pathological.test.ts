@@ -41,7 +41,8 @@ afterAll(() => kernel.dispose());
 
 const SLOW = { timeout: 60_000 };
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-const compile = (format: GrammarFormat, source: string, limits: Partial<GrammarLimits> = {}): CompiledGrammar => compileGrammar(parseGrammar(format, source), limits);
+const compile = (format: GrammarFormat, source: string, limits: Partial<GrammarLimits> = {}): CompiledGrammar =>
+  compileGrammar(parseGrammar(format, source), limits);
 const compileSchema = (schema: unknown, limits: Partial<GrammarLimits> = {}): CompiledGrammar => compileGrammar(jsonSchemaGrammar(schema).grammar, limits);
 
 /** A kernel matcher over llama3.1 (its grammar is freed after the test). */
@@ -63,7 +64,10 @@ function thrown<E extends Error>(type: new (...args: never[]) => E, run: () => u
 }
 
 /** The typed error of a default limit: `{ limit, value }` as `GrammarLimitError` carries them. */
-const defaultLimit = (limit: Exclude<keyof GrammarLimits, 'maskCacheBytes' | 'lexerCacheBytes'>): { limit: string; value: number } => ({ limit, value: DEFAULT_LIMITS[limit] });
+const defaultLimit = (limit: Exclude<keyof GrammarLimits, 'maskCacheBytes' | 'lexerCacheBytes'>): { limit: string; value: number } => ({
+  limit,
+  value: DEFAULT_LIMITS[limit],
+});
 
 /** The token whose bytes are `text`. */
 function tokenId(text: string): number {
@@ -122,10 +126,18 @@ function accepts(grammar: CompiledGrammar, text: string): boolean {
 
 describe('1. nested anyOf / oneOf, 16 levels', () => {
   // Each level: a constant, or the next level; the innermost is any string.
-  const constants = (keyword: string, depth: number): object => (depth === 0 ? { type: 'string' } : { [keyword]: [{ type: 'integer', const: depth }, constants(keyword, depth - 1)] });
+  const constants = (keyword: string, depth: number): object =>
+    depth === 0 ? { type: 'string' } : { [keyword]: [{ type: 'integer', const: depth }, constants(keyword, depth - 1)] };
   // Each level: an integer, or an object whose one property holds the next level.
   const objects = (keyword: string, depth: number): object =>
-    depth === 0 ? { type: 'string' } : { [keyword]: [{ type: 'integer' }, { type: 'object', properties: { [`l${depth}`]: objects(keyword, depth - 1) }, required: [`l${depth}`], additionalProperties: false }] };
+    depth === 0
+      ? { type: 'string' }
+      : {
+          [keyword]: [
+            { type: 'integer' },
+            { type: 'object', properties: { [`l${depth}`]: objects(keyword, depth - 1) }, required: [`l${depth}`], additionalProperties: false },
+          ],
+        };
 
   it.each(['anyOf', 'oneOf'])('%s of constants around a string compiles; the masks enforce every level', (keyword) => {
     const grammar = compileSchema(constants(keyword, 16));
@@ -177,7 +189,11 @@ describe('3. counted repetition {1,100000}', () => {
     ['GBNF "a"{1,100000}', 'compiles', () => compile('gbnf', 'root ::= "a"{1,100000}\n')],
     ['JSON Schema maxLength 100000', 'compiles', () => compileSchema({ type: 'string', maxLength: 100_000 })],
     ['JSON Schema maxLength 100000 and a pattern', 'compiles', () => compileSchema({ type: 'string', maxLength: 100_000, pattern: '^a' })],
-    ['JSON Schema maxLength 100000 and a pattern counting to 100000', 'maxNfaStates', () => compileSchema({ type: 'string', maxLength: 100_000, pattern: '^(ab|c){1,100000}$' })],
+    [
+      'JSON Schema maxLength 100000 and a pattern counting to 100000',
+      'maxNfaStates',
+      () => compileSchema({ type: 'string', maxLength: 100_000, pattern: '^(ab|c){1,100000}$' }),
+    ],
     ['JSON Schema maxItems 100000', 'maxGrammarSymbols', () => compileSchema({ type: 'array', maxItems: 100_000 })],
   ] as const)('%s: %s', (_, outcome, make) => {
     if (outcome === 'compiles') expect(make).not.toThrow();
@@ -186,17 +202,24 @@ describe('3. counted repetition {1,100000}', () => {
 
   const onlyA = (text: string): boolean => /^a+$/.test(text);
 
-  it('regex a{1,100000}: a lexer state per byte, rows kept within lexerCacheBytes: 25,000 bytes match with exact masks; maxLexerStates bounds the states', SLOW, () => {
-    const grammar = compile('regex', 'a{1,100000}', { lexerCacheBytes: 0 });
-    const matcher = matcherOf(grammar);
-    expect(matcher.commitBytes(bytes('a'.repeat(1000)))).toBe(true);
-    expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
-    commitInPieces(matcher, 'a'.repeat(24_000), 1000);
-    expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
-    expect(grammar.lexer.stateCount).toBeGreaterThan(25_000); // far past the 16 rows kept
-    const bounded = compile('regex', 'a{1,100000}', { maxLexerStates: 20_000 });
-    expect(thrown(GrammarLimitError, () => commitInPieces(matcherOf(bounded), 'a'.repeat(25_000), 1000))).toMatchObject({ limit: 'maxLexerStates', value: 20_000 });
-  });
+  it(
+    'regex a{1,100000}: a lexer state per byte, rows kept within lexerCacheBytes: 25,000 bytes match with exact masks; maxLexerStates bounds the states',
+    SLOW,
+    () => {
+      const grammar = compile('regex', 'a{1,100000}', { lexerCacheBytes: 0 });
+      const matcher = matcherOf(grammar);
+      expect(matcher.commitBytes(bytes('a'.repeat(1000)))).toBe(true);
+      expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
+      commitInPieces(matcher, 'a'.repeat(24_000), 1000);
+      expect(maskIds(matcher)).toEqual(tokensWhere(onlyA, true));
+      expect(grammar.lexer.stateCount).toBeGreaterThan(25_000); // far past the 16 rows kept
+      const bounded = compile('regex', 'a{1,100000}', { maxLexerStates: 20_000 });
+      expect(thrown(GrammarLimitError, () => commitInPieces(matcherOf(bounded), 'a'.repeat(25_000), 1000))).toMatchObject({
+        limit: 'maxLexerStates',
+        value: 20_000,
+      });
+    },
+  );
 
   it('GBNF "a"{1,100000}: matches 1,000 bytes; every repetition adds an Earley item to each later set', SLOW, () => {
     const matcher = matcherOf(compile('gbnf', 'root ::= "a"{1,100000}\n'));
@@ -370,7 +393,8 @@ describe('7. unbounded whitespace', () => {
     ['JSON Schema, default whitespace', () => compileSchema({ type: 'array' }), 20],
   ])('%s: a run of whitespace ends after maxRun (%i) bytes', (_, make, maxRun) => {
     const matcher = matcherOf(make());
-    const whitespaceTokens = (): number[] => maskIds(matcher).filter((id) => index.isTextToken(id) && isWhitespace(Buffer.from(index.tokenBytes(id)).toString('latin1')));
+    const whitespaceTokens = (): number[] =>
+      maskIds(matcher).filter((id) => index.isTextToken(id) && isWhitespace(Buffer.from(index.tokenBytes(id)).toString('latin1')));
     expect(matcher.commitBytes(bytes(`[${' '.repeat(maxRun - 1)}`))).toBe(true);
     expect(whitespaceTokens()).toEqual(tokensWhere((text) => isWhitespace(text) && text.length === 1, false));
     expect(matcher.commitBytes(bytes(' '))).toBe(true);
@@ -416,13 +440,19 @@ describe('8. huge and deeply nested sources', () => {
 
   it.each(['gbnf', 'lark'] as const)('%s: 5,000 postfix operators in a row are refused; 500 compile', (format) => {
     const rule = (count: number): string => `${format === 'gbnf' ? 'root ::=' : 'start:'} "a"${'?'.repeat(count)}\n`;
-    expect(thrown(GrammarError, () => compileGrammar(parseGrammar(format, rule(5_000))))).toMatchObject({ code: 'unsupported', message: `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)` });
+    expect(thrown(GrammarError, () => compileGrammar(parseGrammar(format, rule(5_000))))).toMatchObject({
+      code: 'unsupported',
+      message: `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`,
+    });
     expect(accepts(compile(format, rule(500)), 'a')).toBe(true);
   });
 
   it('Lark: a chain of 5,000 terminals, each using the next, is refused', () => {
     const chain = (length: number): string => `start: T0\n${Array.from({ length }, (_, i) => `T${i}: "a"${i + 1 < length ? ` T${i + 1}` : ''}`).join('\n')}\n`;
-    expect(thrown(GrammarError, () => parseGrammar('lark', chain(5_000)))).toMatchObject({ code: 'unsupported', message: `terminals nested deeper than ${MAX_NESTING} levels` });
+    expect(thrown(GrammarError, () => parseGrammar('lark', chain(5_000)))).toMatchObject({
+      code: 'unsupported',
+      message: `terminals nested deeper than ${MAX_NESTING} levels`,
+    });
     expect(accepts(compile('lark', chain(MAX_NESTING)), 'a'.repeat(MAX_NESTING))).toBe(true);
   });
 
@@ -431,18 +461,27 @@ describe('8. huge and deeply nested sources', () => {
       $defs: Object.fromEntries(Array.from({ length }, (_, i) => [`d${i}`, i + 1 < length ? { $ref: `#/$defs/d${i + 1}` } : { type: 'integer' }])),
       $ref: '#/$defs/d0',
     });
-    expect(thrown(UnsupportedSchemaError, () => jsonSchemaGrammar(chain(1_000)))).toMatchObject({ pointer: '/$defs/d199', keyword: '$ref', message: expect.stringContaining('nesting deeper than 200 levels') });
+    expect(thrown(UnsupportedSchemaError, () => jsonSchemaGrammar(chain(1_000)))).toMatchObject({
+      pointer: '/$defs/d199',
+      keyword: '$ref',
+      message: expect.stringContaining('nesting deeper than 200 levels'),
+    });
     expect(accepts(compileSchema(chain(199)), '42')).toBe(true);
   });
 
-  const nest = (depth: number, innermost: unknown, wrap: (inner: unknown) => unknown): unknown => (depth === 0 ? innermost : wrap(nest(depth - 1, innermost, wrap)));
+  const nest = (depth: number, innermost: unknown, wrap: (inner: unknown) => unknown): unknown =>
+    depth === 0 ? innermost : wrap(nest(depth - 1, innermost, wrap));
 
   it.each([
     ['properties in properties', nest(5_000, { type: 'string' }, (p) => ({ type: 'object', properties: { p } })), '/properties/p'.repeat(500)],
     ['allOf in properties', nest(5_000, { type: 'string' }, (p) => ({ allOf: [{ type: 'object', properties: { p } }] })), '/allOf/0/properties/p'.repeat(250)],
     ['a const value', { const: nest(5_000, 'x', (p) => ({ p })) }, `/const${'/p'.repeat(999)}`],
   ])('JSON Schema 5,000 levels deep (%s) is refused at 1,000 levels of objects and arrays', (_, schema, pointer) => {
-    expect(thrown(UnsupportedSchemaError, () => jsonSchemaGrammar(schema))).toMatchObject({ code: 'unsupported', pointer, message: expect.stringContaining('nested deeper than 1000 levels') });
+    expect(thrown(UnsupportedSchemaError, () => jsonSchemaGrammar(schema))).toMatchObject({
+      code: 'unsupported',
+      pointer,
+      message: expect.stringContaining('nested deeper than 1000 levels'),
+    });
   });
 
   it('JSON Schema: a const value 999 levels deep compiles and is accepted', SLOW, () => {

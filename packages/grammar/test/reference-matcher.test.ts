@@ -64,7 +64,9 @@ describe('Matcher', () => {
 
   it.each(['TypeScript', 'kernel'] as const)('finds the forced continuation and its canonical tokens, holding back the last (%s)', async (kind) => {
     const kernel = kind === 'kernel' ? await loadKernel() : null;
-    const matcher: TokenMatcher = kernel ? new KernelMatcher(new KernelGrammar(kernel, form), kernel.loadVocab(index.file), { eosTokenIds: index.meta.eos_token_ids }) : new Matcher(form, index);
+    const matcher: TokenMatcher = kernel
+      ? new KernelMatcher(new KernelGrammar(kernel, form), kernel.loadVocab(index.file), { eosTokenIds: index.meta.eos_token_ids })
+      : new Matcher(form, index);
     expect(decoder.decode(matcher.forcedBytes())).toBe('{"name": "');
     const { bytes, tokens } = matcher.forcedTokens(tokensOf);
     expect(decoder.decode(bytes)).toBe('{"name": "');

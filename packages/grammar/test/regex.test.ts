@@ -92,10 +92,21 @@ describe('regex front-end matches the JavaScript engine', () => {
       const r = recognize(compileGrammar(builder.build('start')), encoder.encode(s));
       return r.accepted && r.complete;
     };
-    for (const [pattern, s] of [['ab', 'xxabyy'], ['^ab', 'abyy'], ['ab$', 'xxab'], ['^a|b$', 'axx'], ['^a|b$', 'xxb']] as const) {
+    for (const [pattern, s] of [
+      ['ab', 'xxabyy'],
+      ['^ab', 'abyy'],
+      ['ab$', 'xxab'],
+      ['^a|b$', 'axx'],
+      ['^a|b$', 'xxb'],
+    ] as const) {
       expect(search(pattern, s), `${pattern} ${s}`).toBe(new RegExp(pattern, 'u').test(s));
     }
-    for (const [pattern, s] of [['^ab', 'xab'], ['ab$', 'abx'], ['^ab$', 'abab']] as const) expect(search(pattern, s)).toBe(false);
+    for (const [pattern, s] of [
+      ['^ab', 'xab'],
+      ['ab$', 'abx'],
+      ['^ab$', 'abab'],
+    ] as const)
+      expect(search(pattern, s)).toBe(false);
   });
 });
 
@@ -135,7 +146,15 @@ describe('intersections of regexes', () => {
   it('match what every operand matches, and never leave a dead end', () => {
     const parts = ['[a-z]+\\d*', '.{2,4}', 'x'];
     const builder = new GrammarBuilder();
-    builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'and', regex: rx.and([regexToByteRegex(parts[0]!), regexToByteRegex(parts[1]!), regexToByteRegex(parts[2]!, { mode: 'search' })]) })));
+    builder.rules.set(
+      'start',
+      expr.lexeme(
+        builder.lexeme({
+          name: 'and',
+          regex: rx.and([regexToByteRegex(parts[0]!), regexToByteRegex(parts[1]!), regexToByteRegex(parts[2]!, { mode: 'search' })]),
+        }),
+      ),
+    );
     const grammar = compileGrammar(builder.build('start'));
     const full = [new RegExp(`^(?:${parts[0]})$`, 'u'), new RegExp(`^(?:${parts[1]})$`, 'u'), /x/u];
     fc.assert(
@@ -144,7 +163,8 @@ describe('intersections of regexes', () => {
         const result = recognize(grammar, encoder.encode(s));
         expect(result.accepted && result.complete).toBe(full.every((re) => re.test(s)));
         // A prefix is accepted only if some completion exists (the language has length ≤ 4).
-        const completable = (prefix: string): boolean => full.every((re) => re.test(prefix)) || (prefix.length < 4 && ['a', 'x', '1', 'é'].some((c) => completable(prefix + c)));
+        const completable = (prefix: string): boolean =>
+          full.every((re) => re.test(prefix)) || (prefix.length < 4 && ['a', 'x', '1', 'é'].some((c) => completable(prefix + c)));
         expect(result.accepted, JSON.stringify(s)).toBe(completable(s));
       }),
       { numRuns: 400, seed: 2 },
@@ -158,7 +178,10 @@ describe('intersections of regexes', () => {
     expect(() => compileGrammar(builder.build('start'))).toThrow(expect.objectContaining({ code: 'empty_language' }));
     // Empty after the first two of three operands too.
     const three = new GrammarBuilder();
-    three.rules.set('start', expr.lexeme(three.lexeme({ name: 'none', regex: rx.and([regexToByteRegex('a+'), regexToByteRegex('b+'), regexToByteRegex('.*')]) })));
+    three.rules.set(
+      'start',
+      expr.lexeme(three.lexeme({ name: 'none', regex: rx.and([regexToByteRegex('a+'), regexToByteRegex('b+'), regexToByteRegex('.*')]) })),
+    );
     expect(() => compileGrammar(three.build('start'))).toThrow(expect.objectContaining({ code: 'empty_language' }));
   });
 });

@@ -68,7 +68,7 @@ describe('string escapes', () => {
     expect(accepts('lark', 'start: "\\b"', '\b')).toBe(true);
     expect(accepts('lark', 'start: "\\b"', 'b')).toBe(false);
   });
-  it('GBNF takes llama.cpp\'s escapes, and spaces before a quantifier', () => {
+  it("GBNF takes llama.cpp's escapes, and spaces before a quantifier", () => {
     expect(accepts('gbnf', 'root ::= "\\[\\]\\\\\\"" [\\^\\-]', '[]\\"-')).toBe(true);
     expect(accepts('gbnf', 'root ::= "a" {2,3}', 'aa')).toBe(true);
     expect(accepts('gbnf', 'root ::= "a" {2,3}', 'a')).toBe(false);

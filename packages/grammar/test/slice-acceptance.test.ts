@@ -114,7 +114,10 @@ describe('token slices a lexer state accepts whole', () => {
   it('leaves out of the shadow what kills the product but not its operand', () => {
     // Up to 60 characters, but not starting with "abcdefgh": after "abcdefg" an "h" (one
     // character, in every slice) kills the key while the plain string would live on.
-    const key = rx.and([jsonRegex.string(jsonRegex.stringChar(), 0, 60), rx.not(rx.seq([rx.literal('"abcdefgh'), rx.repeat(rx.byteRanges([0, 255]), 0, Infinity)]))]);
+    const key = rx.and([
+      jsonRegex.string(jsonRegex.stringChar(), 0, 60),
+      rx.not(rx.seq([rx.literal('"abcdefgh'), rx.repeat(rx.byteRanges([0, 255]), 0, Infinity)])),
+    ]);
     const slicesAfter = (text: string): number => {
       const { lexer, state } = byteRegexAfter(key, text);
       return sliceMask(lexer, state);

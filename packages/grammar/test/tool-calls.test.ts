@@ -5,14 +5,26 @@ import { compileGrammar, recognize, toolCallsGrammar, type ToolCallFormat } from
 
 const HERMES: ToolCallFormat = { open: '<tool_call>\n', close: '\n</tool_call>', between: '\n', argumentsKey: 'arguments' };
 const TOOLS = [
-  { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 20 }, unit: { enum: ['c', 'f'] } }, required: ['city'], additionalProperties: false } },
-  { name: 'add', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'], additionalProperties: false } },
+  {
+    name: 'get_weather',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', maxLength: 20 }, unit: { enum: ['c', 'f'] } },
+      required: ['city'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'add',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'], additionalProperties: false },
+  },
 ];
 const whole = (text: string, grammar: ReturnType<typeof compileGrammar>): boolean => {
   const r = recognize(grammar, new TextEncoder().encode(text));
   return r.accepted && r.complete;
 };
-const call = (name: string, args: string, format = HERMES): string => `${format.open}{"name": ${JSON.stringify(name)}, ${JSON.stringify(format.argumentsKey)}: ${args}}${format.close}`;
+const call = (name: string, args: string, format = HERMES): string =>
+  `${format.open}{"name": ${JSON.stringify(name)}, ${JSON.stringify(format.argumentsKey)}: ${args}}${format.close}`;
 
 describe('tool calls grammar', () => {
   const parallel = compileGrammar(toolCallsGrammar(TOOLS, HERMES, { schemaOptions: { whitespace: { separators: { item: ', ', key: ': ' } } } }));

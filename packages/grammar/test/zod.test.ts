@@ -37,7 +37,10 @@ const cases: readonly Case[] = [
     schema: z.object({ name: z.string(), age: z.number().int().optional(), nick: z.string().default('x') }),
     valid: [{ name: 'a' }, { name: 'a', age: 3 }, { name: '', age: -1, nick: 'n' }, { name: 'a', extra: [1] }],
     invalid: [{}, { age: 3 }, { name: 'a', age: 3.5 }, { name: 'a', nick: null }, { name: 1 }, [], 'a', null],
-    near: fc.record({ name: fc.oneof(fc.string(), fc.integer()), age: fc.oneof(fc.integer(), decimal, fc.constant(null)), nick: fc.oneof(fc.string(), fc.constant(null)) }, { requiredKeys: [] }),
+    near: fc.record(
+      { name: fc.oneof(fc.string(), fc.integer()), age: fc.oneof(fc.integer(), decimal, fc.constant(null)), nick: fc.oneof(fc.string(), fc.constant(null)) },
+      { requiredKeys: [] },
+    ),
   },
   {
     name: 'strict object',
@@ -61,14 +64,25 @@ const cases: readonly Case[] = [
   },
   {
     name: 'discriminated union',
-    schema: z.discriminatedUnion('kind', [z.object({ kind: z.literal('circle'), r: z.number().positive() }), z.object({ kind: z.literal('square'), side: z.number() })]),
-    valid: [{ kind: 'circle', r: 1 }, { kind: 'square', side: -2 }, { kind: 'square', side: 0.5 }],
+    schema: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('circle'), r: z.number().positive() }),
+      z.object({ kind: z.literal('square'), side: z.number() }),
+    ]),
+    valid: [
+      { kind: 'circle', r: 1 },
+      { kind: 'square', side: -2 },
+      { kind: 'square', side: 0.5 },
+    ],
     invalid: [{ kind: 'circle', r: 0 }, { kind: 'circle', side: 1 }, { kind: 'triangle', r: 1 }, { r: 1 }],
   },
   {
     name: 'array with min and max',
     schema: z.array(z.number().int()).min(2).max(4),
-    valid: [[1, 2], [0, -1, 2], [1, 2, 3, 4]],
+    valid: [
+      [1, 2],
+      [0, -1, 2],
+      [1, 2, 3, 4],
+    ],
     invalid: [[], [1], [1, 2, 3, 4, 5], [1, 2.5], [1, '2'], { 0: 1, 1: 2 }],
     near: fc.array(fc.oneof(fc.integer(), decimal), { maxLength: 6 }),
   },
@@ -113,7 +127,10 @@ const cases: readonly Case[] = [
       const tree: z.ZodType<unknown> = z.object({ v: z.int(), kids: z.array(z.lazy(() => tree)) });
       return tree;
     })(),
-    valid: [{ v: 1, kids: [] }, { v: 1, kids: [{ v: 2, kids: [{ v: 3, kids: [] }] }] }],
+    valid: [
+      { v: 1, kids: [] },
+      { v: 1, kids: [{ v: 2, kids: [{ v: 3, kids: [] }] }] },
+    ],
     invalid: [{ v: 1 }, { v: 1, kids: [{ v: 2 }] }, { v: 1, kids: [{ v: 2.5, kids: [] }] }],
   },
   {
@@ -136,13 +153,15 @@ describe.each(cases)('$name', ({ schema, valid, invalid }) => {
   it('accepts the JSON of what zod accepts and rejects the rest', () => {
     for (const value of [...valid, ...invalid]) expectAgrees(grammar, schema, value);
   });
-
 });
 
 describe.each(cases.filter((c) => c.near !== undefined))('$name', ({ schema, near }) => {
   it('agrees with safeParse on random nearby values', () => {
     const grammar = compileZod(schema);
-    fc.assert(fc.property(near!, (value) => expectAgrees(grammar, schema, value)), { seed: 1, numRuns: 200 });
+    fc.assert(
+      fc.property(near!, (value) => expectAgrees(grammar, schema, value)),
+      { seed: 1, numRuns: 200 },
+    );
   });
 });
 

@@ -9,7 +9,7 @@ const WORDS = (VOCAB + 31) >>> 5;
 
 // Deterministic masks shaped like real ones.
 function rng(seed: number): () => number {
-  return () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 function maskBits(kind: 'sparse' | 'dense' | 'noisy', seed: number): Uint32Array {
   const random = rng(seed);
@@ -51,9 +51,17 @@ const compare = (name: string, wasm: () => unknown, ts: () => unknown): void => 
 
 for (const kind of ['sparse', 'dense', 'noisy'] as const) {
   const bits = maskBits(kind, 1);
-  compare(`encode/${kind}`, () => kernel.brleFromBitset(bits, VOCAB), () => brleFromBitset(bits, VOCAB));
+  compare(
+    `encode/${kind}`,
+    () => kernel.brleFromBitset(bits, VOCAB),
+    () => brleFromBitset(bits, VOCAB),
+  );
   const masks: Brle[] = [brleFromBitset(bits, VOCAB), brleFromBitset(maskBits('dense', 2), VOCAB), brleFromBitset(maskBits('dense', 3), VOCAB)];
-  compare(`and3/${kind}`, () => kernel.brleAnd(masks, VOCAB), () => brleAnd(masks));
+  compare(
+    `and3/${kind}`,
+    () => kernel.brleAnd(masks, VOCAB),
+    () => brleAnd(masks),
+  );
   const logits = new Float32Array(VOCAB);
   const fresh = Float32Array.from({ length: VOCAB }, (_, i) => Math.sin(i));
   compare(
@@ -66,5 +74,8 @@ kernel.dispose();
 
 const report = { bench: 'brle', vocab_size: VOCAB, node: process.version, arch: process.arch, results };
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-const rows = Object.entries(results).map(([name, r]) => `${name.padEnd(14)} kernel ${String(r.kernel.median_us).padStart(8)} µs (p99 ${String(r.kernel.p99_us).padStart(8)})   ts ${String(r.typescript.median_us).padStart(8)} µs (p99 ${String(r.typescript.p99_us).padStart(8)})   ×${r.speedup_median}`);
+const rows = Object.entries(results).map(
+  ([name, r]) =>
+    `${name.padEnd(14)} kernel ${String(r.kernel.median_us).padStart(8)} µs (p99 ${String(r.kernel.p99_us).padStart(8)})   ts ${String(r.typescript.median_us).padStart(8)} µs (p99 ${String(r.typescript.p99_us).padStart(8)})   ×${r.speedup_median}`,
+);
 process.stderr.write(`BRLE on ${VOCAB} tokens, medians (lower is better)\n${rows.join('\n')}\n`);

@@ -10,7 +10,12 @@ import { loadKernel } from '../src/index.ts';
 
 const wasmPath = fileURLToPath(new URL('../build/kernel.wasm', import.meta.url));
 const vocabDir = fileURLToPath(new URL('../../../public/vocab/', import.meta.url));
-const files = [...readdirSync(vocabDir).filter((f) => f.endsWith('.vocab')).map((f) => join(vocabDir, f)), ...process.argv.slice(2)];
+const files = [
+  ...readdirSync(vocabDir)
+    .filter((f) => f.endsWith('.vocab'))
+    .map((f) => join(vocabDir, f)),
+  ...process.argv.slice(2),
+];
 
 const median = (times: number[]): number => {
   const sorted = [...times].sort((a, b) => a - b);
@@ -43,4 +48,5 @@ for (const file of files) {
 const report = { bench: 'vocab', kernel_wasm_bytes: wasm.length, kernel_instantiate_ms: instantiateMs, tokenizers };
 console.log(JSON.stringify(report, null, 2));
 console.error(`kernel.wasm ${wasm.length} bytes, instantiated in ${instantiateMs} ms`);
-for (const [name, r] of Object.entries(tokenizers)) console.error(`${name}: ${r.file_bytes} bytes, loaded in ${r.load_ms} ms, ${r.memory_bytes} bytes of linear memory`);
+for (const [name, r] of Object.entries(tokenizers))
+  console.error(`${name}: ${r.file_bytes} bytes, loaded in ${r.load_ms} ms, ${r.memory_bytes} bytes of linear memory`);

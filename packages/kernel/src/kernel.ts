@@ -22,7 +22,19 @@ export interface KernelExports {
   vocabCheck(vocab: number, length: number): number;
   maskLiteral(vocab: number, text: number, textLength: number, bits: number): void;
   // Grammar matcher (assembly/grammar.ts, matcher.ts, commit.ts, mask-walk.ts, state-key.ts); statuses in abi.ts.
-  grammarNew(terminalCount: number, ntCount: number, dotCount: number, predictCount: number, ignoreCount: number, startDot: number, maxItems: number, maxChartItems: number, maskCacheBytes: number, maxCommitMs: number, lexerRows: number): number;
+  grammarNew(
+    terminalCount: number,
+    ntCount: number,
+    dotCount: number,
+    predictCount: number,
+    ignoreCount: number,
+    startDot: number,
+    maxItems: number,
+    maxChartItems: number,
+    maskCacheBytes: number,
+    maxCommitMs: number,
+    lexerRows: number,
+  ): number;
   grammarMaskCacheStat(grammar: number, which: number): number;
   grammarTable(grammar: number, which: number): number;
   grammarGrow(grammar: number, ntCount: number, dotCount: number, predictCount: number): void;
@@ -127,7 +139,10 @@ export async function loadKernel(source: KernelSource = defaultKernelUrl()): Pro
   const exports = instance.exports as unknown as KernelExports;
   const version = exports.kernelAbiVersion?.();
   if (version !== abi.KERNEL_ABI_VERSION) {
-    throw new KernelError('bad_version', `kernel.wasm speaks ABI ${version ?? '1 or older'}, this loader ${abi.KERNEL_ABI_VERSION}: rebuild it (pnpm build) or serve the one built with this package`);
+    throw new KernelError(
+      'bad_version',
+      `kernel.wasm speaks ABI ${version ?? '1 or older'}, this loader ${abi.KERNEL_ABI_VERSION}: rebuild it (pnpm build) or serve the one built with this package`,
+    );
   }
   return new Kernel(exports);
 }

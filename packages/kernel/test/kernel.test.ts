@@ -48,14 +48,18 @@ describe('kernel BRLE matches @sieve/format', () => {
 
   it('ANDs like brleAnd, skipping empty masks', () => {
     const masksArb = fc.integer({ min: 1, max: 700 }).chain((vocabSize) =>
-      fc.array(
-        fc.oneof(
-          fc.constant(new Uint32Array(0)),
-          fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: (vocabSize + 31) >>> 5, maxLength: (vocabSize + 31) >>> 5 }).map((w) => brleFromBitset(Uint32Array.from(w), vocabSize)),
-          fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 20 }).map((runs) => runsToLength(runs, vocabSize)),
-        ),
-        { maxLength: 5 },
-      ).map((masks) => ({ vocabSize, masks: masks })),
+      fc
+        .array(
+          fc.oneof(
+            fc.constant(new Uint32Array(0)),
+            fc
+              .array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: (vocabSize + 31) >>> 5, maxLength: (vocabSize + 31) >>> 5 })
+              .map((w) => brleFromBitset(Uint32Array.from(w), vocabSize)),
+            fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 20 }).map((runs) => runsToLength(runs, vocabSize)),
+          ),
+          { maxLength: 5 },
+        )
+        .map((masks) => ({ vocabSize, masks: masks })),
     );
     fc.assert(
       fc.property(masksArb, ({ vocabSize, masks }) => {
@@ -98,59 +102,63 @@ function runsToLength(runs: number[], vocabSize: number): Brle {
   return Uint32Array.from(out);
 }
 
-describe.each(['stories260k', 'llama3.1'])('vocab index %s in kernel memory', (preset) => {
-  const tokenizer = loadTokenizer(preset);
-  const file = buildVocabIndex(tokenizer.json, tokenizer);
-  const index = new VocabIndex(file);
-  const encoder = new TextEncoder();
+describe.each(['stories260k', 'llama3.1'])(
+  'vocab index %s in kernel memory',
+  (preset) => {
+    const tokenizer = loadTokenizer(preset);
+    const file = buildVocabIndex(tokenizer.json, tokenizer);
+    const index = new VocabIndex(file);
+    const encoder = new TextEncoder();
 
-  // Reference: token t keeps the output a prefix of `text` iff its bytes are a non-empty prefix.
-  const literalMask = (text: Uint8Array): number[] => {
-    const allowed: number[] = [];
-    for (let id = 0; id < index.tokenCount; id++) {
-      const bytes = index.tokenBytes(id);
-      if (index.isTextToken(id) && bytes.length <= text.length && bytes.every((b, i) => b === text[i])) allowed.push(id);
-    }
-    return allowed;
-  };
-  const allowedIds = (brle: Brle): number[] => {
-    const bits = brleToBitset(brle, index.tokenCount);
-    return [...Array(index.tokenCount).keys()].filter((id) => (bits[id >>> 5]! >>> (id & 31)) & 1);
-  };
+    // Reference: token t keeps the output a prefix of `text` iff its bytes are a non-empty prefix.
+    const literalMask = (text: Uint8Array): number[] => {
+      const allowed: number[] = [];
+      for (let id = 0; id < index.tokenCount; id++) {
+        const bytes = index.tokenBytes(id);
+        if (index.isTextToken(id) && bytes.length <= text.length && bytes.every((b, i) => b === text[i])) allowed.push(id);
+      }
+      return allowed;
+    };
+    const allowedIds = (brle: Brle): number[] => {
+      const bits = brleToBitset(brle, index.tokenCount);
+      return [...Array(index.tokenCount).keys()].filter((id) => (bits[id >>> 5]! >>> (id & 31)) & 1);
+    };
 
-  it('loads, then masks a literal exactly (trie walk vs. checking every token)', () => {
-    const vocab = kernel.loadVocab(file);
-    expect(vocab.tokenCount).toBe(index.tokenCount);
-    for (const text of ['{"name": "Lily"}', ' the', 'Once upon a time', '\n\n', '<s>', '<|eot_id|>', 'é中🙂', '']) {
-      expect(allowedIds(vocab.maskLiteral(encoder.encode(text))), JSON.stringify(text)).toEqual(literalMask(encoder.encode(text)));
-    }
-    vocab.dispose();
-    expect(() => vocab.ptr).toThrow(expect.objectContaining({ code: 'disposed' }));
-  });
+    it('loads, then masks a literal exactly (trie walk vs. checking every token)', () => {
+      const vocab = kernel.loadVocab(file);
+      expect(vocab.tokenCount).toBe(index.tokenCount);
+      for (const text of ['{"name": "Lily"}', ' the', 'Once upon a time', '\n\n', '<s>', '<|eot_id|>', 'é中🙂', '']) {
+        expect(allowedIds(vocab.maskLiteral(encoder.encode(text))), JSON.stringify(text)).toEqual(literalMask(encoder.encode(text)));
+      }
+      vocab.dispose();
+      expect(() => vocab.ptr).toThrow(expect.objectContaining({ code: 'disposed' }));
+    });
 
-  it('masks random byte strings exactly', () => {
-    const vocab = kernel.loadVocab(file);
-    const textArb = fc.oneof(
-      fc.integer({ min: 0, max: index.tokenCount - 1 }).map((id) => index.tokenBytes(id)),
-      fc.uint8Array({ maxLength: 12 }),
-      fc.string({ maxLength: 12 }).map((s) => encoder.encode(s)),
-    );
-    fc.assert(
-      fc.property(textArb, (text) => {
-        expect(allowedIds(vocab.maskLiteral(text))).toEqual(literalMask(text));
-      }),
-      { numRuns: preset === 'stories260k' ? 200 : 25 },
-    );
-    vocab.dispose();
-  });
+    it('masks random byte strings exactly', () => {
+      const vocab = kernel.loadVocab(file);
+      const textArb = fc.oneof(
+        fc.integer({ min: 0, max: index.tokenCount - 1 }).map((id) => index.tokenBytes(id)),
+        fc.uint8Array({ maxLength: 12 }),
+        fc.string({ maxLength: 12 }).map((s) => encoder.encode(s)),
+      );
+      fc.assert(
+        fc.property(textArb, (text) => {
+          expect(allowedIds(vocab.maskLiteral(text))).toEqual(literalMask(text));
+        }),
+        { numRuns: preset === 'stories260k' ? 200 : 25 },
+      );
+      vocab.dispose();
+    });
 
-  it('rejects damaged files with typed errors', () => {
-    const bad = file.slice();
-    bad[0] = 0;
-    expect(() => kernel.loadVocab(bad)).toThrow(expect.objectContaining({ code: 'bad_magic' }));
-    expect(() => kernel.loadVocab(file.subarray(0, file.length - 8))).toThrow(expect.objectContaining({ code: 'truncated' }));
-  });
-}, 120_000);
+    it('rejects damaged files with typed errors', () => {
+      const bad = file.slice();
+      bad[0] = 0;
+      expect(() => kernel.loadVocab(bad)).toThrow(expect.objectContaining({ code: 'bad_magic' }));
+      expect(() => kernel.loadVocab(file.subarray(0, file.length - 8))).toThrow(expect.objectContaining({ code: 'truncated' }));
+    });
+  },
+  120_000,
+);
 
 describe('kernel lifecycle', () => {
   it('refuses calls after dispose and frees vocab memory for reuse', async () => {
@@ -169,7 +177,10 @@ describe('kernel lifecycle', () => {
   it('refuses a kernel.wasm that speaks another ABI (a stale build) as bad_version', async () => {
     // An empty module: no kernelAbiVersion export, as builds before the version had none.
     const empty = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
-    await expect(loadKernel(empty)).rejects.toMatchObject({ code: 'bad_version', message: expect.stringMatching(/speaks ABI 1 or older, this loader \d+: rebuild/) });
+    await expect(loadKernel(empty)).rejects.toMatchObject({
+      code: 'bad_version',
+      message: expect.stringMatching(/speaks ABI 1 or older, this loader \d+: rebuild/),
+    });
   });
 
   it('runs the unit tests on the debug build, whose assertions abort with what and where', async () => {
@@ -190,7 +201,12 @@ describe('kernel lifecycle', () => {
         },
       },
     });
-    const raw = instance.exports as unknown as { memory: WebAssembly.Memory; grammarNew(...args: number[]): number; lexerGrow(g: number, n: number): void; lexerSetRun(g: number, state: number, from: number, to: number, target: number): void };
+    const raw = instance.exports as unknown as {
+      memory: WebAssembly.Memory;
+      grammarNew(...args: number[]): number;
+      lexerGrow(g: number, n: number): void;
+      lexerSetRun(g: number, state: number, from: number, to: number, target: number): void;
+    };
     const grammar = raw.grammarNew(1, 1, 2, 1, 0, 0, 100, 1000, 0, 0, 16);
     raw.lexerGrow(grammar, 2);
     raw.lexerSetRun(grammar, 1, 0, 256, 0);

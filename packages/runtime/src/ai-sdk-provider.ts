@@ -64,12 +64,17 @@ export function sieveLanguageModel(engine: Pick<SieveEngine, 'chat'>, options: S
               if (chunk.usage !== undefined) {
                 if (textOpen) controller.enqueue({ type: 'text-end', id: 'text' });
                 textOpen = false;
-                controller.enqueue({ type: 'finish', usage: usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens), finishReason: finishReason(finish) });
+                controller.enqueue({
+                  type: 'finish',
+                  usage: usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens),
+                  finishReason: finishReason(finish),
+                });
                 continue;
               }
               const choice = chunk.choices[0];
               if (choice === undefined) continue;
-              if (choice.delta.role !== undefined) controller.enqueue({ type: 'response-metadata', id: chunk.id, timestamp: new Date(chunk.created * 1000), modelId: chunk.model });
+              if (choice.delta.role !== undefined)
+                controller.enqueue({ type: 'response-metadata', id: chunk.id, timestamp: new Date(chunk.created * 1000), modelId: chunk.model });
               if (choice.delta.content !== undefined && choice.delta.content !== '') {
                 if (!textOpen) controller.enqueue({ type: 'text-start', id: 'text' });
                 textOpen = true;
@@ -92,14 +97,19 @@ export function sieveLanguageModel(engine: Pick<SieveEngine, 'chat'>, options: S
 // The call as a chat completions request, and what of it Sieve does not do.
 function chatRequest(call: LanguageModelV4CallOptions, options: SieveLanguageModelOptions): { request: ChatCompletionRequest; warnings: SharedV4Warning[] } {
   const warnings: SharedV4Warning[] = [];
-  const unsupported = (feature: string, details?: string): void => void warnings.push({ type: 'unsupported', feature, ...(details === undefined ? {} : { details }) });
+  const unsupported = (feature: string, details?: string): void =>
+    void warnings.push({ type: 'unsupported', feature, ...(details === undefined ? {} : { details }) });
   if (call.presencePenalty !== undefined) unsupported('presencePenalty');
   if (call.frequencyPenalty !== undefined) unsupported('frequencyPenalty');
   if (call.topK !== undefined) unsupported('topK', 'set it in the model’s generation_config.json');
   const tools: ChatTool[] = [];
   for (const tool of call.tools ?? []) {
     if (tool.type !== 'function') unsupported(`provider tool ${tool.id}`);
-    else tools.push({ type: 'function', function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.inputSchema } });
+    else
+      tools.push({
+        type: 'function',
+        function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.inputSchema },
+      });
   }
   const format = call.responseFormat;
   const request: ChatCompletionRequest = {
@@ -109,7 +119,14 @@ function chatRequest(call: LanguageModelV4CallOptions, options: SieveLanguageMod
     ...(call.topP === undefined ? {} : { top_p: call.topP }),
     ...(call.seed === undefined ? {} : { seed: call.seed }),
     ...(call.stopSequences === undefined || call.stopSequences.length === 0 ? {} : { stop: call.stopSequences }),
-    ...(format?.type === 'json' ? { response_format: format.schema === undefined ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: format.name ?? 'output', schema: format.schema } } } : {}),
+    ...(format?.type === 'json'
+      ? {
+          response_format:
+            format.schema === undefined
+              ? { type: 'json_object' }
+              : { type: 'json_schema', json_schema: { name: format.name ?? 'output', schema: format.schema } },
+        }
+      : {}),
     ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoice(call.toolChoice) }),
     ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
     ...(options.templateOptions === undefined ? {} : { chat_template_kwargs: options.templateOptions }),
@@ -146,7 +163,17 @@ function chatMessages(prompt: LanguageModelV4Prompt): ChatMessage[] {
       messages.push({ role: 'user', content: text });
       continue;
     }
-    const calls = message.content.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.toolCallId, type: 'function' as const, function: { name: part.toolName, arguments: typeof part.input === 'string' ? part.input : JSON.stringify(part.input) } }] : []));
+    const calls = message.content.flatMap((part) =>
+      part.type === 'tool-call'
+        ? [
+            {
+              id: part.toolCallId,
+              type: 'function' as const,
+              function: { name: part.toolName, arguments: typeof part.input === 'string' ? part.input : JSON.stringify(part.input) },
+            },
+          ]
+        : [],
+    );
     messages.push({ role: 'assistant', content: text, ...(calls.length === 0 ? {} : { tool_calls: calls }) });
   }
   return messages;
@@ -161,5 +188,8 @@ function finishReason(reason: FinishReason): LanguageModelV4FinishReason {
 }
 
 function usage(input: number, output: number): LanguageModelV4Usage {
-  return { inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: output, text: output, reasoning: undefined } };
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  };
 }

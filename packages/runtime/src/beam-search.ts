@@ -7,7 +7,17 @@
  */
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
-import { mergeBias, onlyEos, OutputText, settle, UNTIMED_STEPS, type DecodeContext, type DecodeOptions, type GenerationOutput, type StopReason } from './decode-loop.ts';
+import {
+  mergeBias,
+  onlyEos,
+  OutputText,
+  settle,
+  UNTIMED_STEPS,
+  type DecodeContext,
+  type DecodeOptions,
+  type GenerationOutput,
+  type StopReason,
+} from './decode-loop.ts';
 import type { ModelSequence } from './model.ts';
 import { applyLogitBias, topCandidates } from './sampler.ts';
 
@@ -29,7 +39,12 @@ interface Finished {
   readonly complete: boolean | null;
 }
 
-export async function beamSearch(sequence: ModelSequence, constraint: ActiveConstraint, context: DecodeContext, options: DecodeOptions & { readonly beams: number }): Promise<GenerationOutput> {
+export async function beamSearch(
+  sequence: ModelSequence,
+  constraint: ActiveConstraint,
+  context: DecodeContext,
+  options: DecodeOptions & { readonly beams: number },
+): Promise<GenerationOutput> {
   const { beams: width, maxTokens } = options;
   if (!(Number.isInteger(width) && width >= 1 && width <= MAX_BEAMS)) throw new RangeError(`beams must be an integer from 1 to ${MAX_BEAMS}, not ${width}`);
   if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new RangeError(`maxTokens must be a positive integer, not ${maxTokens}`);
@@ -50,7 +65,8 @@ export async function beamSearch(sequence: ModelSequence, constraint: ActiveCons
   let next: Beam[] = [];
   const finished: Finished[] = [];
   let stopped: StopReason | null = null;
-  const finish = (beam: Beam, reason: StopReason): void => void finished.push({ tokens: beam.tokens, score: beam.score, reason, complete: beam.constraint.accepting() });
+  const finish = (beam: Beam, reason: StopReason): void =>
+    void finished.push({ tokens: beam.tokens, score: beam.score, reason, complete: beam.constraint.accepting() });
 
   try {
     for (let step = 0; active.length > 0 && finished.length < width; step++) {

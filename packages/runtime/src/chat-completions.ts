@@ -16,7 +16,10 @@ import type { StreamRequest, TokenStream } from './streams.ts';
 export type ResponseFormat =
   | { readonly type: 'text' }
   | { readonly type: 'json_object' }
-  | { readonly type: 'json_schema'; readonly json_schema: { readonly name?: string; readonly description?: string; readonly schema: unknown; readonly strict?: boolean } };
+  | {
+      readonly type: 'json_schema';
+      readonly json_schema: { readonly name?: string; readonly description?: string; readonly schema: unknown; readonly strict?: boolean };
+    };
 
 /** OpenAI-style chat completion request (the fields Sieve reads). */
 export interface ChatCompletionRequest {
@@ -168,7 +171,10 @@ export function chatCompletions(engine: ChatBackend): ChatCompletions {
       object: 'chat.completion',
       choices: results.map((result, index) => {
         const answer = readAnswer(result, plan);
-        const parsed = request.response_format?.type === 'json_schema' && answer.calls.length === 0 ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null } : {};
+        const parsed =
+          request.response_format?.type === 'json_schema' && answer.calls.length === 0
+            ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null }
+            : {};
         const message = { role: 'assistant' as const, content: answer.content, ...parsed, ...(answer.calls.length > 0 ? { tool_calls: answer.calls } : {}) };
         return { index, message, finish_reason: answer.finish, logprobs: logprobsOf(result) };
       }),
@@ -193,19 +199,26 @@ function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): Ans
   const choice = request.tool_choice ?? 'auto';
   if (request.tools === undefined || request.tools.length === 0 || choice === 'none') return { constraint: text, calls: null };
   const named = typeof choice === 'object' ? choice.function.name : null;
-  const tools = request.tools.filter((tool) => named === null || tool.function.name === named).map((tool) => ({ name: tool.function.name, parameters: tool.function.parameters ?? { type: 'object', properties: {}, additionalProperties: false } }));
+  const tools = request.tools
+    .filter((tool) => named === null || tool.function.name === named)
+    .map((tool) => ({ name: tool.function.name, parameters: tool.function.parameters ?? { type: 'object', properties: {}, additionalProperties: false } }));
   if (tools.length === 0) throw new InvalidRequestError('request.tool_choice.function.name', `names no tool in request.tools: ${JSON.stringify(named)}`);
   const parallel = named === null && request.parallel_tool_calls !== false;
   if (choice !== 'auto') return { constraint: ToolCalls(tools, format, { parallel }), calls: { format, trigger: null } };
   // The shortest opening the model writes of its own accord: its call marker, or the start of the object.
   const trigger = format.open.trim() !== '' ? format.open.trimEnd() : '{"name"';
   const calls = ToolCalls(tools, format, { parallel, after: trigger });
-  if (text !== undefined) throw new InvalidRequestError('request.response_format', 'with tools and tool_choice auto, the answer is free text or calls: use response_format text, or tool_choice required');
+  if (text !== undefined)
+    throw new InvalidRequestError(
+      'request.response_format',
+      'with tools and tool_choice auto, the answer is free text or calls: use response_format text, or tool_choice required',
+    );
   return { constraint: Triggered(trigger, calls), calls: { format, trigger } };
 }
 
 function textConstraint(format: ResponseFormat | undefined): ConstraintInput | undefined {
-  if (format?.type === 'json_schema') return { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } };
+  if (format?.type === 'json_schema')
+    return { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } };
   if (format?.type === 'json_object') return { type: 'json-schema', schema: { type: 'object' } };
   return undefined;
 }
@@ -217,7 +230,10 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
     ...(request.top_p === undefined ? {} : { topP: request.top_p }),
     ...(request.seed === undefined ? {} : { seed: request.seed + index }),
   };
-  const templateOptions = request.chat_template_kwargs === undefined && request.tools === undefined ? undefined : { ...request.chat_template_kwargs, ...(request.tools === undefined ? {} : { tools: request.tools }) };
+  const templateOptions =
+    request.chat_template_kwargs === undefined && request.tools === undefined
+      ? undefined
+      : { ...request.chat_template_kwargs, ...(request.tools === undefined ? {} : { tools: request.tools }) };
   return {
     messages: request.messages,
     ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),
@@ -233,7 +249,14 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
 
 function logprobsOf(result: GenerateResult): { content: ChatTokenLogprob[] } | null {
   if (result.logprobs === undefined) return null;
-  return { content: result.logprobs.map(({ text, bytes, logprob, top }) => ({ token: text, logprob, bytes: [...bytes], top_logprobs: top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: [...t.bytes] })) })) };
+  return {
+    content: result.logprobs.map(({ text, bytes, logprob, top }) => ({
+      token: text,
+      logprob,
+      bytes: [...bytes],
+      top_logprobs: top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: [...t.bytes] })),
+    })),
+  };
 }
 
 function stops(request: ChatCompletionRequest): readonly string[] {
@@ -264,11 +287,15 @@ function readAnswer(result: GenerateResult, plan: AnswerPlan): { content: string
 function parseCalls(text: string, format: ToolCallFormat): ToolCall[] {
   const calls: ToolCall[] = [];
   const start = toolCallStart(format).slice(0, -'{"name": '.length);
-  for (let at = 0; text.startsWith(start, at); ) {
+  for (let at = 0; text.startsWith(start, at);) {
     const end = objectEnd(text, at + start.length);
     if (end < 0 || !text.startsWith(format.close, end)) break;
     const call = JSON.parse(text.slice(at + start.length, end)) as Record<string, unknown>;
-    calls.push({ id: `call_${Math.random().toString(36).slice(2, 14)}`, type: 'function', function: { name: call['name'] as string, arguments: JSON.stringify(call[format.argumentsKey]) } });
+    calls.push({
+      id: `call_${Math.random().toString(36).slice(2, 14)}`,
+      type: 'function',
+      function: { name: call['name'] as string, arguments: JSON.stringify(call[format.argumentsKey]) },
+    });
     at = end + format.close.length;
     if (!text.startsWith(format.between, at)) break;
     at += format.between.length;
@@ -295,8 +322,18 @@ function objectEnd(text: string, from: number): number {
 // (held back where a stop string or the tool calls' trigger may be starting: no chunk ever
 // holds text past them), the tool calls whole, the finish reason last; the usage after all
 // of them when asked for.
-async function* chunks(engine: ChatBackend, head: { id: string; created: number; model: string }, choices: readonly GenerateRequest[], request: ChatCompletionRequest, plan: AnswerPlan): AsyncGenerator<ChatCompletionChunk> {
-  const chunk = (index: number, delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null): ChatCompletionChunk => ({ ...head, object: 'chat.completion.chunk', choices: [{ index, delta, finish_reason: finish }] });
+async function* chunks(
+  engine: ChatBackend,
+  head: { id: string; created: number; model: string },
+  choices: readonly GenerateRequest[],
+  request: ChatCompletionRequest,
+  plan: AnswerPlan,
+): AsyncGenerator<ChatCompletionChunk> {
+  const chunk = (index: number, delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null): ChatCompletionChunk => ({
+    ...head,
+    object: 'chat.completion.chunk',
+    choices: [{ index, delta, finish_reason: finish }],
+  });
   const ends = [...stops(request), ...(plan.calls?.trigger == null ? [] : [plan.calls.trigger])];
   const holdBack = Math.max(0, ...ends.map((s) => s.length - 1));
   const textOnly = plan.calls === null || plan.calls.trigger !== null;
@@ -330,5 +367,11 @@ async function* chunks(engine: ChatBackend, head: { id: string; created: number;
     prompt = result.stats.promptTokens;
     completion += result.tokens.length;
   }
-  if (request.stream_options?.include_usage === true) yield { ...head, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+  if (request.stream_options?.include_usage === true)
+    yield {
+      ...head,
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    };
 }

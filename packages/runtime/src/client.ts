@@ -5,7 +5,16 @@ export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskInde
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
 export type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatCompletions, FinishReason, ResponseFormat } from './chat-completions.ts';
 export type { ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
-export { DeadEndError, IncompleteOutputError, InvalidRequestError, LoadAbortedError, ModelLoadError, NotLoadedError, VocabMismatchError, WorkerCrashedError } from './errors.ts';
+export {
+  DeadEndError,
+  IncompleteOutputError,
+  InvalidRequestError,
+  LoadAbortedError,
+  ModelLoadError,
+  NotLoadedError,
+  VocabMismatchError,
+  WorkerCrashedError,
+} from './errors.ts';
 export type { DeviceChoice, LoadModelOptions, LoadProgress } from './model.ts';
 export { deleteCachedModel, listCachedModels } from './model-cache.ts';
 export { catalogueModel, estimatedDownloadBytes, formatBytes, MODEL_CATALOGUE, modelDownloadSize, modelFiles } from './model-catalogue.ts';

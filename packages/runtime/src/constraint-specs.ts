@@ -27,7 +27,13 @@ export type GrammarSpec = (
   | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
   | { readonly type: 'json'; readonly whitespace?: JsonWhitespace; readonly repetition?: JsonRepetition }
   | { readonly type: GrammarFormat; readonly grammar: string }
-  | { readonly type: 'tool-calls'; readonly tools: readonly ToolDefinition[]; readonly format: ToolCallFormat; readonly parallel?: boolean; readonly after?: string }
+  | {
+      readonly type: 'tool-calls';
+      readonly tools: readonly ToolDefinition[];
+      readonly format: ToolCallFormat;
+      readonly parallel?: boolean;
+      readonly after?: string;
+    }
 ) & { readonly index?: MaskIndexSource };
 
 /** Built-in constraints, as plain data (structured-cloneable). */
@@ -49,9 +55,17 @@ export type ConstraintInput = ConstraintSpec | Constraint | Grammar;
 export const GENERATION_JSON_WHITESPACE: JsonWhitespace = { separators: { item: ', ', key: ': ' } };
 
 /** Output must be JSON valid against `schema` (draft 2020-12; a Zod schema works too in-thread). */
-export const JsonSchema = (schema: unknown, options?: JsonSchemaOptions): ConstraintSpec => ({ type: 'json-schema', schema, ...(options === undefined ? {} : { options }) });
+export const JsonSchema = (schema: unknown, options?: JsonSchemaOptions): ConstraintSpec => ({
+  type: 'json-schema',
+  schema,
+  ...(options === undefined ? {} : { options }),
+});
 /** Output must be one JSON value (`repetition` caps arrays, objects and strings). */
-export const AnyJson = (whitespace?: JsonWhitespace, repetition?: JsonRepetition): ConstraintSpec => ({ type: 'json', ...(whitespace === undefined ? {} : { whitespace }), ...(repetition === undefined ? {} : { repetition }) });
+export const AnyJson = (whitespace?: JsonWhitespace, repetition?: JsonRepetition): ConstraintSpec => ({
+  type: 'json',
+  ...(whitespace === undefined ? {} : { whitespace }),
+  ...(repetition === undefined ? {} : { repetition }),
+});
 /** Output must match the ECMAScript regex (whole output, no flags). */
 export const Regex = (pattern: string): ConstraintSpec => ({ type: 'regex', grammar: pattern });
 /** Output must match the GBNF grammar (llama.cpp dialect; start rule `root`). */
@@ -75,4 +89,8 @@ export const ThinkThen = (trigger: string, then: ConstraintInput): ConstraintSpe
  */
 export const Triggered = (trigger: string, then: ConstraintInput): ConstraintSpec => ({ type: 'think', trigger, then, optional: true });
 /** Output must be tool calls of `tools` in `format` (`toolCallsGrammar` in @sieve/grammar). */
-export const ToolCalls = (tools: readonly ToolDefinition[], format: ToolCallFormat, options: { readonly parallel?: boolean; readonly after?: string } = {}): ConstraintSpec => ({ type: 'tool-calls', tools, format, ...options });
+export const ToolCalls = (
+  tools: readonly ToolDefinition[],
+  format: ToolCallFormat,
+  options: { readonly parallel?: boolean; readonly after?: string } = {},
+): ConstraintSpec => ({ type: 'tool-calls', tools, format, ...options });

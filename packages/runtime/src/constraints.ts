@@ -52,7 +52,11 @@ export class Grammar {
         ir = jsonGrammar(spec.whitespace ?? GENERATION_JSON_WHITESPACE, spec.repetition);
         break;
       case 'tool-calls':
-        ir = toolCallsGrammar(spec.tools, spec.format, { ...(spec.parallel === undefined ? {} : { parallel: spec.parallel }), ...(spec.after === undefined ? {} : { after: spec.after }), schemaOptions: { whitespace: GENERATION_JSON_WHITESPACE, integerFractions: false } });
+        ir = toolCallsGrammar(spec.tools, spec.format, {
+          ...(spec.parallel === undefined ? {} : { parallel: spec.parallel }),
+          ...(spec.after === undefined ? {} : { after: spec.after }),
+          schemaOptions: { whitespace: GENERATION_JSON_WHITESPACE, integerFractions: false },
+        });
         break;
       default:
         ir = parseGrammar(spec.type, spec.grammar);
@@ -458,7 +462,10 @@ class AllOfConstraint implements ActiveConstraint {
     return this.#dynamic()?.accepting() ?? null;
   }
   fork(): ActiveConstraint {
-    return new AllOfConstraint(this.#parts.map((p) => p.fork()), this.#context);
+    return new AllOfConstraint(
+      this.#parts.map((p) => p.fork()),
+      this.#context,
+    );
   }
   #dynamic(): ActiveConstraint | null {
     const dynamic = this.#parts.filter((p) => !(p instanceof StaticMask));

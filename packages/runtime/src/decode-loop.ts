@@ -14,7 +14,18 @@ import type { Kernel } from '@sieve/kernel';
 import type { ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
-import { allowedMass, allowedRanges, applyLogitBias, checkSampling, logprobsWithin, penalizeRepetition, Rng, sampleToken, topCandidates, type SamplingOptions } from './sampler.ts';
+import {
+  allowedMass,
+  allowedRanges,
+  applyLogitBias,
+  checkSampling,
+  logprobsWithin,
+  penalizeRepetition,
+  Rng,
+  sampleToken,
+  topCandidates,
+  type SamplingOptions,
+} from './sampler.ts';
 
 /** Why a generation stopped. */
 export type StopReason = 'grammar' | 'eos' | 'length' | 'stop' | 'abort';
@@ -200,7 +211,12 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (proof === null) return constraint.commit(token);
     const bytes = vocabIndex.tokenBytes(token);
     const left = options.maxTokens - tokens.length - 1;
-    const rest = token === proof.tokens[0] ? { bytes: proof.bytes.subarray(bytes.length), tokens: proof.tokens.slice(1) } : bytes.length > 0 && startsWith(proof.bytes, bytes) ? proofWithin(proof.bytes.subarray(bytes.length), left) : null;
+    const rest =
+      token === proof.tokens[0]
+        ? { bytes: proof.bytes.subarray(bytes.length), tokens: proof.tokens.slice(1) }
+        : bytes.length > 0 && startsWith(proof.bytes, bytes)
+          ? proofWithin(proof.bytes.subarray(bytes.length), left)
+          : null;
     if (rest !== null) {
       if (!constraint.commit(token)) return false;
       proof = rest;
@@ -227,7 +243,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   // in one forward pass when logits are next needed, so forced tokens ride along.
   // A sequence may hold a prefix of the prompt already (a kept KV cache): not fed again.
   const reused = sequence.length;
-  if (reused >= prompt.length || sequence.tokens.some((token, i) => token !== prompt[i])) throw new RangeError(`the sequence's ${reused} tokens are not a proper prefix of the prompt`);
+  if (reused >= prompt.length || sequence.tokens.some((token, i) => token !== prompt[i]))
+    throw new RangeError(`the sequence's ${reused} tokens are not a proper prefix of the prompt`);
   let pending: readonly number[] = prompt.slice(reused);
   let prefillMs = 0;
 
@@ -250,7 +267,13 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         maskUsMean: sampledSteps === 0 ? 0 : maskUs / sampledSteps,
         sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
         indexedMasks,
-        stepUs: { mask: meanP99(stepTimes.mask), apply: meanP99(stepTimes.apply), sample: meanP99(stepTimes.sample), commit: meanP99(stepTimes.commit), other: meanP99(stepTimes.other) },
+        stepUs: {
+          mask: meanP99(stepTimes.mask),
+          apply: meanP99(stepTimes.apply),
+          sample: meanP99(stepTimes.sample),
+          commit: meanP99(stepTimes.commit),
+          other: meanP99(stepTimes.other),
+        },
         budgetRejections,
         totalMs,
         tokensPerSecond: tokens.length / (totalMs / 1000),
@@ -285,11 +308,29 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         const delta = output.push(token);
         forced.push(token);
         // The only token allowed: probability 1.
-        const logprob = logprobs === null ? undefined : { text: tokenText(token), bytes: tokenBytes(token), logprob: 0, top: options.logprobs! > 0 ? [{ id: token, text: tokenText(token), bytes: tokenBytes(token), logprob: 0 }] : [] };
+        const logprob =
+          logprobs === null
+            ? undefined
+            : {
+                text: tokenText(token),
+                bytes: tokenBytes(token),
+                logprob: 0,
+                top: options.logprobs! > 0 ? [{ id: token, text: tokenText(token), bytes: tokenBytes(token), logprob: 0 }] : [],
+              };
         if (logprob !== undefined) logprobs!.push(logprob);
         forcedCount++;
         const called = performance.now();
-        await settle(options.onToken?.({ index: tokens.length - 1, token, text: tokenText(token), delta, forced: true, forwardMs: 0, ...(logprob === undefined ? {} : { logprob }) }));
+        await settle(
+          options.onToken?.({
+            index: tokens.length - 1,
+            token,
+            text: tokenText(token),
+            delta,
+            forced: true,
+            forwardMs: 0,
+            ...(logprob === undefined ? {} : { logprob }),
+          }),
+        );
         stepCallbackMs += performance.now() - called;
       }
       if (forced.length > 0) {
@@ -363,7 +404,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     sampleUs += stepSampleUs;
     sampledSteps++;
     if (fromIndex) indexedMasks++;
-    if (token < 0) throw new DeadEndError(`no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`);
+    if (token < 0)
+      throw new DeadEndError(
+        `no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`,
+      );
 
     // 5. Commit.
     if (eos.has(token) && heal === null) return finish('eos');
@@ -382,7 +426,15 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (penalty !== 1) seen.add(token);
     const delta = output.push(token);
     pending = [token];
-    const logprob = drawn === null ? undefined : { text: tokenText(token), bytes: tokenBytes(token), logprob: drawn.of(token), top: drawn.top.map(({ id, logprob }) => ({ id, text: tokenText(id), bytes: tokenBytes(id), logprob })) };
+    const logprob =
+      drawn === null
+        ? undefined
+        : {
+            text: tokenText(token),
+            bytes: tokenBytes(token),
+            logprob: drawn.of(token),
+            top: drawn.top.map(({ id, logprob }) => ({ id, text: tokenText(id), bytes: tokenBytes(id), logprob })),
+          };
     if (logprob !== undefined) logprobs!.push(logprob);
     const stepCommitUs = (commitMs - stepCommitMsBefore) * 1000;
     const stepTotalUs = (performance.now() - stepStart - stepCallbackMs - lastForwardMs) * 1000;
@@ -392,21 +444,26 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     stepTimes.commit.push(stepCommitUs);
     stepTimes.other.push(Math.max(0, stepTotalUs - stepMaskUs - stepApplyUs - stepSampleUs - stepCommitUs));
     if (options.onToken !== undefined) {
-      const candidates = (source: Float32Array, ranges?: Int32Array): Candidate[] => topCandidates(source, 5, ranges).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
-      await settle(options.onToken({
-        index: tokens.length - 1,
-        token,
-        text: tokenText(token),
-        delta,
-        forced: false,
-        ...(logprob === undefined ? {} : { logprob }),
-        allowed: brleCount(mask, vocabIndex.tokenCount),
-        // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
-        ...(before === null ? {} : { mask: mask.slice(), allowedMass: allowedMass(before, allowed), topBefore: candidates(before), topAfter: candidates(logits, allowed) }),
-        maskUs: stepMaskUs,
-        sampleUs: stepSampleUs,
-        forwardMs: lastForwardMs,
-      }));
+      const candidates = (source: Float32Array, ranges?: Int32Array): Candidate[] =>
+        topCandidates(source, 5, ranges).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
+      await settle(
+        options.onToken({
+          index: tokens.length - 1,
+          token,
+          text: tokenText(token),
+          delta,
+          forced: false,
+          ...(logprob === undefined ? {} : { logprob }),
+          allowed: brleCount(mask, vocabIndex.tokenCount),
+          // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
+          ...(before === null
+            ? {}
+            : { mask: mask.slice(), allowedMass: allowedMass(before, allowed), topBefore: candidates(before), topAfter: candidates(logits, allowed) }),
+          maskUs: stepMaskUs,
+          sampleUs: stepSampleUs,
+          forwardMs: lastForwardMs,
+        }),
+      );
     }
     stepStart = performance.now();
     stepCallbackMs = 0;
@@ -452,7 +509,7 @@ function spell(bytes: Uint8Array, context: DecodeContext, excluded: (token: numb
 /** `bytes` written by the longest token at each point (none excluded), or null where none can. */
 function greedySpelling(bytes: Uint8Array, vocab: VocabIndex, excluded: (token: number) => boolean): number[] | null {
   const tokens: number[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const { token, length } = vocab.longestTokenAt(bytes, at);
     if (token < 0 || excluded(token)) return null;
     tokens.push(token);
@@ -472,7 +529,10 @@ export function onlyEos(mask: Brle, eos: ReadonlySet<number>): boolean {
   return allowed > 0 && brleCount(mask) === allowed;
 }
 
-export function mergeBias(a: Readonly<Record<number, number>> | undefined, b: Readonly<Record<number, number>> | undefined): Readonly<Record<number, number>> | undefined {
+export function mergeBias(
+  a: Readonly<Record<number, number>> | undefined,
+  b: Readonly<Record<number, number>> | undefined,
+): Readonly<Record<number, number>> | undefined {
   if (a === undefined || b === undefined) return a ?? b;
   const sum: Record<number, number> = { ...a };
   for (const [id, value] of Object.entries(b)) sum[Number(id)] = (sum[Number(id)] ?? 0) + value;
@@ -508,7 +568,8 @@ function healingMask(heal: Uint8Array, vocab: VocabIndex, constraint: ActiveCons
     if (!vocab.isTextToken(id)) continue;
     const bytes = vocab.tokenBytes(id);
     if (bytes.length === 0) continue;
-    if (bytes.length <= heal.length ? startsWith(heal, bytes) : startsWith(bytes, heal) && constraint.acceptsBytes(bytes.subarray(heal.length)) === true) bitsetAdd(bits, id);
+    if (bytes.length <= heal.length ? startsWith(heal, bytes) : startsWith(bytes, heal) && constraint.acceptsBytes(bytes.subarray(heal.length)) === true)
+      bitsetAdd(bits, id);
   }
   return brleFromBitset(bits, vocab.tokenCount);
 }

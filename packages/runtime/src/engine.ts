@@ -143,7 +143,10 @@ export interface SieveEngine {
   release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Generates JSON valid against `schema` (JSON Schema, or zod 4) and parses it. */
-  generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>>;
+  generateJson<S, T = JsonOf<S>>(
+    schema: S,
+    request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+  ): Promise<JsonResult<T>>;
   /**
    * A generation as an async iterable of its token events (`for await`); `result` settles
    * with what `generate` returns. `break` stops it; aborting `signal` makes the iteration
@@ -151,7 +154,10 @@ export interface SieveEngine {
    */
   stream(request: StreamRequest): TokenStream;
   /** `stream` for `generateJson`: each event also carries the JSON so far and its partial value. */
-  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>>;
+  streamJson<S, T = JsonOf<S>>(
+    schema: S,
+    request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+  ): TokenStream<JsonTokenEvent<T>, JsonResult<T>>;
   /** OpenAI's chat completions API (`chat-completions.ts`), streaming with `stream: true`. */
   readonly chat: { readonly completions: ChatCompletions };
   /** Frees the model, grammars and kernel. */
@@ -184,7 +190,13 @@ export class InThreadEngine implements SieveEngine {
   readonly #indexFiles = new Map<string, Promise<Uint8Array>>();
   #nextHandle = 1;
 
-  readonly chat = { completions: chatCompletions({ generate: (request) => this.generate(request), stream: (request) => this.stream(request), model: () => this.#require().info }) };
+  readonly chat = {
+    completions: chatCompletions({
+      generate: (request) => this.generate(request),
+      stream: (request) => this.stream(request),
+      model: () => this.#require().info,
+    }),
+  };
 
   async load(options: EngineLoadOptions): Promise<ModelInfo> {
     checkLoadOptions(options, 'options');
@@ -198,13 +210,20 @@ export class InThreadEngine implements SieveEngine {
     try {
       if (model === null) throw (modelLoad as PromiseRejectedResult).reason;
       if (kernel === null) throw (kernelLoad as PromiseRejectedResult).reason;
-      const tokenizer = model.tokenizer as unknown as { _tokenizerJSON: TokenizerJson; _tokenizerConfig: TokenizerConfig; encode(text: string, options: object): number[] };
+      const tokenizer = model.tokenizer as unknown as {
+        _tokenizerJSON: TokenizerJson;
+        _tokenizerConfig: TokenizerConfig;
+        encode(text: string, options: object): number[];
+      };
       const given = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : options.vocab;
       const files = { json: tokenizer._tokenizerJSON, config: tokenizer._tokenizerConfig, eosTokenIds: model.eosTokenIds };
       const { index: vocabIndex, origin: vocabOrigin } = await modelVocab(given, files, options.model, options.cache ?? true);
       // Tokens past the model's logits may only be special ones (Gemma 3's image token).
       for (let id = model.vocabSize; id < vocabIndex.tokenCount; id++) {
-        if (vocabIndex.isTextToken(id)) throw new RangeError(`the vocab index has ${vocabIndex.tokenCount} tokens, text tokens among them, but the model only ${model.vocabSize} logits: it was built for another tokenizer`);
+        if (vocabIndex.isTextToken(id))
+          throw new RangeError(
+            `the vocab index has ${vocabIndex.tokenCount} tokens, text tokens among them, but the model only ${model.vocabSize} logits: it was built for another tokenizer`,
+          );
       }
       vocab = kernel.loadVocab(vocabIndex.file);
       const eosTokenIds = [...new Set([...model.eosTokenIds, ...vocabIndex.meta.eos_token_ids])];
@@ -212,7 +231,20 @@ export class InThreadEngine implements SieveEngine {
       const encodeContinuation = continuationEncoder(vocabIndex, (text) => tokenizer.encode(text, { add_special_tokens: false }));
       const context: ConstraintContext = { kernel, vocab, vocabIndex, eosTokenIds, encodeContinuation, grammar: (spec) => this.#grammar(spec) };
       const loadMs = performance.now() - started;
-      const info: ModelInfo = { id: model.id, device: model.device, fallbackReason: model.fallbackReason, vocabSize: model.vocabSize, tokenCount: vocabIndex.tokenCount, vocabOrigin, hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null, toolCallFormat: toolCallFormatOf((model.tokenizer as { chat_template?: unknown }).chat_template), samplingDefaults: model.samplingDefaults, eosTokenIds, loadMs, loadSteps: { modelMs, vocabMs: loadMs - modelMs } };
+      const info: ModelInfo = {
+        id: model.id,
+        device: model.device,
+        fallbackReason: model.fallbackReason,
+        vocabSize: model.vocabSize,
+        tokenCount: vocabIndex.tokenCount,
+        vocabOrigin,
+        hasChatTemplate: (model.tokenizer as { chat_template?: unknown }).chat_template != null,
+        toolCallFormat: toolCallFormatOf((model.tokenizer as { chat_template?: unknown }).chat_template),
+        samplingDefaults: model.samplingDefaults,
+        eosTokenIds,
+        loadMs,
+        loadSteps: { modelMs, vocabMs: loadMs - modelMs },
+      };
       this.#loaded = { model, kernel, vocab, vocabIndex, context, tokenOf: tokenLookup(vocabIndex), info };
       return info;
     } catch (error) {
@@ -251,7 +283,13 @@ export class InThreadEngine implements SieveEngine {
     let constraint: ActiveConstraint | undefined;
     const beams = request.beams ?? 1;
     const sequence = (beams === 1 && request.reusePrefix !== false ? this.#reusable(promptTokens) : null) ?? loaded.model.startSequence();
-    const decodeContext: DecodeContext = { kernel: loaded.kernel, vocabIndex: loaded.vocabIndex, eosTokenIds: loaded.context.eosTokenIds, tokenOf: loaded.tokenOf, encodeContinuation: loaded.context.encodeContinuation };
+    const decodeContext: DecodeContext = {
+      kernel: loaded.kernel,
+      vocabIndex: loaded.vocabIndex,
+      eosTokenIds: loaded.context.eosTokenIds,
+      tokenOf: loaded.tokenOf,
+      encodeContinuation: loaded.context.encodeContinuation,
+    };
     const decodeOptions: DecodeOptions = {
       promptTokens,
       // The model's generation_config, unless the request says otherwise.
@@ -267,7 +305,9 @@ export class InThreadEngine implements SieveEngine {
     };
     try {
       constraint = activate(await this.#fetchIndexes(request.constraint), loaded.context);
-      return beams === 1 ? await decode(sequence, constraint, decodeContext, decodeOptions) : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
+      return beams === 1
+        ? await decode(sequence, constraint, decodeContext, decodeOptions)
+        : await beamSearch(sequence, constraint, decodeContext, { ...decodeOptions, beams });
     } finally {
       constraint?.dispose();
       // The last sequence's KV cache is kept: the next prompt's shared prefix is not fed again.
@@ -295,16 +335,29 @@ export class InThreadEngine implements SieveEngine {
     await old?.dispose();
   }
 
-  async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+  async generateJson<S, T = JsonOf<S>>(
+    schema: S,
+    request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+  ): Promise<JsonResult<T>> {
     checkSchema(schema, 'schema');
     checkGenerateJsonRequest(request);
     const { schemaOptions, ...rest } = request;
-    const result = await this.generate({ ...rest, constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) } });
+    const result = await this.generate({
+      ...rest,
+      constraint: { type: 'json-schema', schema: jsonSchemaOf(schema), ...(schemaOptions === undefined ? {} : { options: schemaOptions }) },
+    });
     if (result.complete !== true) {
-      throw new IncompleteOutputError(`the JSON is incomplete: generation stopped (${result.stopReason}) after ${result.tokens.length} tokens; raise maxTokens`, result.text);
+      throw new IncompleteOutputError(
+        `the JSON is incomplete: generation stopped (${result.stopReason}) after ${result.tokens.length} tokens; raise maxTokens`,
+        result.text,
+      );
     }
     const parsed: unknown = JSON.parse(result.text);
-    const value = (isZodSchema(schema) && typeof (schema as { parse?: unknown }).parse === 'function' ? (schema as unknown as { parse(v: unknown): unknown }).parse(parsed) : parsed) as T;
+    const value = (
+      isZodSchema(schema) && typeof (schema as { parse?: unknown }).parse === 'function'
+        ? (schema as unknown as { parse(v: unknown): unknown }).parse(parsed)
+        : parsed
+    ) as T;
     return { ...result, value };
   }
 
@@ -312,7 +365,10 @@ export class InThreadEngine implements SieveEngine {
     return tokenStream(request.signal, (hooks) => this.generate({ ...request, ...hooks }));
   }
 
-  streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+  streamJson<S, T = JsonOf<S>>(
+    schema: S,
+    request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+  ): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
     return jsonStream(request.signal, (hooks) => this.generateJson<S, T>(schema, { ...request, ...hooks }));
   }
 
@@ -405,7 +461,6 @@ export class InThreadEngine implements SieveEngine {
     });
     return Array.isArray(ids) ? ids.map(Number) : [];
   }
-
 }
 
 async function fetchBytes(url: string, what = 'the vocab index'): Promise<Uint8Array> {

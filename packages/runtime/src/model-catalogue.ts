@@ -148,7 +148,11 @@ export interface DownloadSize {
  * `modelFiles` and the external weight files its `config.json` names. Rejects when the hub
  * cannot be reached or a file is missing (the message names it).
  */
-export async function modelDownloadSize(id: string, dtype: DataType, options: { readonly hub?: string; readonly signal?: AbortSignal } = {}): Promise<DownloadSize> {
+export async function modelDownloadSize(
+  id: string,
+  dtype: DataType,
+  options: { readonly hub?: string; readonly signal?: AbortSignal } = {},
+): Promise<DownloadSize> {
   const hub = (options.hub ?? 'https://huggingface.co/').replace(/\/?$/, '/');
   const url = (file: string): string => `${hub}${id}/resolve/main/${file}`;
   const init = options.signal === undefined ? {} : { signal: options.signal };
@@ -156,15 +160,18 @@ export async function modelDownloadSize(id: string, dtype: DataType, options: { 
   if (!config.ok) throw new Error(`${url('config.json')}: HTTP ${config.status}`);
   const files = modelFiles(dtype);
   const onnx = files[files.length - 1]!;
-  const external = ((await config.json()) as { 'transformers.js_config'?: { use_external_data_format?: unknown } })['transformers.js_config']?.use_external_data_format;
+  const external = ((await config.json()) as { 'transformers.js_config'?: { use_external_data_format?: unknown } })['transformers.js_config']
+    ?.use_external_data_format;
   const chunks = externalChunks(external, onnx.slice('onnx/'.length));
   for (let i = 0; i < chunks; i++) files.push(`${onnx}_data${i === 0 ? '' : `_${i}`}`);
-  const sized = await Promise.all(files.map(async (file) => {
-    const response = await fetch(url(file), { ...init, method: 'HEAD' });
-    const length = response.headers.get('Content-Length');
-    if (!response.ok || length === null) throw new Error(`${url(file)}: ${response.ok ? 'no Content-Length' : `HTTP ${response.status}`}`);
-    return { file, bytes: Number(length) };
-  }));
+  const sized = await Promise.all(
+    files.map(async (file) => {
+      const response = await fetch(url(file), { ...init, method: 'HEAD' });
+      const length = response.headers.get('Content-Length');
+      if (!response.ok || length === null) throw new Error(`${url(file)}: ${response.ok ? 'no Content-Length' : `HTTP ${response.status}`}`);
+      return { file, bytes: Number(length) };
+    }),
+  );
   return { bytes: sized.reduce((sum, file) => sum + file.bytes, 0), files: sized };
 }
 

@@ -26,7 +26,12 @@ const CACHE_URL = `https://sieve.invalid/vocab/v${vocabLayout.VOCAB_VERSION}/`;
  * The index for `tokenizer`: `given` (bytes), checked to be its own (`VocabMismatchError`
  * if not), or the cached (`useCache`) or newly built one.
  */
-export async function modelVocab(given: Uint8Array | undefined, tokenizer: TokenizerFiles, name: string, useCache: boolean): Promise<{ readonly index: VocabIndex; readonly origin: VocabOrigin }> {
+export async function modelVocab(
+  given: Uint8Array | undefined,
+  tokenizer: TokenizerFiles,
+  name: string,
+  useCache: boolean,
+): Promise<{ readonly index: VocabIndex; readonly origin: VocabOrigin }> {
   const expected = tokenizerFingerprint(tokenizer.json);
   if (given !== undefined) {
     const index = new VocabIndex(given);
@@ -54,7 +59,12 @@ function parsedOrNull(file: Uint8Array): VocabIndex | null {
 }
 
 function build(tokenizer: TokenizerFiles, name: string): Uint8Array {
-  return buildVocabIndex(tokenizer.json, { name, source: name, tokenizerConfig: tokenizer.config, generationConfig: { eos_token_id: [...tokenizer.eosTokenIds] } });
+  return buildVocabIndex(tokenizer.json, {
+    name,
+    source: name,
+    tokenizerConfig: tokenizer.config,
+    generationConfig: { eos_token_id: [...tokenizer.eosTokenIds] },
+  });
 }
 
 // Throws unless `index` was built from the tokenizer whose fingerprint is `expected`: by the
@@ -63,11 +73,21 @@ function build(tokenizer: TokenizerFiles, name: string): Uint8Array {
 function checkVocab(index: VocabIndex, expected: string, tokenizer: TokenizerFiles): void {
   const recorded = index.meta.tokenizer_fingerprint;
   if (recorded !== undefined) {
-    if (recorded !== expected) throw new VocabMismatchError(`the vocab index was built for another tokenizer (${index.meta.name}: fingerprint ${recorded}; the model's tokenizer has ${expected})`, expected, recorded);
+    if (recorded !== expected)
+      throw new VocabMismatchError(
+        `the vocab index was built for another tokenizer (${index.meta.name}: fingerprint ${recorded}; the model's tokenizer has ${expected})`,
+        expected,
+        recorded,
+      );
     return;
   }
   const own = new VocabIndex(build(tokenizer, index.meta.name));
-  if (own.fingerprint !== index.fingerprint) throw new VocabMismatchError(`the vocab index was built for another tokenizer (${index.meta.name}: its token bytes differ from the model's tokenizer's)`, own.fingerprint, index.fingerprint);
+  if (own.fingerprint !== index.fingerprint)
+    throw new VocabMismatchError(
+      `the vocab index was built for another tokenizer (${index.meta.name}: its token bytes differ from the model's tokenizer's)`,
+      own.fingerprint,
+      index.fingerprint,
+    );
 }
 
 function cacheStorage(): CacheStorage | null {

@@ -209,7 +209,8 @@ class TransformersSequence implements ModelSequence {
   }
 
   prefix(length: number): ModelSequence | null {
-    if (!(Number.isInteger(length) && length >= 0 && length <= this.#tokens.length)) throw new RangeError(`a prefix of 0 to ${this.#tokens.length} tokens, not ${length}`);
+    if (!(Number.isInteger(length) && length >= 0 && length <= this.#tokens.length))
+      throw new RangeError(`a prefix of 0 to ${this.#tokens.length} tokens, not ${length}`);
     const entries = Object.entries(this.#cache) as [string, Tensor][];
     if (!entries.every(([, tensor]) => tensor.location === 'cpu')) return null;
     // Caches are [batch, heads, tokens, head size]: cut on the tokens.

@@ -92,12 +92,18 @@ const bias = (value: unknown, path: string): void => {
 };
 
 const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
-  'json-schema': fields({ type: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), options: schemaOptions, index: bytesOrUrl }, ['schema']),
+  'json-schema': fields(
+    { type: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), options: schemaOptions, index: bytesOrUrl },
+    ['schema'],
+  ),
   json: fields({ type: string, whitespace, repetition, index: bytesOrUrl }),
   'tool-calls': fields(
     {
       type: string,
-      tools: arrayOf(fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']), 128),
+      tools: arrayOf(
+        fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']),
+        128,
+      ),
       format: fields({ open: string, close: string, between: string, argumentsKey: nonEmptyString }, ['open', 'close', 'between', 'argumentsKey']),
       parallel: boolean,
       after: string,
@@ -184,7 +190,8 @@ export function checkGenerateRequest(value: unknown, path = 'request'): void {
   fields(GENERATE_FIELDS)(value, path);
   promptOrMessages(value, path);
   const request = value as { beams?: number; logprobs?: number };
-  if ((request.beams ?? 1) > 1 && request.logprobs !== undefined) throw new InvalidRequestError(`${path}.logprobs`, 'comes with sampling only, not beam search');
+  if ((request.beams ?? 1) > 1 && request.logprobs !== undefined)
+    throw new InvalidRequestError(`${path}.logprobs`, 'comes with sampling only, not beam search');
 }
 
 /** Checks a `generateJson` request (no `constraint`: the schema is; `schemaOptions` for it). */
@@ -203,7 +210,17 @@ export const checkChatRequest: Check = fields(
     response_format: (value, path) => {
       record(value, path);
       const type = (value as { type?: unknown }).type;
-      if (type === 'json_schema') return fields({ type: string, json_schema: fields({ name: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean, description: string }, ['schema']) }, ['json_schema'])(value, path);
+      if (type === 'json_schema')
+        return fields(
+          {
+            type: string,
+            json_schema: fields(
+              { name: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean, description: string },
+              ['schema'],
+            ),
+          },
+          ['json_schema'],
+        )(value, path);
       oneOf('text', 'json_object', 'json_schema')(type, `${path}.type`);
       fields({ type: string })(value, path);
     },
@@ -219,11 +236,27 @@ export const checkChatRequest: Check = fields(
     signal: GENERATE_FIELDS['signal']!,
     chatTemplate: string,
     chat_template_kwargs: record,
-    tools: arrayOf(fields({ type: oneOf('function'), function: fields({ name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean }, ['name']) }, ['type', 'function']), 128),
-    tool_choice: (value, path) => (typeof value === 'string' ? oneOf('none', 'auto', 'required')(value, path) : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path)),
+    tools: arrayOf(
+      fields(
+        {
+          type: oneOf('function'),
+          function: fields(
+            { name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean },
+            ['name'],
+          ),
+        },
+        ['type', 'function'],
+      ),
+      128,
+    ),
+    tool_choice: (value, path) =>
+      typeof value === 'string'
+        ? oneOf('none', 'auto', 'required')(value, path)
+        : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path),
     parallel_tool_calls: boolean,
     logprobs: boolean,
-    top_logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
+    top_logprobs: (value, path) =>
+      expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
   },
   ['messages'],
 );

@@ -67,9 +67,11 @@ export function checkSampling(options: SamplingOptions): void {
   if (!(Number.isInteger(topK) && topK >= 0)) throw new RangeError(`sampling.topK must be an integer ≥ 0, not ${topK}`);
   if (!(topP > 0 && topP <= 1)) throw new RangeError(`sampling.topP must be in (0, 1], not ${topP}`);
   if (!(minP >= 0 && minP <= 1)) throw new RangeError(`sampling.minP must be in [0, 1], not ${minP}`);
-  if (!(Number.isFinite(repetitionPenalty) && repetitionPenalty > 0)) throw new RangeError(`sampling.repetitionPenalty must be a finite number > 0, not ${repetitionPenalty}`);
+  if (!(Number.isFinite(repetitionPenalty) && repetitionPenalty > 0))
+    throw new RangeError(`sampling.repetitionPenalty must be a finite number > 0, not ${repetitionPenalty}`);
   for (const [id, bias] of Object.entries(options.logitBias ?? {})) {
-    if (!/^\d+$/.test(id) || !(Number.isFinite(bias) || bias === -Infinity)) throw new RangeError(`sampling.logitBias: ${id} → ${bias} is not a token id and a finite bias (or -Infinity)`);
+    if (!/^\d+$/.test(id) || !(Number.isFinite(bias) || bias === -Infinity))
+      throw new RangeError(`sampling.logitBias: ${id} → ${bias} is not a token id and a finite bias (or -Infinity)`);
   }
 }
 
@@ -101,7 +103,11 @@ export function allowedRanges(mask: Brle | undefined, length: number): Int32Arra
  * is left. Top-k, min-p and top-p look at the most likely tokens only: at a 262k vocabulary
  * they never sort it.
  */
-export function samplingDistribution(logits: Float32Array, options: SamplingOptions, ranges: Int32Array = Int32Array.of(0, logits.length)): { ids: Int32Array; probs: Float64Array } {
+export function samplingDistribution(
+  logits: Float32Array,
+  options: SamplingOptions,
+  ranges: Int32Array = Int32Array.of(0, logits.length),
+): { ids: Int32Array; probs: Float64Array } {
   const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
   const best = argmax(logits, ranges);
   if (best < 0) return { ids: new Int32Array(0), probs: new Float64Array(0) };
@@ -235,7 +241,7 @@ function mostLikely(logits: Float32Array, ranges: Int32Array, size: number, coun
   // a ranks after b: a lower logit, or the same and a higher id.
   const worse = (a: number, b: number): boolean => logits[a]! < logits[b]! || (logits[a]! === logits[b]! && a > b);
   const siftDown = (length: number): void => {
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const left = 2 * at + 1;
       if (left >= length) return;
       const child = left + 1 < length && worse(heap[left + 1]!, heap[left]!) ? left + 1 : left;
@@ -308,7 +314,11 @@ export function topCandidates(logits: Float32Array, n: number, ranges: Int32Arra
  * for any token there, and the `n` most likely, most likely first. One pass for the norm, one
  * for the top (a heap).
  */
-export function logprobsWithin(logits: Float32Array, n: number, ranges: Int32Array): { readonly of: (id: number) => number; readonly top: readonly { readonly id: number; readonly logprob: number }[] } {
+export function logprobsWithin(
+  logits: Float32Array,
+  n: number,
+  ranges: Int32Array,
+): { readonly of: (id: number) => number; readonly top: readonly { readonly id: number; readonly logprob: number }[] } {
   const count = finiteCount(logits, ranges);
   const best = mostLikely(logits, ranges, Math.min(Math.max(n, 1), count), count);
   if (best.length === 0) return { of: () => -Infinity, top: [] };

@@ -45,7 +45,10 @@ export interface JsonTokenEvent<T> extends TokenEvent {
  * Streams the generation `run` starts with the hooks given (`userSignal`: the request's):
  * events queue until read (a generation is bounded by `maxTokens`, so the queue is too).
  */
-export function tokenStream<R extends GenerateResult>(userSignal: AbortSignal | undefined, run: (hooks: StreamHooks) => Promise<R>): TokenStream<TokenEvent, R> {
+export function tokenStream<R extends GenerateResult>(
+  userSignal: AbortSignal | undefined,
+  run: (hooks: StreamHooks) => Promise<R>,
+): TokenStream<TokenEvent, R> {
   const stop = new AbortController();
   const signal = userSignal === undefined ? stop.signal : AbortSignal.any([userSignal, stop.signal]);
   const queue: TokenEvent[] = [];
@@ -92,7 +95,10 @@ export function tokenStream<R extends GenerateResult>(userSignal: AbortSignal | 
 }
 
 /** `tokenStream` for JSON: each event also carries the output so far and its partial value. */
-export function jsonStream<T, R extends GenerateResult>(userSignal: AbortSignal | undefined, run: (hooks: StreamHooks) => Promise<R>): TokenStream<JsonTokenEvent<T>, R> {
+export function jsonStream<T, R extends GenerateResult>(
+  userSignal: AbortSignal | undefined,
+  run: (hooks: StreamHooks) => Promise<R>,
+): TokenStream<JsonTokenEvent<T>, R> {
   const tokens = tokenStream(userSignal, run);
   return {
     result: tokens.result,
@@ -130,7 +136,7 @@ export function partialJson(text: string): unknown {
   // A string from its opening quote; `complete` false when the text ends inside it.
   const string = (): { value: string; complete: boolean } => {
     let value = '';
-    for (at++; !end(); ) {
+    for (at++; !end();) {
       const c = text[at]!;
       if (c === '"') {
         at++;

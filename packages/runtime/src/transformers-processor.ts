@@ -52,11 +52,20 @@ export interface SieveLogitsProcessor {
 }
 
 /** A logits processor for `constraint`, for the model whose `tokenizer` is given. */
-export async function sieveLogitsProcessor(tokenizer: TransformersTokenizer, constraint: ConstraintInput, options: SieveLogitsProcessorOptions = {}): Promise<SieveLogitsProcessor> {
+export async function sieveLogitsProcessor(
+  tokenizer: TransformersTokenizer,
+  constraint: ConstraintInput,
+  options: SieveLogitsProcessorOptions = {},
+): Promise<SieveLogitsProcessor> {
   const files = tokenizer as unknown as { _tokenizerJSON?: TokenizerJson; _tokenizerConfig?: TokenizerConfig };
   if (files._tokenizerJSON === undefined) throw new TypeError('sieveLogitsProcessor needs a transformers.js tokenizer (AutoTokenizer.from_pretrained)');
   const kernel = await loadKernel(options.kernel);
-  const { index: vocabIndex } = await modelVocab(options.vocab, { json: files._tokenizerJSON, config: files._tokenizerConfig ?? {}, eosTokenIds: [] }, 'transformers.js tokenizer', options.cache ?? true);
+  const { index: vocabIndex } = await modelVocab(
+    options.vocab,
+    { json: files._tokenizerJSON, config: files._tokenizerConfig ?? {}, eosTokenIds: [] },
+    'transformers.js tokenizer',
+    options.cache ?? true,
+  );
   const vocab = kernel.loadVocab(vocabIndex.file);
   const grammars = new Map<string, Grammar>();
   const context: ConstraintContext = {

@@ -53,7 +53,9 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
       } catch {
         // Not a report: logged as an unknown violation.
       }
-      console.warn(`Content-Security-Policy violation: ${String(report['effective-directive'])} blocked ${String(report['blocked-uri'])} in ${String(report['source-file'] ?? report['document-uri'])}`);
+      console.warn(
+        `Content-Security-Policy violation: ${String(report['effective-directive'])} blocked ${String(report['blocked-uri'])} in ${String(report['source-file'] ?? report['document-uri'])}`,
+      );
       res.statusCode = 204;
       res.end();
     });
@@ -112,7 +114,14 @@ export function offlineApp(options: OfflineAppOptions): PluginOption[] {
     VitePWA({
       registerType: 'autoUpdate',
       injectRegister: 'script-defer',
-      manifest: { start_url: '/', display: 'standalone', background_color: '#ffffff', theme_color: '#2f6fd6', icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }], ...options.manifest },
+      manifest: {
+        start_url: '/',
+        display: 'standalone',
+        background_color: '#ffffff',
+        theme_color: '#2f6fd6',
+        icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+        ...options.manifest,
+      },
       workbox: {
         globPatterns: ['**/*.{html,js,css,svg,wasm,sieve}', ...(options.precache ?? [])],
         globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
@@ -147,7 +156,13 @@ export interface MaskIndexesOptions {
   readonly limits?: Partial<GrammarLimits>;
 }
 
-const FORMAT_OF_EXTENSION: Record<string, GrammarSpec['type']> = { '.json': 'json-schema', '.gbnf': 'gbnf', '.lark': 'lark', '.ebnf': 'ebnf', '.regex': 'regex' };
+const FORMAT_OF_EXTENSION: Record<string, GrammarSpec['type']> = {
+  '.json': 'json-schema',
+  '.gbnf': 'gbnf',
+  '.lark': 'lark',
+  '.ebnf': 'ebnf',
+  '.regex': 'regex',
+};
 
 /**
  * `import form from './form.schema.json?sieve'` (or a `.gbnf`, `.lark`, `.ebnf`, `.regex`
@@ -188,9 +203,23 @@ export function maskIndexes(options: MaskIndexesOptions): Plugin {
       let entry = built.get(key);
       if (entry === undefined) {
         // kernel.wasm read here: the config's module runner is closed once the build runs.
-        const index = await buildSpecMaskIndex(spec, new Uint8Array(readFileSync(vocabPath)), { kernel: readFileSync(defaultKernelUrl()), maxStates: options.maxStates ?? 5_000, description: `${type} ${basename(path)}`, ...(options.limits === undefined ? {} : { limits: options.limits }) });
-        const info = { file: basename(path), states: index.stateCount, complete: index.complete, bytes: index.file.byteLength, buildMs: Math.round(index.buildMs), tokenizer: index.index.meta.tokenizer };
-        this.info(`${info.file}: mask index of ${info.states} states${info.complete ? '' : ' (incomplete: the rest is computed at run time)'}, ${(info.bytes / 1024).toFixed(0)} KiB, built in ${info.buildMs} ms`);
+        const index = await buildSpecMaskIndex(spec, new Uint8Array(readFileSync(vocabPath)), {
+          kernel: readFileSync(defaultKernelUrl()),
+          maxStates: options.maxStates ?? 5_000,
+          description: `${type} ${basename(path)}`,
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+        });
+        const info = {
+          file: basename(path),
+          states: index.stateCount,
+          complete: index.complete,
+          bytes: index.file.byteLength,
+          buildMs: Math.round(index.buildMs),
+          tokenizer: index.index.meta.tokenizer,
+        };
+        this.info(
+          `${info.file}: mask index of ${info.states} states${info.complete ? '' : ' (incomplete: the rest is computed at run time)'}, ${(info.bytes / 1024).toFixed(0)} KiB, built in ${info.buildMs} ms`,
+        );
         built.set(key, (entry = { file: index.file, info }));
       }
       const index = serving

@@ -153,7 +153,9 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   };
 
   // Signals and callbacks cannot be cloned: the signal becomes cancel calls, the callback a proxy argument.
-  const split = async <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => unknown; constraint?: unknown }>(request: R): Promise<[Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => Promise<void>) | undefined]> => {
+  const split = async <R extends { signal?: AbortSignal; onToken?: (event: TokenEvent) => unknown; constraint?: unknown }>(
+    request: R,
+  ): Promise<[Omit<R, 'signal' | 'onToken'>, ((event: TokenEvent) => Promise<void>) | undefined]> => {
     const rest: Partial<R> = { ...request };
     delete rest.signal;
     delete rest.onToken;
@@ -181,18 +183,26 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
       if (entry.workerId !== null) await call(() => remote.release({ type: 'grammar', id: entry.workerId! }));
     },
     generate: (request: GenerateRequest): Promise<GenerateResult> => cancellable(request.signal, async (id) => remote.generate(id, ...(await split(request)))),
-    async generateJson<S, T = JsonOf<S>>(schema: S, request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): Promise<JsonResult<T>> {
+    async generateJson<S, T = JsonOf<S>>(
+      schema: S,
+      request: Omit<GenerateRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+    ): Promise<JsonResult<T>> {
       const result = await cancellable(request.signal, async (id) => remote.generateJson(id, jsonSchemaOf(schema), ...(await split(request))));
       // A zod schema cannot cross the boundary: its parse (and transforms) run here.
       const value = isZodSchema(schema) ? (schema as unknown as { parse(v: unknown): T }).parse(result.value) : (result.value as T);
       return { ...result, value };
     },
     stream: (request: StreamRequest): TokenStream => tokenStream(request.signal, (hooks) => engine.generate({ ...request, ...hooks })),
-    streamJson<S, T = JsonOf<S>>(schema: S, request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions }): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
+    streamJson<S, T = JsonOf<S>>(
+      schema: S,
+      request: Omit<StreamRequest, 'constraint'> & { readonly schemaOptions?: JsonSchemaOptions },
+    ): TokenStream<JsonTokenEvent<T>, JsonResult<T>> {
       return jsonStream(request.signal, (hooks) => engine.generateJson<S, T>(schema, { ...request, ...hooks }));
     },
     // On the page, over the worker's generations.
-    chat: { completions: chatCompletions({ generate: (request) => engine.generate(request), stream: (request) => engine.stream(request), model: () => model() }) },
+    chat: {
+      completions: chatCompletions({ generate: (request) => engine.generate(request), stream: (request) => engine.stream(request), model: () => model() }),
+    },
     async dispose(): Promise<void> {
       await call(() => remote.dispose()).catch(() => undefined);
       stop('the engine was disposed');

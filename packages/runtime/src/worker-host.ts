@@ -24,7 +24,9 @@ export class EngineHost {
     checkCall(id, undefined);
     checkLoadOptions(options, 'options');
     checkCallback(onProgress, 'onProgress');
-    return this.#cancellable(id, (signal, delivered) => this.#engine.load({ ...options, signal, ...(onProgress === undefined ? {} : { onProgress: (p: LoadProgress) => delivered.track(onProgress(p)) }) }));
+    return this.#cancellable(id, (signal, delivered) =>
+      this.#engine.load({ ...options, signal, ...(onProgress === undefined ? {} : { onProgress: (p: LoadProgress) => delivered.track(onProgress(p)) }) }),
+    );
   }
 
   async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
@@ -40,14 +42,23 @@ export class EngineHost {
   async generate(id: number, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => Promise<void>): Promise<GenerateResult> {
     checkCall(id, onToken);
     checkGenerateRequest(request);
-    return this.#cancellable(id, (signal, delivered) => this.#engine.generate({ ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }));
+    return this.#cancellable(id, (signal, delivered) =>
+      this.#engine.generate({ ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }),
+    );
   }
 
-  async generateJson(id: number, schema: unknown, request: RemoteRequest<GenerateRequest>, onToken?: (event: TokenEvent) => Promise<void>): Promise<JsonResult<unknown>> {
+  async generateJson(
+    id: number,
+    schema: unknown,
+    request: RemoteRequest<GenerateRequest>,
+    onToken?: (event: TokenEvent) => Promise<void>,
+  ): Promise<JsonResult<unknown>> {
     checkCall(id, onToken);
     checkSchema(schema, 'schema');
     checkGenerateJsonRequest(request);
-    return this.#cancellable(id, (signal, delivered) => this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }));
+    return this.#cancellable(id, (signal, delivered) =>
+      this.#engine.generateJson(schema, { ...request, signal, ...stream(onToken, delivered, request.backpressure ?? false) }),
+    );
   }
 
   // A cancel can arrive before its call starts (the signal was aborted already): remembered.
@@ -103,7 +114,11 @@ class Delivery {
 
 // Masks travel to the page transferred, not copied. With backpressure the loop waits for the
 // page's handler (the proxied call resolves when it has returned, or its promise settled).
-function stream(onToken: ((event: TokenEvent) => Promise<void>) | undefined, delivered: Delivery, backpressure: boolean): { onToken?: (event: TokenEvent) => unknown } {
+function stream(
+  onToken: ((event: TokenEvent) => Promise<void>) | undefined,
+  delivered: Delivery,
+  backpressure: boolean,
+): { onToken?: (event: TokenEvent) => unknown } {
   if (onToken === undefined) return {};
   return {
     onToken: (event) => {

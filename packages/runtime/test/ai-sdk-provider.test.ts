@@ -10,7 +10,7 @@ import { sieveLanguageModel } from '../src/ai-sdk-provider.ts';
 import type { InThreadEngine } from '../src/engine.ts';
 import { storiesEngine } from './support/engine.ts';
 
-const TEMPLATE = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+const TEMPLATE = '{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}';
 
 describe('the AI SDK over a Sieve engine (stories260K)', () => {
   let engine: InThreadEngine;
@@ -21,7 +21,9 @@ describe('the AI SDK over a Sieve engine (stories260K)', () => {
   // stories260K has no chat template: the engine is given one for every chat request.
   const model = () => {
     const chat = engine.chat.completions;
-    return sieveLanguageModel({ chat: { completions: { create: (request: Parameters<typeof chat.create>[0]) => chat.create({ ...request, chatTemplate: TEMPLATE }) } as typeof chat } });
+    return sieveLanguageModel({
+      chat: { completions: { create: (request: Parameters<typeof chat.create>[0]) => chat.create({ ...request, chatTemplate: TEMPLATE }) } as typeof chat },
+    });
   };
 
   it('generateText and streamText: the same text for the same seed', async () => {
@@ -38,7 +40,12 @@ describe('the AI SDK over a Sieve engine (stories260K)', () => {
     const schema = z.object({ name: z.string().max(10), age: z.number().int().min(1).max(9) });
     const { object } = await generateObject({ model: model(), schema, prompt: 'Describe Lily.', maxOutputTokens: 60, seed: 2 });
     expect(schema.parse(object)).toEqual(object);
-    const raw: JSONSchema7 = { type: 'object', properties: { pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 } }, required: ['pets'], additionalProperties: false };
+    const raw: JSONSchema7 = {
+      type: 'object',
+      properties: { pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 } },
+      required: ['pets'],
+      additionalProperties: false,
+    };
     const stream = streamObject({ model: model(), schema: jsonSchema(raw), prompt: 'Which pets?', maxOutputTokens: 40, seed: 1 });
     const partials: unknown[] = [];
     for await (const partial of stream.partialObjectStream) partials.push(partial);
@@ -48,12 +55,23 @@ describe('the AI SDK over a Sieve engine (stories260K)', () => {
   });
 
   it('tool calls: the call validates against the tool; its result goes back to the model', async () => {
-    const parameters: JSONSchema7 = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 9 }, b: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['a', 'b'], additionalProperties: false };
+    const parameters: JSONSchema7 = {
+      type: 'object',
+      properties: { a: { type: 'integer', minimum: 0, maximum: 9 }, b: { type: 'integer', minimum: 0, maximum: 9 } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    };
     const seen: unknown[] = [];
     const result = await generateText({
       model: model(),
       prompt: 'Add two numbers.',
-      tools: { add: tool({ description: 'Adds', inputSchema: jsonSchema<{ a: number; b: number }>(parameters), execute: async (input) => (seen.push(input), input.a + input.b) }) },
+      tools: {
+        add: tool({
+          description: 'Adds',
+          inputSchema: jsonSchema<{ a: number; b: number }>(parameters),
+          execute: async (input) => (seen.push(input), input.a + input.b),
+        }),
+      },
       toolChoice: 'required',
       maxOutputTokens: 120,
       seed: 5,

@@ -12,11 +12,34 @@ import { tokenStream } from '../src/streams.ts';
 import { storiesEngine } from './support/engine.ts';
 
 const TOOLS: ChatTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 }, unit: { enum: ['c', 'f'] } }, required: ['city', 'unit'], additionalProperties: false } } },
-  { type: 'function', function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 99 }, b: { type: 'integer', minimum: 0, maximum: 99 } }, required: ['a', 'b'], additionalProperties: false } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string', maxLength: 12 }, unit: { enum: ['c', 'f'] } },
+        required: ['city', 'unit'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'add',
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'integer', minimum: 0, maximum: 99 }, b: { type: 'integer', minimum: 0, maximum: 99 } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
+    },
+  },
 ];
 const PARAMETERS = new Map(TOOLS.map((tool) => [tool.function.name, tool.function.parameters]));
-const TEMPLATE = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+const TEMPLATE = '{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}';
 const MESSAGES = [{ role: 'user', content: 'What is the weather in Paris, and what is 2 + 3?' }] as const;
 
 describe('tool calls on stories260K', () => {
@@ -27,7 +50,14 @@ describe('tool calls on stories260K', () => {
   afterAll(() => engine.dispose());
 
   it.each([1, 2, 3])('required (seed %i): calls only, each valid against its tool', async (seed) => {
-    const completion = await engine.chat.completions.create({ messages: MESSAGES, chatTemplate: TEMPLATE, tools: TOOLS, tool_choice: 'required', seed, max_tokens: 120 });
+    const completion = await engine.chat.completions.create({
+      messages: MESSAGES,
+      chatTemplate: TEMPLATE,
+      tools: TOOLS,
+      tool_choice: 'required',
+      seed,
+      max_tokens: 120,
+    });
     const { message, finish_reason } = completion.choices[0]!;
     expect(finish_reason).toBe('tool_calls');
     expect(message.content).toBeNull();
@@ -40,7 +70,14 @@ describe('tool calls on stories260K', () => {
   });
 
   it('a named function: one call of it', async () => {
-    const completion = await engine.chat.completions.create({ messages: MESSAGES, chatTemplate: TEMPLATE, tools: TOOLS, tool_choice: { type: 'function', function: { name: 'add' } }, seed: 4, max_tokens: 80 });
+    const completion = await engine.chat.completions.create({
+      messages: MESSAGES,
+      chatTemplate: TEMPLATE,
+      tools: TOOLS,
+      tool_choice: { type: 'function', function: { name: 'add' } },
+      seed: 4,
+      max_tokens: 80,
+    });
     const calls = completion.choices[0]!.message.tool_calls!;
     expect(calls.map((c) => c.function.name)).toEqual(['add']);
     expect(ajvValidator(PARAMETERS.get('add'))(JSON.parse(calls[0]!.function.arguments))).toBe(true);
@@ -66,7 +103,13 @@ describe('tool calls on stories260K', () => {
   });
 
   it('logprobs: per token under the masked distribution (forced tokens 0), alternatives most likely first', async () => {
-    const greedy = await engine.generate({ prompt: 'Lily', constraint: JsonSchema(PARAMETERS.get('get_weather')), sampling: { temperature: 0 }, maxTokens: 40, logprobs: 3 });
+    const greedy = await engine.generate({
+      prompt: 'Lily',
+      constraint: JsonSchema(PARAMETERS.get('get_weather')),
+      sampling: { temperature: 0 },
+      maxTokens: 40,
+      logprobs: 3,
+    });
     expect(greedy.logprobs!.length).toBe(greedy.tokens.length);
     greedy.logprobs!.forEach((lp, i) => {
       expect(lp.logprob).toBeLessThanOrEqual(0);
@@ -76,7 +119,14 @@ describe('tool calls on stories260K', () => {
       expect(lp.top.every((t, j) => j === 0 || t.logprob <= lp.top[j - 1]!.logprob)).toBe(true);
     });
     expect(greedy.logprobs!.filter((lp) => lp.logprob === 0).length).toBeGreaterThanOrEqual(greedy.forcedTokens);
-    const completion = await engine.chat.completions.create({ messages: MESSAGES, chatTemplate: TEMPLATE, seed: 2, max_tokens: 12, logprobs: true, top_logprobs: 2 });
+    const completion = await engine.chat.completions.create({
+      messages: MESSAGES,
+      chatTemplate: TEMPLATE,
+      seed: 2,
+      max_tokens: 12,
+      logprobs: true,
+      top_logprobs: 2,
+    });
     const content = completion.choices[0]!.logprobs!.content;
     expect(content.length).toBe(completion.usage.completion_tokens);
     expect(content.every((t) => t.top_logprobs.length <= 2 && t.logprob <= 0)).toBe(true);
@@ -85,21 +135,40 @@ describe('tool calls on stories260K', () => {
   });
 
   it('none: text, never calls', async () => {
-    const completion = await engine.chat.completions.create({ messages: MESSAGES, chatTemplate: TEMPLATE, tools: TOOLS, tool_choice: 'none', seed: 4, max_tokens: 30 });
+    const completion = await engine.chat.completions.create({
+      messages: MESSAGES,
+      chatTemplate: TEMPLATE,
+      tools: TOOLS,
+      tool_choice: 'none',
+      seed: 4,
+      max_tokens: 30,
+    });
     expect(completion.choices[0]!.message.tool_calls).toBeUndefined();
     expect(typeof completion.choices[0]!.message.content).toBe('string');
   });
 
   it('refuses a named function that is not among the tools, and malformed tools', async () => {
-    await expect(engine.chat.completions.create({ messages: MESSAGES, tools: TOOLS, tool_choice: { type: 'function', function: { name: 'sub' } } })).rejects.toMatchObject({ path: 'request.tool_choice.function.name' });
+    await expect(
+      engine.chat.completions.create({ messages: MESSAGES, tools: TOOLS, tool_choice: { type: 'function', function: { name: 'sub' } } }),
+    ).rejects.toMatchObject({ path: 'request.tool_choice.function.name' });
     await expect(engine.chat.completions.create({ messages: MESSAGES, tools: [{ name: 'add' }] as never })).rejects.toBeInstanceOf(InvalidRequestError);
-    await expect(engine.chat.completions.create({ messages: MESSAGES, tools: TOOLS, tool_choice: 'sometimes' as never })).rejects.toMatchObject({ path: 'request.tool_choice' });
+    await expect(engine.chat.completions.create({ messages: MESSAGES, tools: TOOLS, tool_choice: 'sometimes' as never })).rejects.toMatchObject({
+      path: 'request.tool_choice',
+    });
   });
 });
 
 // An engine whose generations write the given texts.
 function scripted(texts: string[], template = '{{ "<tool_call>" }}'): ChatBackend {
-  const result = (text: string, stopReason: GenerateResult['stopReason']): GenerateResult => ({ text, tokens: [...text].map((_, i) => i), forcedTokens: 0, stopReason, complete: true, healed: '', stats: { promptTokens: 5 } as GenerateResult['stats'] });
+  const result = (text: string, stopReason: GenerateResult['stopReason']): GenerateResult => ({
+    text,
+    tokens: [...text].map((_, i) => i),
+    forcedTokens: 0,
+    stopReason,
+    complete: true,
+    healed: '',
+    stats: { promptTokens: 5 } as GenerateResult['stats'],
+  });
   const next = (request: GenerateRequest): { text: string; stop: GenerateResult['stopReason'] } => {
     void request;
     const text = texts.shift()!;
@@ -115,7 +184,8 @@ function scripted(texts: string[], template = '{{ "<tool_call>" }}'): ChatBacken
         const { text, stop } = next(request);
         const written = text.replace('…', '');
         // Three characters a token.
-        for (let i = 0; i < written.length; i += 3) onToken({ index: i / 3, token: i, text: written.slice(i, i + 3), delta: written.slice(i, i + 3), forced: false, forwardMs: 0 });
+        for (let i = 0; i < written.length; i += 3)
+          onToken({ index: i / 3, token: i, text: written.slice(i, i + 3), delta: written.slice(i, i + 3), forced: false, forwardMs: 0 });
         return result(written, stop);
       }),
     model: () => ({ id: 'scripted', toolCallFormat: toolCallFormatOf(template) }) as ModelInfo,
@@ -123,7 +193,8 @@ function scripted(texts: string[], template = '{{ "<tool_call>" }}'): ChatBacken
 }
 
 describe('reading an answer with tool calls', () => {
-  const call = (name: string, args: object): string => `<tool_call>\n${JSON.stringify({ name, arguments: args }).replace('","arguments":', '", "arguments": ').replace('{"name":', '{"name": ')}\n</tool_call>`;
+  const call = (name: string, args: object): string =>
+    `<tool_call>\n${JSON.stringify({ name, arguments: args }).replace('","arguments":', '", "arguments": ').replace('{"name":', '{"name": ')}\n</tool_call>`;
 
   it('auto: the text before the calls is the content; the calls parsed', async () => {
     const text = `Let me check.\n${call('get_weather', { city: 'Paris', unit: 'c' })}\n${call('add', { a: 2, b: 3 })}`;

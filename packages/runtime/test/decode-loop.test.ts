@@ -22,7 +22,12 @@ import { STORIES_260K, STORIES_VOCAB, storiesEngine } from './support/engine.ts'
 import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
 
 const PROMPT = 'Once upon a time, there was a little girl named Lily.';
-const PERSON = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, friends: { type: 'array', items: { type: 'string', maxLength: 8 }, maxItems: 3 } }, required: ['name', 'friends'], additionalProperties: false };
+const PERSON = {
+  type: 'object',
+  properties: { name: { type: 'string', maxLength: 12 }, friends: { type: 'array', items: { type: 'string', maxLength: 8 }, maxItems: 3 } },
+  required: ['name', 'friends'],
+  additionalProperties: false,
+};
 
 let engine: InThreadEngine;
 let vocabIndex: VocabIndex;
@@ -44,7 +49,14 @@ describe('fast-forward', () => {
     kernel = await loadKernel();
     vocab = kernel.loadVocab(vocabIndex.file);
     const encode = continuationEncoder(vocabIndex, (text) => model.tokenizer.encode(text, { add_special_tokens: false }));
-    context = { kernel, vocab, vocabIndex, eosTokenIds: vocabIndex.meta.eos_token_ids, encodeContinuation: encode, grammar: (spec) => new Grammar(spec as never) };
+    context = {
+      kernel,
+      vocab,
+      vocabIndex,
+      eosTokenIds: vocabIndex.meta.eos_token_ids,
+      encodeContinuation: encode,
+      grammar: (spec) => new Grammar(spec as never),
+    };
   });
   afterAll(async () => {
     vocab.dispose();
@@ -68,7 +80,12 @@ describe('fast-forward', () => {
   const run = async (sequence: ModelSequence, overrides: Partial<DecodeOptions>): Promise<{ tokens: readonly number[]; forced: number; passes: number }> => {
     const constraint = activate(JsonSchema(PERSON), context);
     try {
-      const out = await decode(sequence, constraint, { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex), encodeContinuation: context.encodeContinuation }, options(overrides));
+      const out = await decode(
+        sequence,
+        constraint,
+        { kernel, vocabIndex, eosTokenIds: context.eosTokenIds, tokenOf: tokenLookup(vocabIndex), encodeContinuation: context.encodeContinuation },
+        options(overrides),
+      );
       return { tokens: out.tokens, forced: out.forcedTokens, passes: out.stats.forwardPasses };
     } finally {
       constraint.dispose();
@@ -132,7 +149,13 @@ describe('fast-forward', () => {
 
   it('appends only tokens the grammar forces, in the tokenizer’s canonical split', async () => {
     const forcedTexts: string[] = [];
-    await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { temperature: 0 }, maxTokens: 80, onToken: (e) => e.forced && forcedTexts.push(e.text) });
+    await engine.generate({
+      prompt: PROMPT,
+      constraint: JsonSchema(PERSON),
+      sampling: { temperature: 0 },
+      maxTokens: 80,
+      onToken: (e) => e.forced && forcedTexts.push(e.text),
+    });
     // Once a key is chosen its rest is forced (`ame": ` after `"n`): canonical tokens, not bytes.
     expect(forcedTexts.join('')).toContain('": ');
     expect(forcedTexts.length).toBeLessThan(forcedTexts.join('').length);
@@ -148,7 +171,14 @@ describe('fast-forward', () => {
 describe('streaming, stopping and cancelling', () => {
   it('streams every token with its step stats', async () => {
     const events: Parameters<NonNullable<Parameters<InThreadEngine['generate']>[0]['onToken']>>[0][] = [];
-    const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(PERSON), sampling: { seed: 3 }, maxTokens: 60, includeMask: true, onToken: (e) => events.push(e) });
+    const result = await engine.generate({
+      prompt: PROMPT,
+      constraint: JsonSchema(PERSON),
+      sampling: { seed: 3 },
+      maxTokens: 60,
+      includeMask: true,
+      onToken: (e) => events.push(e),
+    });
     expect(events.map((e) => e.token)).toEqual(result.tokens);
     expect(events.map((e) => e.index)).toEqual(result.tokens.map((_, i) => i));
     for (const e of events.filter((e) => !e.forced)) {
@@ -230,8 +260,17 @@ describe('composition and custom constraints', () => {
     const free = await engine.generate({ prompt: PROMPT, sampling: { temperature: 0 }, maxTokens: 40 });
     const cut = free.text.indexOf('.');
     expect(cut).toBeGreaterThanOrEqual(0);
-    const result = await engine.generate({ prompt: PROMPT, constraint: ThinkThen('.', LogitBias({ [the]: -Infinity })), sampling: { temperature: 0 }, maxTokens: 40 });
-    const after = result.tokens.slice(result.tokens.findIndex((_, i) => new TextDecoder().decode(Uint8Array.from(result.tokens.slice(0, i + 1).flatMap((t) => [...vocabIndex.tokenBytes(t)]))).includes('.')) + 1);
+    const result = await engine.generate({
+      prompt: PROMPT,
+      constraint: ThinkThen('.', LogitBias({ [the]: -Infinity })),
+      sampling: { temperature: 0 },
+      maxTokens: 40,
+    });
+    const after = result.tokens.slice(
+      result.tokens.findIndex((_, i) =>
+        new TextDecoder().decode(Uint8Array.from(result.tokens.slice(0, i + 1).flatMap((t) => [...vocabIndex.tokenBytes(t)]))).includes('.'),
+      ) + 1,
+    );
     expect(after.length).toBeGreaterThan(0);
     expect(after).not.toContain(the);
     expect(free.tokens).toContain(the);
@@ -308,7 +347,9 @@ describe('beam search', () => {
 
   it('refuses what it cannot do, with clear errors', async () => {
     const custom: Constraint = { step: () => new Uint32Array(0) };
-    await expect(engine.generate({ prompt: PROMPT, constraint: custom, beams: 2, maxTokens: 4 })).rejects.toThrow(/custom step\(\) constraint cannot be copied/);
+    await expect(engine.generate({ prompt: PROMPT, constraint: custom, beams: 2, maxTokens: 4 })).rejects.toThrow(
+      /custom step\(\) constraint cannot be copied/,
+    );
     await expect(engine.generate({ prompt: PROMPT, beams: 99 })).rejects.toThrow(/beams must be an integer from 1 to 16/);
   });
 });
@@ -371,11 +412,17 @@ describe('masked sampling keeps the model’s distribution', () => {
         counts.set(t, (counts.get(t) ?? 0) + 1);
       }
       expect([...counts.keys()].every((t) => allowed.includes(t))).toBe(true);
-      const { statistic, df } = chiSquare(allowed.map((id) => counts.get(id) ?? 0), expected);
+      const { statistic, df } = chiSquare(
+        allowed.map((id) => counts.get(id) ?? 0),
+        expected,
+      );
       expect(df).toBeGreaterThan(3);
       expect(statistic).toBeLessThan(chiSquareCritical(df, 0.001));
       // And the test has power: the unmasked distribution does not fit.
-      const skewed = chiSquare(allowed.map((id) => counts.get(id) ?? 0), allowed.map(() => 1 / allowed.length));
+      const skewed = chiSquare(
+        allowed.map((id) => counts.get(id) ?? 0),
+        allowed.map(() => 1 / allowed.length),
+      );
       expect(skewed.statistic).toBeGreaterThan(chiSquareCritical(skewed.df, 0.001));
     } finally {
       matcher.dispose();
@@ -398,7 +445,7 @@ describe('engine API', () => {
   });
 
   it('chat.completions.create follows response_format json_schema', async () => {
-    const chatTemplate = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+    const chatTemplate = '{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}';
     const completion = await engine.chat.completions.create({
       messages: [{ role: 'user', content: 'Tell me about Lily.' }],
       response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON, strict: true } },
@@ -414,11 +461,18 @@ describe('engine API', () => {
   });
 
   describe('chat.completions.create, wider', () => {
-    const chatTemplate = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+    const chatTemplate = '{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}';
     const messages = [{ role: 'user', content: 'Tell me about Lily.' }] as const;
 
     it('n choices, each its own seed; json_object means an object', async () => {
-      const completion = await engine.chat.completions.create({ messages, chatTemplate, n: 3, seed: 7, max_tokens: 40, response_format: { type: 'json_object' } });
+      const completion = await engine.chat.completions.create({
+        messages,
+        chatTemplate,
+        n: 3,
+        seed: 7,
+        max_tokens: 40,
+        response_format: { type: 'json_object' },
+      });
       expect(completion.choices.map((c) => c.index)).toEqual([0, 1, 2]);
       for (const choice of completion.choices) {
         if (choice.finish_reason === 'stop') expect(JSON.parse(choice.message.content!)).toBeTypeOf('object');
@@ -429,8 +483,15 @@ describe('engine API', () => {
       expect(again.choices[0]!.message.content).toBe(completion.choices[1]!.message.content);
     });
 
-    it('stream: chunks in OpenAI\'s shape whose content is the completion, usage last when asked', async () => {
-      const request = { messages, chatTemplate, seed: 3, max_tokens: 50, n: 2, response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON } } } as const;
+    it("stream: chunks in OpenAI's shape whose content is the completion, usage last when asked", async () => {
+      const request = {
+        messages,
+        chatTemplate,
+        seed: 3,
+        max_tokens: 50,
+        n: 2,
+        response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON } },
+      } as const;
       const whole = await engine.chat.completions.create(request);
       const chunks: ChatCompletionChunk[] = [];
       for await (const chunk of await engine.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } })) chunks.push(chunk);
@@ -452,7 +513,8 @@ describe('engine API', () => {
       const stop = text.slice(10, 13);
       expect(stop.length).toBe(3);
       const chunks: ChatCompletionChunk[] = [];
-      for await (const chunk of await engine.chat.completions.create({ messages, chatTemplate, seed: 5, max_tokens: 40, stop, stream: true })) chunks.push(chunk);
+      for await (const chunk of await engine.chat.completions.create({ messages, chatTemplate, seed: 5, max_tokens: 40, stop, stream: true }))
+        chunks.push(chunk);
       const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
       expect(streamed).toBe(text.slice(0, text.indexOf(stop)));
       expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');

@@ -34,7 +34,11 @@ class Point {
 }
 const handles: unknown[] = [
   (...args: unknown[]) => ({ called: args }),
-  { method7(this: unknown, ...args: unknown[]) { return { self: this === handles[1], args }; } },
+  {
+    method7(this: unknown, ...args: unknown[]) {
+      return { self: this === handles[1], args };
+    },
+  },
   Point,
 ];
 
@@ -60,7 +64,9 @@ describe('embindFunction', () => {
 
   it('refuses source it does not know, naming it', () => {
     expect(() => embindFunction(['x'], 'return x')).toThrow(/does not know: "return x"/);
-    expect(() => embindFunction(['argFromPtr0'], 'return function (handle, methodName, destructorsRef, args) {\n  toValue(handle)(argFromPtr0(args+4))\n  }')).toThrow(/does not know/);
+    expect(() =>
+      embindFunction(['argFromPtr0'], 'return function (handle, methodName, destructorsRef, args) {\n  toValue(handle)(argFromPtr0(args+4))\n  }'),
+    ).toThrow(/does not know/);
     expect(() => embindFunction([], 'return function (handle, methodName, destructorsRef, args) {\n  alert(1)\n  }')).toThrow(/does not know/);
   });
 });

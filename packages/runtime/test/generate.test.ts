@@ -34,15 +34,42 @@ interface SchemaSubject {
 }
 
 const handWritten: SchemaSubject[] = [
-  { name: 'person', schema: { type: 'object', properties: { name: { type: 'string', minLength: 2, maxLength: 16 }, age: { type: 'integer', minimum: 0, maximum: 120 }, pets: { type: 'array', items: { enum: ['cat', 'dog', 'fish'] }, maxItems: 3 } }, required: ['name', 'age'], additionalProperties: false } },
+  {
+    name: 'person',
+    schema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 2, maxLength: 16 },
+        age: { type: 'integer', minimum: 0, maximum: 120 },
+        pets: { type: 'array', items: { enum: ['cat', 'dog', 'fish'] }, maxItems: 3 },
+      },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    },
+  },
   { name: 'numbers', schema: { type: 'array', items: { type: 'number', exclusiveMinimum: 0, maximum: 10 }, minItems: 2, maxItems: 5 } },
   { name: 'one of', schema: { oneOf: [{ type: 'string', pattern: '^[a-z]+$' }, { type: 'boolean' }, { type: 'null' }] } },
-  { name: 'tree', schema: { $defs: { node: { type: 'object', properties: { label: { type: 'string', maxLength: 8 }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['label', 'children'], additionalProperties: false } }, $ref: '#/$defs/node' } },
+  {
+    name: 'tree',
+    schema: {
+      $defs: {
+        node: {
+          type: 'object',
+          properties: { label: { type: 'string', maxLength: 8 }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+          required: ['label', 'children'],
+          additionalProperties: false,
+        },
+      },
+      $ref: '#/$defs/node',
+    },
+  },
 ];
 
 // MaskBench-dev files spread evenly over the sorted list; those the compiler supports and
 // whose shortest instance leaves room to generate.
-const files = readdirSync(MASKBENCH).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(MASKBENCH)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const maskBench: SchemaSubject[] = Array.from({ length: SAMPLE }, (_, i) => files[Math.floor((i * files.length) / SAMPLE)]!)
   .map((file) => ({ name: file, schema: (JSON.parse(readFileSync(join(MASKBENCH, file), 'utf8')) as { schema: unknown }).schema }))
   .filter(({ schema }) => {

@@ -17,10 +17,38 @@ function pathOf(run: () => void): string | null {
 
 describe('request checks', () => {
   it('accept what the README shows', () => {
-    expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: AllOf(JsonSchema({ type: 'object' }), Regex('a+')), sampling: { temperature: 0, seed: 1, logitBias: { 5: -Infinity } }, maxTokens: 10, stop: ['\n'], onToken: () => undefined, signal: new AbortController().signal }))).toBe(null);
-    expect(pathOf(() => checkGenerateRequest({ messages: [{ role: 'user', content: 'hi' }], constraint: ThinkThen('</think>', { type: 'grammar', id: 3 }) }))).toBe(null);
-    expect(pathOf(() => checkChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } }, stop: '\n' }, 'request'))).toBe(null);
-    expect(pathOf(() => checkLoadOptions({ model: '/models/x', device: 'wasm', dtype: 'fp32', vocab: new Uint8Array(4), limits: { maxMaskMs: 100 } }, 'options'))).toBe(null);
+    expect(
+      pathOf(() =>
+        checkGenerateRequest({
+          prompt: 'x',
+          constraint: AllOf(JsonSchema({ type: 'object' }), Regex('a+')),
+          sampling: { temperature: 0, seed: 1, logitBias: { 5: -Infinity } },
+          maxTokens: 10,
+          stop: ['\n'],
+          onToken: () => undefined,
+          signal: new AbortController().signal,
+        }),
+      ),
+    ).toBe(null);
+    expect(
+      pathOf(() => checkGenerateRequest({ messages: [{ role: 'user', content: 'hi' }], constraint: ThinkThen('</think>', { type: 'grammar', id: 3 }) })),
+    ).toBe(null);
+    expect(
+      pathOf(() =>
+        checkChatRequest(
+          {
+            model: 'm',
+            messages: [{ role: 'user', content: 'hi' }],
+            response_format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } },
+            stop: '\n',
+          },
+          'request',
+        ),
+      ),
+    ).toBe(null);
+    expect(
+      pathOf(() => checkLoadOptions({ model: '/models/x', device: 'wasm', dtype: 'fp32', vocab: new Uint8Array(4), limits: { maxMaskMs: 100 } }, 'options')),
+    ).toBe(null);
     // A custom step() constraint and a compiled grammar object pass as they are.
     expect(pathOf(() => checkConstraint({ step: () => new Uint32Array() }, 'c'))).toBe(null);
   });
@@ -31,8 +59,12 @@ describe('request checks', () => {
     expect(pathOf(() => checkGenerateRequest({ prompt: 'x', stop: ['a', 3] }))).toBe('request.stop[1]');
     expect(pathOf(() => checkGenerateRequest({ messages: [{ role: 'user' }] }))).toBe('request.messages[0].content');
     expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: { type: 'ban-tokens', tokens: [1, -2] } }))).toBe('request.constraint.tokens[1]');
-    expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: { type: 'think', trigger: '', then: Regex('a') } }))).toBe('request.constraint.trigger');
-    expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: JsonSchema({}, { whitespace: { maxRun: 0 } }) }))).toBe('request.constraint.options.whitespace.maxRun');
+    expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: { type: 'think', trigger: '', then: Regex('a') } }))).toBe(
+      'request.constraint.trigger',
+    );
+    expect(pathOf(() => checkGenerateRequest({ prompt: 'x', constraint: JsonSchema({}, { whitespace: { maxRun: 0 } }) }))).toBe(
+      'request.constraint.options.whitespace.maxRun',
+    );
     expect(pathOf(() => checkGrammarSpec({ type: 'json-schema', schema: 'not a schema' }, 'spec'))).toBe('spec.schema');
     expect(pathOf(() => checkGrammarSpec({ type: 'regex', grammar: 'a', index: [1, 2] }, 'spec'))).toBe('spec.index');
     expect(pathOf(() => checkLoadOptions({ model: '' }, 'options'))).toBe('options.model');

@@ -38,7 +38,12 @@ describe('samplingDistribution', () => {
     fc.assert(
       fc.property(
         logitsArbitrary,
-        fc.record({ temperature: fc.double({ min: 0.05, max: 3, noNaN: true }), topK: fc.nat(10), topP: fc.double({ min: 0.05, max: 1, noNaN: true }), minP: fc.double({ min: 0, max: 0.9, noNaN: true }) }),
+        fc.record({
+          temperature: fc.double({ min: 0.05, max: 3, noNaN: true }),
+          topK: fc.nat(10),
+          topP: fc.double({ min: 0.05, max: 1, noNaN: true }),
+          minP: fc.double({ min: 0, max: 0.9, noNaN: true }),
+        }),
         (logits, options) => {
           const { ids, probs } = samplingDistribution(logits, options);
           const allowed = logits.filter((l) => l !== -Infinity).length;
@@ -91,7 +96,10 @@ describe('samplingDistribution', () => {
 
 // The distribution as defined: every allowed token sorted (by logit, then id), then top-k,
 // min-p and top-p over that list — the oracle for the samplers, which never sort it all.
-function referenceDistribution(logits: Float32Array, options: { temperature: number; topK: number; topP: number; minP: number }): { ids: number[]; probs: number[] } {
+function referenceDistribution(
+  logits: Float32Array,
+  options: { temperature: number; topK: number; topP: number; minP: number },
+): { ids: number[]; probs: number[] } {
   const { temperature, topK, topP, minP } = options;
   const ids = [...logits.keys()].filter((i) => logits[i] !== -Infinity).sort((a, b) => logits[b]! - logits[a]! || a - b);
   if (ids.length === 0) return { ids: [], probs: [] };
@@ -117,11 +125,24 @@ function referenceDistribution(logits: Float32Array, options: { temperature: num
 // Logits with ties (a few distinct values), some -Infinity, and a mask over them.
 const maskedLogits = fc.integer({ min: 1, max: 700 }).chain((n) =>
   fc.record({
-    logits: fc.array(fc.oneof(fc.integer({ min: -6, max: 6 }).map((v) => v / 2), fc.constant(-Infinity)), { minLength: n, maxLength: n }).map((values) => Float32Array.from(values)),
+    logits: fc
+      .array(
+        fc.oneof(
+          fc.integer({ min: -6, max: 6 }).map((v) => v / 2),
+          fc.constant(-Infinity),
+        ),
+        { minLength: n, maxLength: n },
+      )
+      .map((values) => Float32Array.from(values)),
     allowed: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
   }),
 );
-const filters = fc.record({ temperature: fc.double({ min: 0.1, max: 3, noNaN: true }), topK: fc.oneof(fc.constant(0), fc.nat(100)), topP: fc.oneof(fc.constant(1), fc.double({ min: 0.05, max: 0.999, noNaN: true })), minP: fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 0.9, noNaN: true })) });
+const filters = fc.record({
+  temperature: fc.double({ min: 0.1, max: 3, noNaN: true }),
+  topK: fc.oneof(fc.constant(0), fc.nat(100)),
+  topP: fc.oneof(fc.constant(1), fc.double({ min: 0.05, max: 0.999, noNaN: true })),
+  minP: fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 0.9, noNaN: true })),
+});
 
 describe('sampling inside the allowed ranges of a mask', () => {
   const maskOf = (allowed: readonly boolean[]): Uint32Array => {
@@ -161,7 +182,10 @@ describe('sampling inside the allowed ranges of a mask', () => {
 
   it('top-p past the 64 most likely tokens looks further (a flat distribution over 5,000)', () => {
     const logits = Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i) * 0.01);
-    for (const options of [{ temperature: 1, topK: 0, topP: 0.9, minP: 0 }, { temperature: 1, topK: 0, topP: 0.5, minP: 0.99 }]) {
+    for (const options of [
+      { temperature: 1, topK: 0, topP: 0.9, minP: 0 },
+      { temperature: 1, topK: 0, topP: 0.5, minP: 0.99 },
+    ]) {
       const { ids } = samplingDistribution(logits, options);
       expect(Array.from(ids)).toEqual(referenceDistribution(logits, options).ids);
     }
@@ -183,7 +207,10 @@ describe('sampling inside the allowed ranges of a mask', () => {
     const logits = Float32Array.from([Math.log(0.4), Math.log(0.3), Math.log(0.2), Math.log(0.1)]);
     const ranges = Int32Array.of(1, 2, 3, 4);
     expect(allowedMass(logits, ranges)).toBeCloseTo(0.4, 6);
-    expect(topCandidates(logits, 5, ranges).map((c) => [c.id, Number(c.p.toFixed(6))])).toEqual([[1, 0.75], [3, 0.25]]);
+    expect(topCandidates(logits, 5, ranges).map((c) => [c.id, Number(c.p.toFixed(6))])).toEqual([
+      [1, 0.75],
+      [3, 0.25],
+    ]);
     expect(topCandidates(logits, 2).map((c) => c.id)).toEqual([0, 1]);
   });
 });

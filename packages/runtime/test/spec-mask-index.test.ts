@@ -61,7 +61,9 @@ describe('a mask index built for something else', () => {
     const built = await buildSpecMaskIndex(Regex('(yes|no)') as GrammarSpec, vocabFile, { description: 'regex (yes|no)' });
     const generation = engine.generate({ prompt: PROMPT, constraint: { ...Regex('(yes|no|maybe)'), index: built.file } as GrammarSpec });
     await expect(generation).rejects.toThrow(MaskIndexMismatchError);
-    await expect(engine.generate({ prompt: PROMPT, constraint: { ...Regex('(yes|no|maybe)'), index: built.file } as GrammarSpec })).rejects.toThrow(/regex \(yes\|no\)/);
+    await expect(engine.generate({ prompt: PROMPT, constraint: { ...Regex('(yes|no|maybe)'), index: built.file } as GrammarSpec })).rejects.toThrow(
+      /regex \(yes\|no\)/,
+    );
   });
 
   it('is refused for another tokenizer', async () => {
@@ -74,6 +76,8 @@ describe('a mask index built for something else', () => {
   });
 
   it('is refused when damaged', async () => {
-    await expect(engine.generate({ prompt: PROMPT, constraint: { ...Regex('(yes|no)'), index: new Uint8Array(128) } as GrammarSpec })).rejects.toThrow(/not a Sieve mask index/);
+    await expect(engine.generate({ prompt: PROMPT, constraint: { ...Regex('(yes|no)'), index: new Uint8Array(128) } as GrammarSpec })).rejects.toThrow(
+      /not a Sieve mask index/,
+    );
   });
 });

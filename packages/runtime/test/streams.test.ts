@@ -97,8 +97,21 @@ describe('engine.stream on stories260K', () => {
   });
 
   it('streamJson: each event carries the partial value; the last is the parsed result', async () => {
-    const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 1, maximum: 99 }, pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 } }, required: ['name', 'age', 'pets'], additionalProperties: false };
-    const stream = engine.streamJson<typeof schema, { name: string; age: number; pets: string[] }>(schema, { prompt: PROMPT, maxTokens: 96, sampling: { temperature: 0.8, seed: 5 } });
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', maxLength: 12 },
+        age: { type: 'integer', minimum: 1, maximum: 99 },
+        pets: { type: 'array', items: { enum: ['cat', 'dog'] }, maxItems: 2 },
+      },
+      required: ['name', 'age', 'pets'],
+      additionalProperties: false,
+    };
+    const stream = engine.streamJson<typeof schema, { name: string; age: number; pets: string[] }>(schema, {
+      prompt: PROMPT,
+      maxTokens: 96,
+      sampling: { temperature: 0.8, seed: 5 },
+    });
     const partials: unknown[] = [];
     let json = '';
     for await (const event of stream) {

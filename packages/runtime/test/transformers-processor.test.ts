@@ -9,7 +9,12 @@ import { JsonSchema, Regex } from '../src/constraint-specs.ts';
 import { sieveLogitsProcessor } from '../src/transformers-processor.ts';
 import { STORIES_260K, STORIES_VOCAB } from './support/engine.ts';
 
-const SCHEMA = { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['name', 'age'], additionalProperties: false };
+const SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 1, maximum: 9 } },
+  required: ['name', 'age'],
+  additionalProperties: false,
+};
 
 describe('sieveLogitsProcessor with transformers.js generate', () => {
   let tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
@@ -27,7 +32,9 @@ describe('sieveLogitsProcessor with transformers.js generate', () => {
 
   const run = async (processor: Awaited<ReturnType<typeof sieveLogitsProcessor>>, sample: boolean): Promise<string> => {
     const inputs = tokenizer('Once upon a time, there was a girl named Lily.');
-    const output = (await model.generate({ ...inputs, max_new_tokens: 60, do_sample: sample, logits_processor: [processor] as never })) as { tolist(): bigint[][] };
+    const output = (await model.generate({ ...inputs, max_new_tokens: 60, do_sample: sample, logits_processor: [processor] as never })) as {
+      tolist(): bigint[][];
+    };
     const ids = output.tolist()[0]!.slice(inputs.input_ids.dims.at(-1));
     return tokenizer.decode(ids.map(Number), { skip_special_tokens: true });
   };

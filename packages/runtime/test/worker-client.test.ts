@@ -78,11 +78,23 @@ describe('createWorkerEngine', () => {
   it('generates through the port, streaming through a proxied callback, with masks transferred', async () => {
     engine = newEngine();
     const progress: string[] = [];
-    const info = await engine.load({ model: STORIES_260K, device: 'cpu', vocab: new Uint8Array(readFileSync(STORIES_VOCAB)), onProgress: (p) => progress.push(p.kind) });
+    const info = await engine.load({
+      model: STORIES_260K,
+      device: 'cpu',
+      vocab: new Uint8Array(readFileSync(STORIES_VOCAB)),
+      onProgress: (p) => progress.push(p.kind),
+    });
     expect(info.tokenCount).toBe(512);
     expect(progress.at(-1)).toBe('ready');
     const masks: Uint32Array[] = [];
-    const result = await engine.generate({ prompt: 'Lily', constraint: JsonSchema(PERSON), sampling: { seed: 1 }, maxTokens: 40, includeMask: true, onToken: (e) => e.mask && masks.push(e.mask) });
+    const result = await engine.generate({
+      prompt: 'Lily',
+      constraint: JsonSchema(PERSON),
+      sampling: { seed: 1 },
+      maxTokens: 40,
+      includeMask: true,
+      onToken: (e) => e.mask && masks.push(e.mask),
+    });
     expect(result.complete).toBe(true);
     expect(JSON.parse(result.text)).toHaveProperty('name');
     expect(masks.length).toBe(result.tokens.length - result.forcedTokens);
@@ -133,7 +145,13 @@ describe('createWorkerEngine', () => {
     engine = newEngine();
     await load(engine);
     const controller = new AbortController();
-    const result = await engine.generate({ prompt: 'Lily', maxTokens: 200, sampling: { seed: 2 }, signal: controller.signal, onToken: (e) => e.index === 1 && controller.abort() });
+    const result = await engine.generate({
+      prompt: 'Lily',
+      maxTokens: 200,
+      sampling: { seed: 2 },
+      signal: controller.signal,
+      onToken: (e) => e.index === 1 && controller.abort(),
+    });
     expect(result.stopReason).toBe('abort');
     expect(result.tokens.length).toBeLessThan(200);
     // A signal aborted before the call: the worker does not start.
@@ -170,17 +188,24 @@ describe('createWorkerEngine', () => {
     engine = newEngine();
     await load(engine);
     const wrong = async (run: () => Promise<unknown>): Promise<InvalidRequestError> => {
-      const error = await run().then(() => null, (e: unknown) => e);
+      const error = await run().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(InvalidRequestError);
       return error as InvalidRequestError;
     };
     expect((await wrong(() => engine.generate({ prompt: 'Lily', maxTokens: '12' as never }))).path).toBe('request.maxTokens');
     expect((await wrong(() => engine.generate({ prompt: 'Lily', max_tokens: 5 } as never))).message).toMatch(/request\.max_tokens: is not a field here/);
     expect((await wrong(() => engine.generate({ prompt: 'Lily', sampling: { temperature: 'hot' as never } }))).path).toBe('request.sampling.temperature');
-    expect((await wrong(() => engine.generate({ prompt: 'Lily', constraint: { type: 'regexp', grammar: 'a' } as never }))).path).toBe('request.constraint.type');
+    expect((await wrong(() => engine.generate({ prompt: 'Lily', constraint: { type: 'regexp', grammar: 'a' } as never }))).path).toBe(
+      'request.constraint.type',
+    );
     expect((await wrong(() => engine.compile({ type: 'gbnf' } as never))).path).toBe('spec.grammar');
     expect((await wrong(() => engine.generate({ prompt: 'Lily', messages: [] }))).message).toMatch(/exactly one of prompt and messages/);
-    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], functions: [] } as never))).path).toBe('request.functions');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], functions: [] } as never))).path).toBe(
+      'request.functions',
+    );
     expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], n: 0 }))).path).toBe('request.n');
     // And the engine goes on.
     expect((await engine.generate({ prompt: 'Lily', maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
@@ -200,13 +225,38 @@ describe('createWorkerEngine', () => {
     await refused({ id: 'b', type: 'SET', path: ['cancel'], value: { type: 'RAW', value: 1 } }, /is not a call/);
     await refused({ id: 'c', type: 'APPLY', path: ['constructor'], argumentList: [] }, /is not one of the engine's methods/);
     await refused({ id: 'd', type: 'APPLY', path: ['generate', 'call'], argumentList: [] }, /is not one of the engine's methods/);
-    await refused({ id: 'e', type: 'APPLY', path: ['cancel'], argumentList: [{ type: 'RAW', value: 1 }, { type: 'RAW', value: 2 }] }, /at most 1 arguments/);
+    await refused(
+      {
+        id: 'e',
+        type: 'APPLY',
+        path: ['cancel'],
+        argumentList: [
+          { type: 'RAW', value: 1 },
+          { type: 'RAW', value: 2 },
+        ],
+      },
+      /at most 1 arguments/,
+    );
     // An unknown transfer handler would throw inside comlink, outside its try: a crash.
     await refused({ id: 'f', type: 'APPLY', path: ['generate'], argumentList: [{ type: 'HANDLER', name: 'nope', value: 1 }] }, /neither data nor a callback/);
-    await refused({ id: 'g', type: 'APPLY', path: ['generate'], argumentList: [{ type: 'HANDLER', name: 'proxy', value: 'not a port' }] }, /neither data nor a callback/);
+    await refused(
+      { id: 'g', type: 'APPLY', path: ['generate'], argumentList: [{ type: 'HANDLER', name: 'proxy', value: 'not a port' }] },
+      /neither data nor a callback/,
+    );
     // Well-formed calls with bad values: the method's own checks answer.
     await refused({ id: 'h', type: 'APPLY', path: ['cancel'], argumentList: [{ type: 'RAW', value: -1 }] }, /^id: must be an integer/);
-    await refused({ id: 'i', type: 'APPLY', path: ['generate'], argumentList: [{ type: 'RAW', value: 7 }, { type: 'RAW', value: 'Lily' }] }, /^request: must be an object/);
+    await refused(
+      {
+        id: 'i',
+        type: 'APPLY',
+        path: ['generate'],
+        argumentList: [
+          { type: 'RAW', value: 7 },
+          { type: 'RAW', value: 'Lily' },
+        ],
+      },
+      /^request: must be an object/,
+    );
     // Without an id there is no one to answer: ignored.
     worker.postMessage({ type: 'APPLY', path: ['dispose'], argumentList: [] });
     worker.postMessage(null);

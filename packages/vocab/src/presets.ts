@@ -32,7 +32,11 @@ export function loadTokenizer(presetOrPath: string): LoadedTokenizer {
   const preset = TOKENIZER_PRESETS[presetOrPath];
   const path = preset ? preset() : resolve(presetOrPath);
   if (!existsSync(path)) {
-    throw new Error(preset ? `tokenizer preset ${presetOrPath}: ${path} does not exist` : `no tokenizer preset or file named ${presetOrPath} (presets: ${Object.keys(TOKENIZER_PRESETS).join(', ')})`);
+    throw new Error(
+      preset
+        ? `tokenizer preset ${presetOrPath}: ${path} does not exist`
+        : `no tokenizer preset or file named ${presetOrPath} (presets: ${Object.keys(TOKENIZER_PRESETS).join(', ')})`,
+    );
   }
   const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
   const beside = (file: string): string => join(dirname(path), file);

@@ -24,7 +24,8 @@ export function buildTokenTrie(tokens: readonly Uint8Array[], flags: Uint8Array)
   const ids: number[] = [];
   for (let id = 0; id < tokens.length; id++) {
     if ((flags[id]! & (L.TOKEN_SPECIAL | L.TOKEN_EMPTY)) !== 0) continue;
-    if (tokens[id]!.length > L.TRIE_MAX_DEPTH) throw new TrieLimitError(`token ${id} has ${tokens[id]!.length} bytes; the trie holds at most ${L.TRIE_MAX_DEPTH}`);
+    if (tokens[id]!.length > L.TRIE_MAX_DEPTH)
+      throw new TrieLimitError(`token ${id} has ${tokens[id]!.length} bytes; the trie holds at most ${L.TRIE_MAX_DEPTH}`);
     ids.push(id);
   }
   const isFallback = (id: number): number => flags[id]! & L.TOKEN_BYTE_FALLBACK;
@@ -39,7 +40,7 @@ export function buildTokenTrie(tokens: readonly Uint8Array[], flags: Uint8Array)
   const close = (depth: number): void => {
     while (path.length - 1 > depth) {
       const node = path.pop()!;
-      words[node * 2 + 1] = (words.length / 2 - node) | ((path.length) << L.TRIE_DEPTH_SHIFT);
+      words[node * 2 + 1] = (words.length / 2 - node) | (path.length << L.TRIE_DEPTH_SHIFT);
     }
   };
   for (const id of ids) {

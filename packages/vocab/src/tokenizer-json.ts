@@ -183,5 +183,9 @@ function sentencePieceDecoder(decoder: TokenizerDecoder | null): (piece: string)
  */
 export function tokenizerFingerprint(json: TokenizerJson): string {
   const encoder = new TextEncoder();
-  return fingerprint([json.model.type, JSON.stringify(json.model.vocab), JSON.stringify(json.added_tokens ?? []), JSON.stringify(json.decoder ?? null)].map((part) => encoder.encode(part)));
+  return fingerprint(
+    [json.model.type, JSON.stringify(json.model.vocab), JSON.stringify(json.added_tokens ?? []), JSON.stringify(json.decoder ?? null)].map((part) =>
+      encoder.encode(part),
+    ),
+  );
 }

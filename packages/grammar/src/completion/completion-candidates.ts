@@ -173,7 +173,8 @@ function ensureSymbols(g: CompiledGrammar, table: SymbolTable, symbols: readonly
     }
     table.ordinary.push(symbol);
     fresh++;
-    for (const rule of g.rulesOf[symbol - g.terminalCount]!) for (let d = g.ruleDot[rule]!; g.dotNext[d]! >= 0; d++) if (!table.analysed.has(g.dotNext[d]!)) stack.push(g.dotNext[d]!);
+    for (const rule of g.rulesOf[symbol - g.terminalCount]!)
+      for (let d = g.ruleDot[rule]!; g.dotNext[d]! >= 0; d++) if (!table.analysed.has(g.dotNext[d]!)) stack.push(g.dotNext[d]!);
   }
   if (fresh > 0) fixedPoint(g, table);
   // A state's search may give lengths the fixed point can use: run it again after them.
@@ -185,7 +186,7 @@ function ensureSymbols(g: CompiledGrammar, table: SymbolTable, symbols: readonly
 // Knuth's fixed point over the ordinary nonterminals: lengths only fall, and a rule is taken
 // only when strictly shorter, so the chosen rules never loop.
 function fixedPoint(g: CompiledGrammar, table: SymbolTable): void {
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const nt of table.ordinary) {
       for (const rule of g.rulesOf[nt - g.terminalCount]!) {
@@ -231,7 +232,11 @@ function searchState(g: CompiledGrammar, table: SymbolTable, from: number): bool
       const end = next >= 0 ? last - 1 : last;
       const written: number[] = [];
       for (let dot = g.ruleDot[rule]!; dot < end; dot++) written.push(g.dotNext[dot]!);
-      ensureSymbols(g, table, written.filter((s) => !table.analysed.has(s)));
+      ensureSymbols(
+        g,
+        table,
+        written.filter((s) => !table.analysed.has(s)),
+      );
       let weight = 0;
       for (const symbol of written) weight += table.length[symbol] ?? Infinity;
       if (weight === Infinity) continue;

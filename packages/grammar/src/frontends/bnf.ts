@@ -74,7 +74,8 @@ class BnfParser {
       items.push(next);
     }
     const body = expr.alt(items);
-    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
+    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH))
+      throw cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
     return body;
   }
 

@@ -38,13 +38,18 @@ export interface JsonRepetition {
 export function repetitionCaps(repetition: JsonRepetition = {}): Required<JsonRepetition> {
   const cap = (name: keyof JsonRepetition): number => {
     const value = repetition[name] ?? Infinity;
-    if (!(value === Infinity || (Number.isSafeInteger(value) && value >= 0))) throw new RangeError(`repetition.${name} must be a non-negative integer, not ${value}`);
+    if (!(value === Infinity || (Number.isSafeInteger(value) && value >= 0)))
+      throw new RangeError(`repetition.${name} must be a non-negative integer, not ${value}`);
     return value;
   };
   return { maxItems: cap('maxItems'), maxProperties: cap('maxProperties'), maxStringLength: cap('maxStringLength') };
 }
 
-const HEX = normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]);
+const HEX = normalizeRanges([
+  [0x30, 0x39],
+  [0x41, 0x46],
+  [0x61, 0x66],
+]);
 const DIGIT = rx.byteRanges([0x30, 0x39]);
 // Built once, then shared (regexes are immutable).
 let stringChar: ByteRegex | undefined;
@@ -59,19 +64,70 @@ export const jsonRegex = {
   /** One character of string content, unescaped or escaped. */
   stringChar(): ByteRegex {
     return (stringChar ??= rx.alt([
-      rx.codePoints(normalizeRanges([[0x20, 0x21], [0x23, 0x5b], [0x5d, 0x10ffff]])),
-      rx.seq([rx.literal('\\'), rx.alt([rx.byteRanges(normalizeRanges([[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x62], [0x66, 0x66], [0x6e, 0x6e], [0x72, 0x72], [0x74, 0x74]])), rx.seq([rx.literal('u'), rx.repeat(rx.byteRanges(HEX), 4, 4)])])]),
+      rx.codePoints(
+        normalizeRanges([
+          [0x20, 0x21],
+          [0x23, 0x5b],
+          [0x5d, 0x10ffff],
+        ]),
+      ),
+      rx.seq([
+        rx.literal('\\'),
+        rx.alt([
+          rx.byteRanges(
+            normalizeRanges([
+              [0x22, 0x22],
+              [0x5c, 0x5c],
+              [0x2f, 0x2f],
+              [0x62, 0x62],
+              [0x66, 0x66],
+              [0x6e, 0x6e],
+              [0x72, 0x72],
+              [0x74, 0x74],
+            ]),
+          ),
+          rx.seq([rx.literal('u'), rx.repeat(rx.byteRanges(HEX), 4, 4)]),
+        ]),
+      ]),
     ]));
   },
   number(): ByteRegex {
     if (number !== undefined) return number;
     const int = rx.alt([rx.literal('0'), rx.seq([rx.byteRanges([0x31, 0x39]), rx.repeat(DIGIT, 0, Infinity)])]);
     const frac = rx.seq([rx.literal('.'), rx.repeat(DIGIT, 1, Infinity)]);
-    const exp = rx.seq([rx.byteRanges(normalizeRanges([[0x45, 0x45], [0x65, 0x65]])), rx.repeat(rx.byteRanges(normalizeRanges([[0x2b, 0x2b], [0x2d, 0x2d]])), 0, 1), rx.repeat(DIGIT, 1, Infinity)]);
+    const exp = rx.seq([
+      rx.byteRanges(
+        normalizeRanges([
+          [0x45, 0x45],
+          [0x65, 0x65],
+        ]),
+      ),
+      rx.repeat(
+        rx.byteRanges(
+          normalizeRanges([
+            [0x2b, 0x2b],
+            [0x2d, 0x2d],
+          ]),
+        ),
+        0,
+        1,
+      ),
+      rx.repeat(DIGIT, 1, Infinity),
+    ]);
     return (number = rx.seq([rx.repeat(rx.literal('-'), 0, 1), int, rx.repeat(frac, 0, 1), rx.repeat(exp, 0, 1)]));
   },
   whitespace(maxRun: number): ByteRegex {
-    return rx.repeat(rx.byteRanges(normalizeRanges([[0x09, 0x0a], [0x0d, 0x0d], [0x20, 0x20]])), 1, maxRun);
+    return rx.repeat(
+      rx.byteRanges(
+        normalizeRanges([
+          [0x09, 0x0a],
+          [0x0d, 0x0d],
+          [0x20, 0x20],
+        ]),
+      ),
+      1,
+      maxRun,
+    );
   },
 };
 
@@ -132,7 +188,14 @@ export class JsonGrammarParts {
   lexeme(name: string, regex: ByteRegex, origin?: string, excludes?: readonly Expr[]): Expr {
     const excluded = excludes && [...new Set(excludes.map((e) => (e.kind === 'lexeme' ? e.index : Number.NaN)))].sort((a, b) => a - b);
     if (excluded?.some(Number.isNaN)) throw new Error('a lexeme can only exclude lexemes');
-    return expr.lexeme(this.builder.lexeme({ name, regex, ...(origin !== undefined && { origin }), ...(excluded !== undefined && excluded.length > 0 && { excludes: excluded }) }));
+    return expr.lexeme(
+      this.builder.lexeme({
+        name,
+        regex,
+        ...(origin !== undefined && { origin }),
+        ...(excluded !== undefined && excluded.length > 0 && { excludes: excluded }),
+      }),
+    );
   }
 
   /** `open ws (item (ws , ws item)* ws)? close` — the shape of arrays and objects (at most `max` items). */
@@ -186,7 +249,10 @@ export function jsonGrammar(whitespace: JsonWhitespace = {}, repetition: JsonRep
  */
 export function pythonJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`)
+      .join(', ')}}`;
   if (typeof value === 'number') return pythonNumber(value);
   return JSON.stringify(value);
 }

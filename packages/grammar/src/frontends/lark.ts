@@ -123,7 +123,8 @@ function readDefinitions(source: string): Definitions {
     if (table.has(name)) throw new GrammarError('duplicate_rule', `${name} is defined twice`, span);
     // Terminal priorities choose between lexemes (they change what is lexed); rule priorities
     // only choose between parse trees of one text, which Sieve does not build.
-    if (priority !== 0 && !isTerminal(name)) throw new GrammarError('unsupported', `rule priorities (${name}.${priority}) choose between parse trees and are not supported`, span);
+    if (priority !== 0 && !isTerminal(name))
+      throw new GrammarError('unsupported', `rule priorities (${name}.${priority}) choose between parse trees and are not supported`, span);
     table.set(name, { body, span, priority });
     reader.endOfLine();
   }
@@ -193,7 +194,8 @@ class LarkReader {
       break;
     }
     const body: LarkExpr = items.length === 1 ? items[0]! : { kind: 'alt', items };
-    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH)) throw this.cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
+    if (this.#depth === 0 && deeperThan(body, MAX_EXPR_DEPTH))
+      throw this.cursor.error('unsupported', `expression nested deeper than ${MAX_EXPR_DEPTH} levels (groups and repetition operators)`, start);
     return body;
   }
 
@@ -229,7 +231,8 @@ class LarkReader {
         cursor.skipSpace(false);
         const to = this.string();
         const [a, b] = [text.codePointAt(0), to.codePointAt(0)];
-        if (a === undefined || b === undefined || [...text].length !== 1 || [...to].length !== 1 || b < a) throw cursor.error('invalid_range', 'a range needs two single characters in order', start, cursor.pos);
+        if (a === undefined || b === undefined || [...text].length !== 1 || [...to].length !== 1 || b < a)
+          throw cursor.error('invalid_range', 'a range needs two single characters in order', start, cursor.pos);
         return { kind: 'range', from: a, to: b, span: { start, end: cursor.pos } };
       }
       cursor.pos = afterLiteral;
@@ -353,7 +356,9 @@ class LarkLowering {
   #regex(e: LarkExpr): ByteRegex {
     switch (e.kind) {
       case 'literal':
-        return e.ignoreCase ? rx.seq([...e.text].map((ch) => rx.codePoints(caseClosure([ch.codePointAt(0)!, ch.codePointAt(0)!], 'simple')))) : rx.literal(e.text);
+        return e.ignoreCase
+          ? rx.seq([...e.text].map((ch) => rx.codePoints(caseClosure([ch.codePointAt(0)!, ch.codePointAt(0)!], 'simple'))))
+          : rx.literal(e.text);
       case 'regex':
         return larkRegex(e.pattern, e.flags, e.span);
       case 'range':
@@ -392,7 +397,11 @@ class LarkLowering {
 function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
   const flagsAt = span.end - flags.length;
   for (let i = 0; i < flags.length; i++) {
-    if (!'imsux'.includes(flags[i]!)) throw new GrammarError('unsupported', `the regex flag ${flags[i]} is not supported (Lark's i, m, s, u and x are)`, { start: flagsAt + i, end: flagsAt + i + 1 });
+    if (!'imsux'.includes(flags[i]!))
+      throw new GrammarError('unsupported', `the regex flag ${flags[i]} is not supported (Lark's i, m, s, u and x are)`, {
+        start: flagsAt + i,
+        end: flagsAt + i + 1,
+      });
   }
   const source = flags.includes('x') ? withoutVerboseSpace(pattern) : pattern;
   // Spans stay right where the verbose form left the pattern unchanged.

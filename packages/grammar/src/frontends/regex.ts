@@ -5,7 +5,21 @@
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { memoized, rx, type ByteRegex } from '../ir/byte-regex.ts';
-import { ANY, caseClosure, complement, DIGIT, intersect, LINE_TERMINATORS, SPACE, subtract, union, unicodeProperty, WORD, type CaseFolding, type CodePointSet } from '../ir/code-point-sets.ts';
+import {
+  ANY,
+  caseClosure,
+  complement,
+  DIGIT,
+  intersect,
+  LINE_TERMINATORS,
+  SPACE,
+  subtract,
+  union,
+  unicodeProperty,
+  WORD,
+  type CaseFolding,
+  type CodePointSet,
+} from '../ir/code-point-sets.ts';
 import { GrammarError, type Span } from '../grammar-error.ts';
 import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir/grammar-ir.ts';
 
@@ -52,14 +66,17 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   const encode = options.encodeChars ?? rx.codePoints;
   let convert = conversions.get(encode);
   if (convert === undefined) {
-    convert = memoized(({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${pattern}`, ({ pattern, options }) => {
-      const flags = options.flags ?? '';
-      const offset = options.offset ?? 0;
-      const ast = parse(pattern, flags, offset);
-      const mode = options.mode ?? 'match';
-      const converter = new Converter(flags, options.caseFolding, mode, offset, encode);
-      return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
-    });
+    convert = memoized(
+      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${pattern}`,
+      ({ pattern, options }) => {
+        const flags = options.flags ?? '';
+        const offset = options.offset ?? 0;
+        const ast = parse(pattern, flags, offset);
+        const mode = options.mode ?? 'match';
+        const converter = new Converter(flags, options.caseFolding, mode, offset, encode);
+        return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
+      },
+    );
     conversions.set(encode, convert);
   }
   return convert({ pattern, options });
@@ -94,7 +111,8 @@ function checkNesting(pattern: string, unicodeSets: boolean, offset: number): vo
     else if (c === ']' && classes > 0) classes--;
     else if (c === '(' && classes === 0) groups++;
     else if (c === ')' && classes === 0 && groups > 0) groups--;
-    if (groups + classes > MAX_NESTING) throw new GrammarError('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, { start: offset + i, end: offset + i + 1 });
+    if (groups + classes > MAX_NESTING)
+      throw new GrammarError('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, { start: offset + i, end: offset + i + 1 });
   }
 }
 
@@ -158,7 +176,12 @@ class Converter {
         return rx.repeat(this.element(node.element), node.min, node.max);
       case 'Assertion':
         if (node.kind !== 'start' && node.kind !== 'end') throw this.#unsupported(node, `${node.kind} assertions (${node.raw}) are not supported`);
-        throw this.#unsupported(node, this.mode === 'token' ? `the anchor ${node.raw} is not supported in a terminal (it would refer to the whole text)` : `the anchor ${node.raw} is only supported at the start or end of the pattern`);
+        throw this.#unsupported(
+          node,
+          this.mode === 'token'
+            ? `the anchor ${node.raw} is not supported in a terminal (it would refer to the whole text)`
+            : `the anchor ${node.raw} is only supported at the start or end of the pattern`,
+        );
       case 'Backreference':
         throw this.#unsupported(node, `backreferences (${node.raw}) are not supported`);
       default:
@@ -192,7 +215,9 @@ class Converter {
     }
   }
 
-  #classSet(node: AST.CharacterClass | AST.ExpressionCharacterClass | AST.ClassIntersection | AST.ClassSubtraction | AST.CharacterClassElement | AST.ClassSetOperand): CodePointSet {
+  #classSet(
+    node: AST.CharacterClass | AST.ExpressionCharacterClass | AST.ClassIntersection | AST.ClassSubtraction | AST.CharacterClassElement | AST.ClassSetOperand,
+  ): CodePointSet {
     switch (node.type) {
       case 'CharacterClass': {
         const members = union(...node.elements.map((e) => this.#classSet(e)));

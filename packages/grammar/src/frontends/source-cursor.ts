@@ -30,7 +30,10 @@ export class SourceCursor {
       const c = this.peek();
       if (c === ' ' || c === '\t' || c === '\r' || (newlines && c === '\n')) {
         this.pos++;
-      } else if (c === '#' && (this.comments.includes('#') || (this.comments.includes('#!x') && !/^#x[0-9a-fA-F]/.test(this.source.slice(this.pos, this.pos + 3))))) {
+      } else if (
+        c === '#' &&
+        (this.comments.includes('#') || (this.comments.includes('#!x') && !/^#x[0-9a-fA-F]/.test(this.source.slice(this.pos, this.pos + 3))))
+      ) {
         this.#skipLine();
       } else if (this.comments.includes('//') && this.startsWith('//')) {
         this.#skipLine();
@@ -85,7 +88,8 @@ export function readEscape(cursor: SourceCursor, literal: string): number {
   const c = cursor.peek();
   const hex = (digits: number): number => {
     const text = cursor.source.slice(cursor.pos, cursor.pos + digits);
-    if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(text)) throw cursor.error('syntax', `expected ${digits} hex digits after \\${c}`, start, cursor.pos + digits);
+    if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(text))
+      throw cursor.error('syntax', `expected ${digits} hex digits after \\${c}`, start, cursor.pos + digits);
     cursor.pos += digits;
     return parseInt(text, 16);
   };

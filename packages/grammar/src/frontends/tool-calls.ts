@@ -98,7 +98,13 @@ export function embedGrammar(builder: GrammarBuilder, ir: GrammarIR, prefix: str
   };
   for (const [name, body] of ir.rules) builder.rules.set(prefix + name, copy(body));
   for (const [name, def] of ir.permutations ?? []) {
-    const permutation: PermutationDef = { ...def, members: def.members.map(copy), other: def.other === null ? null : copy(def.other), separator: copy(def.separator), close: copy(def.close) };
+    const permutation: PermutationDef = {
+      ...def,
+      members: def.members.map(copy),
+      other: def.other === null ? null : copy(def.other),
+      separator: copy(def.separator),
+      close: copy(def.close),
+    };
     builder.permutations.set(prefix + name, permutation);
   }
   return expr.ref(prefix + ir.start);

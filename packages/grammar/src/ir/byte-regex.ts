@@ -67,9 +67,15 @@ export const rx = {
     return flat.length === 1 ? flat[0]! : { kind: 'and', items: flat };
   },
   /** The UTF-8 bytes of `text`. */
-  literal: memoized((text: string) => text, (text): ByteRegex => rx.seq(Array.from(encoder.encode(text), (b) => SINGLE_BYTES[b]!))),
+  literal: memoized(
+    (text: string) => text,
+    (text): ByteRegex => rx.seq(Array.from(encoder.encode(text), (b) => SINGLE_BYTES[b]!)),
+  ),
   /** Any one character whose code point lies in the sorted disjoint [lo, hi] pairs. */
-  codePoints: memoized((ranges: readonly number[]) => ranges.join(), (ranges): ByteRegex => codePointsToUtf8(ranges)),
+  codePoints: memoized(
+    (ranges: readonly number[]) => ranges.join(),
+    (ranges): ByteRegex => codePointsToUtf8(ranges),
+  ),
 };
 
 /** Sorts, merges and (optionally) complements code point ranges given as [lo, hi] pairs. */
@@ -220,7 +226,13 @@ function judge(regex: ByteRegex): LanguageFacts {
       const item = languageFacts(regex.item);
       const some = regex.min === 0 || item.some;
       const long = regex.max >= 1 && item.long;
-      return { some, long, infinite: (regex.max === Infinity && item.long) || (regex.max >= 1 && item.infinite), finite: regex.max === 0 || (regex.max !== Infinity && item.finite), costly: item.costly };
+      return {
+        some,
+        long,
+        infinite: (regex.max === Infinity && item.long) || (regex.max >= 1 && item.infinite),
+        finite: regex.max === 0 || (regex.max !== Infinity && item.finite),
+        costly: item.costly,
+      };
     }
     case 'not': {
       const item = languageFacts(regex.item);
@@ -260,4 +272,3 @@ export function nonEmpty(regex: ByteRegex): ByteRegex {
       return rx.not(rx.alt([regex.item, rx.empty]));
   }
 }
-

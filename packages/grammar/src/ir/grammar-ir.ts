@@ -183,6 +183,13 @@ export class GrammarBuilder {
   }
 
   build(start: string): GrammarIR {
-    return { start, rules: this.rules, lexemes: this.lexemes, ignore: this.ignore, ruleSpans: this.ruleSpans, ...(this.permutations.size > 0 ? { permutations: this.permutations } : {}) };
+    return {
+      start,
+      rules: this.rules,
+      lexemes: this.lexemes,
+      ignore: this.ignore,
+      ruleSpans: this.ruleSpans,
+      ...(this.permutations.size > 0 ? { permutations: this.permutations } : {}),
+    };
   }
 }

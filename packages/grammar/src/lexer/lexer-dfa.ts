@@ -22,7 +22,6 @@ const PAIR_TABLE_MAX = 1 << 20;
 // The largest product operand copied as a shadow (`Nfa.#noteShadows`).
 const MAX_SHADOW_STATES = 4096;
 
-
 // A growable list of 32-bit integers.
 class IntList {
   data = new Int32Array(64);
@@ -50,7 +49,7 @@ function cutAfter(cuts: ArrayLike<number>, byte: number): number {
 // entries whose target is not live.
 function keepLive(heads: IntList, links: IntList, targets: IntList, state: number, isLive: (target: number) => boolean): void {
   let kept = -1;
-  for (let at = heads.data[state]!; at >= 0; ) {
+  for (let at = heads.data[state]!; at >= 0;) {
     const next = links.data[at]!;
     if (isLive(targets.data[at]!)) {
       links.data[at] = kept;
@@ -106,7 +105,11 @@ class Nfa {
 
   newState(): number {
     if (this.#accepts.length >= this.maxStates) {
-      throw new GrammarLimitError('maxNfaStates', this.maxStates, `the lexemes need more than ${this.maxStates} automaton states (maxNfaStates); simplify large counted repetitions such as {1,100000}`);
+      throw new GrammarLimitError(
+        'maxNfaStates',
+        this.maxStates,
+        `the lexemes need more than ${this.maxStates} automaton states (maxNfaStates); simplify large counted repetitions such as {1,100000}`,
+      );
     }
     this.#firstMove.push(-1);
     this.#firstEdge.push(-1);
@@ -162,7 +165,16 @@ class Nfa {
     this.#frozenEdges = this.#edgeTo.length;
     const lifeProxy = new Int32Array(count).fill(-1);
     for (let i = 0; i < proxies.length; i += 2) lifeProxy[proxies[i]! - first] = proxies[i + 1]!;
-    return { moveStart, moveTo: moveTo.subarray(0, moves), edgeStart, edgeLo: edgeLo.subarray(0, edges), edgeHi: edgeHi.subarray(0, edges), edgeTo: edgeTo.subarray(0, edges), accepts: this.#accepts.data.slice(first, first + count), lifeProxy };
+    return {
+      moveStart,
+      moveTo: moveTo.subarray(0, moves),
+      edgeStart,
+      edgeLo: edgeLo.subarray(0, edges),
+      edgeHi: edgeHi.subarray(0, edges),
+      edgeTo: edgeTo.subarray(0, edges),
+      accepts: this.#accepts.data.slice(first, first + count),
+      lifeProxy,
+    };
   }
 
   // Copies in the shadows noted by products (now that no pruning can touch them: nothing
@@ -185,7 +197,8 @@ class Nfa {
       for (let at = 0; at < queue.length; at++) {
         const x = queue[at]!;
         for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) if (!blocked.has(-1 - m)) this.addMove(copy[x]!, copyOf(A.#moveTo.data[m]!));
-        for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) if (!blocked.has(e)) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copyOf(A.#edgeTo.data[e]!));
+        for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!)
+          if (!blocked.has(e)) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copyOf(A.#edgeTo.data[e]!));
       }
     }
     this.#shadows.length = 0;
@@ -277,7 +290,8 @@ class Nfa {
     // Read by the lexer as "out, once the count allows"; for pruning it keeps the template live.
     this.addMove(exit, to);
     const base = this.#nextVirtual;
-    if (base + (max - 1) * size > 0x7fffffff) throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
+    if (base + (max - 1) * size > 0x7fffffff)
+      throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
     this.#nextVirtual = base + (max - 1) * size;
     this.regions!.push({ entry, exit, size, min, max, to, base });
   }
@@ -360,7 +374,7 @@ class Nfa {
       // One target per run; adjacent runs with the same target make one edge.
       let runStart = 0;
       let runTarget = -1;
-      for (let lo = 0; lo < 256; ) {
+      for (let lo = 0; lo < 256;) {
         let hi = lo + 1;
         while (cut[hi] === 0) hi++;
         generation++;
@@ -387,7 +401,8 @@ class Nfa {
     for (let x = 0; x < A.stateCount; x++) {
       if (x === operand.accept) continue;
       for (let m = A.#firstMove.data[x]!; m >= 0; m = A.#moveNext.data[m]!) this.addMove(copy[x]!, copy[A.#moveTo.data[m]!]!);
-      for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!) this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copy[A.#edgeTo.data[e]!]!);
+      for (let e = A.#firstEdge.data[x]!; e >= 0; e = A.#edgeNext.data[e]!)
+        this.addEdge(copy[x]!, A.#edgeLo.data[e]!, A.#edgeHi.data[e]!, copy[A.#edgeTo.data[e]!]!);
     }
   }
 
@@ -474,7 +489,16 @@ class Nfa {
       return;
     }
     const counted = this.regions !== null && !this.#inTemplate ? items.findIndex(countsLarge) : -1;
-    if (counted >= 0 && this.#countedProduct(items.filter((_, i) => i !== counted), items[counted] as RepeatRegex, from, to)) return;
+    if (
+      counted >= 0 &&
+      this.#countedProduct(
+        items.filter((_, i) => i !== counted),
+        items[counted] as RepeatRegex,
+        from,
+        to,
+      )
+    )
+      return;
     let left = this.#operand(items[0]!);
     for (let i = 1; i < items.length - 1; i++) {
       const nfa = new Nfa(this.maxStates);
@@ -528,11 +552,17 @@ class Nfa {
     const ticks = new Map<number, number>(); // pair with `back` → pair with the loop
     for (let i = 0; i < pairs.length; i += 3) if (pairs[i + 1] === back) ticks.set(pairs[i + 2]!, loopOf.get(pairs[i]!)!);
     const base = this.#nextVirtual;
-    if (base + cap * size > 0x7fffffff) throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
+    if (base + cap * size > 0x7fffffff)
+      throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
     this.#nextVirtual = base + cap * size;
     // A large product (a pattern with many copies of its own) makes as many lexer states per
     // count as it has subsets in use: refused here rather than at maxLexerStates mid-output.
-    if (size > largest) throw new GrammarLimitError('maxNfaStates', this.maxStates, `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`);
+    if (size > largest)
+      throw new GrammarLimitError(
+        'maxNfaStates',
+        this.maxStates,
+        `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`,
+      );
     const tickEnds = this.#tickEnds(entry, size, ticks, to, cap, saturates);
     this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, ...tickEnds });
     return true;
@@ -542,7 +572,14 @@ class Nfa {
   // for k = 0, 1, …: set k + 1 follows from set k alone (the states ticking into it, and what
   // reaches those without a tick), so the sets run into a cycle: they are kept up to the first
   // repeat (`period` > 0, cycling back to `tail`) or up to `cap` (all a query can ask about).
-  #tickEnds(entry: number, size: number, ticks: ReadonlyMap<number, number>, to: number, cap: number, saturates: boolean): Pick<TickRegion, 'ends' | 'tail' | 'period'> {
+  #tickEnds(
+    entry: number,
+    size: number,
+    ticks: ReadonlyMap<number, number>,
+    to: number,
+    cap: number,
+    saturates: boolean,
+  ): Pick<TickRegion, 'ends' | 'tail' | 'period'> {
     const words = (size >> 5) + 1;
     const plain: number[][] = Array.from({ length: size }, () => []); // predecessors without a tick
     const ticked: number[][] = Array.from({ length: size }, () => []); // predecessors by a tick
@@ -577,7 +614,8 @@ class Nfa {
     const seen = new Map<string, number>([[first.join(), 0]]);
     for (;;) {
       if (!saturates && ends.length > cap) return { ends, tail: 0, period: 0 };
-      if (ends.length > MAX_TICK_SETS) throw new GrammarLimitError('maxNfaStates', this.maxStates, `a counted repetition inside an intersection needs more than ${MAX_TICK_SETS} tick sets`);
+      if (ends.length > MAX_TICK_SETS)
+        throw new GrammarLimitError('maxNfaStates', this.maxStates, `a counted repetition inside an intersection needs more than ${MAX_TICK_SETS} tick sets`);
       const last = ends[ends.length - 1]!;
       const next = new Uint32Array(words);
       for (let t = 0; t < size; t++) if (has(last, t)) for (const p of ticked[t]!) next[p >> 5] |= 1 << (p & 31);
@@ -757,9 +795,11 @@ const MAX_TICK_TEMPLATE_SHARE = 25;
 const MAX_TICK_SETS = 100_000;
 type RepeatRegex = Extract<ByteRegex, { kind: 'repeat' }>;
 // State `state` of a tick region's template in copy `copy` (0: the template itself).
-const tickCopy = (region: TickRegion, state: number, copy: number): number => (copy === 0 ? state : region.base + (copy - 1) * region.size + (state - region.entry));
+const tickCopy = (region: TickRegion, state: number, copy: number): number =>
+  copy === 0 ? state : region.base + (copy - 1) * region.size + (state - region.entry);
 // Whether a regex is a repetition counted virtually.
-const countsLarge = (regex: ByteRegex): boolean => regex.kind === 'repeat' && (regex.min > VIRTUAL_COUNT_FROM || (regex.max !== Infinity && regex.max > VIRTUAL_COUNT_FROM));
+const countsLarge = (regex: ByteRegex): boolean =>
+  regex.kind === 'repeat' && (regex.min > VIRTUAL_COUNT_FROM || (regex.max !== Infinity && regex.max > VIRTUAL_COUNT_FROM));
 
 // Virtual states are numbered from here (real ones stay far below: see `maxNfaStates`).
 const VIRTUAL_BASE = 1 << 30;
@@ -866,10 +906,12 @@ export class LexerDfa {
     this.#unbuilt = automata.length;
     // A lexeme with an intersection or complement is built when a start state first allows
     // it, if its structure proves it matches something (a product takes most of a compile).
-    this.#build(automata.filter((index) => {
-      const facts = languageFacts(lexemes[index % n]!.regex);
-      return !(facts.costly && facts.some);
-    }));
+    this.#build(
+      automata.filter((index) => {
+        const facts = languageFacts(lexemes[index % n]!.regex);
+        return !(facts.costly && facts.some);
+      }),
+    );
     this.#intern(this.#found.subarray(0, 0)); // DEAD
   }
 
@@ -890,7 +932,10 @@ export class LexerDfa {
       } catch (error) {
         if (!(error instanceof GrammarLimitError)) throw error;
         const where = lexeme.origin === undefined ? lexeme.name : `${lexeme.name} at ${lexeme.origin || '#'}`;
-        throw new GrammarLimitError(error.limit, error.value, `${error.message}; lexeme ${where}`, error.span, { name: lexeme.name, ...(lexeme.origin !== undefined && { origin: lexeme.origin }) });
+        throw new GrammarLimitError(error.limit, error.value, `${error.message}; lexeme ${where}`, error.span, {
+          name: lexeme.name,
+          ...(lexeme.origin !== undefined && { origin: lexeme.origin }),
+        });
       }
       if (!nfa.pruneDeadEnds(start, accept)) this.#empty.add(index);
       this.#starts[index] = start;
@@ -1245,7 +1290,8 @@ export class LexerDfa {
         }
       } else if (region === undefined) {
         const shift = state - real;
-        for (let e = this.#epsilonStart[real]!, end = this.#epsilonStart[real + 1]!; e < end; e++) top = this.#push(this.#epsilonTo[e]! + shift, generation, top);
+        for (let e = this.#epsilonStart[real]!, end = this.#epsilonStart[real + 1]!; e < end; e++)
+          top = this.#push(this.#epsilonTo[e]! + shift, generation, top);
       } else {
         // The end of copy j (0 for the template): on to copy j + 1, or out, as the count allows.
         const done = state === real ? 1 : Math.floor((state - region.base) / region.size) + 2;

@@ -54,7 +54,10 @@ const LEAD_CUTS = [0x80];
 for (let byte = 0x80; byte < 0x100; byte++) {
   const [length, low, high] = utf8Lead(byte);
   LEAD_DUE[byte] = length - 1;
-  LEAD_RANGE[byte] = Math.max(0, RANGES.findIndex(([l, h]) => l === low && h === high));
+  LEAD_RANGE[byte] = Math.max(
+    0,
+    RANGES.findIndex(([l, h]) => l === low && h === high),
+  );
   if (byte > 0x80 && (LEAD_DUE[byte] !== LEAD_DUE[byte - 1] || LEAD_RANGE[byte] !== LEAD_RANGE[byte - 1])) LEAD_CUTS.push(byte);
 }
 LEAD_CUTS.push(0x100);
@@ -178,7 +181,14 @@ function lexerMemo(lexer: LexerDfa): LexerMemo {
   let memo = memos.get(lexer);
   if (memo === undefined) {
     const threadSets: ThreadSets = { sets: new SetTable(), cuts: [], cutLists: new SetTable(), moves: new Map() };
-    const groups = GROUPS.map(() => ({ successors: new Map(), threadSteps: new Map(), threadSets, threadLife: new Map(), lives: new Map(), killWithin: new Map() }));
+    const groups = GROUPS.map(() => ({
+      successors: new Map(),
+      threadSteps: new Map(),
+      threadSets,
+      threadLife: new Map(),
+      lives: new Map(),
+      killWithin: new Map(),
+    }));
     memos.set(lexer, (memo = { masks: new Map(), groups, lengthBounds: new Map() }));
   }
   return memo;
@@ -250,7 +260,7 @@ function findLengthBound(lexer: LexerDfa, state: number, group: SliceGroup, know
     return bound;
   };
   const groupCuts = new Set(group.cuts);
-  for (let at = state; path.length <= group.widestBound + 1; ) {
+  for (let at = state; path.length <= group.widestBound + 1;) {
     // Bytes the lexer tells apart where the characters do not (say, letters from digits):
     // they likely part ways, so no bound is looked for (stepping them builds states).
     if (!lexer.byteCuts(at).every((cut) => cut === 0 || groupCuts.has(cut))) return settled(-1);
@@ -371,10 +381,15 @@ function settledSlices(group: SliceGroup, killAt: number, expandedBelow: number)
 function successors(lexer: LexerDfa, state: number, group: SliceGroup, memo: GroupMemo): Int32Array | typeof KILLS {
   let known = memo.successors.get(state);
   if (known === undefined) {
-    const targets = charSteps(group, state, (from, byte) => {
-      const to = lexer.next(from, byte);
-      return kills(lexer, to) ? -1 : to;
-    }, (from) => lexer.byteCuts(from));
+    const targets = charSteps(
+      group,
+      state,
+      (from, byte) => {
+        const to = lexer.next(from, byte);
+        return kills(lexer, to) ? -1 : to;
+      },
+      (from) => lexer.byteCuts(from),
+    );
     known = targets === KILLS ? KILLS : Int32Array.from(targets);
     memo.successors.set(state, known);
   }
@@ -409,7 +424,7 @@ function asciiKills(lexer: LexerDfa, state: number, group: SliceGroup): boolean 
 // then; if so, the states on the way are remembered that close to death.
 function repeatedKills(lexer: LexerDfa, state: number, chars: number, group: SliceGroup, memo: GroupMemo): boolean {
   const path = [state];
-  for (let at = state; path.length <= chars; ) {
+  for (let at = state; path.length <= chars;) {
     at = lexer.next(at, group.firstAscii);
     if (kills(lexer, at)) {
       path.forEach((on, i) => rememberKill(memo, on, path.length - i));
@@ -425,7 +440,7 @@ function repeatedKills(lexer: LexerDfa, state: number, chars: number, group: Sli
 // they are characters of the group).
 function inheritedLife(lexer: LexerDfa, state: number, horizon: number, group: SliceGroup, memo: GroupMemo): number {
   const path: number[] = []; // bytes read since, last first
-  for (let at = state; ; ) {
+  for (let at = state; ;) {
     const origin = lexer.origin(at);
     if (origin === undefined || path.length >= 4 * horizon) return 0; // (4 bytes at most per character)
     path.push(origin[1]);
@@ -503,8 +518,7 @@ function exploredLives(lexer: LexerDfa, threads: ArrayLike<number>, horizon: num
       // At the edge: what is known of it (forever stays unsettled).
       const known = memo.threadLife.get(explored[i]!) ?? 0;
       if (known !== Infinity) settle(i, Math.min(known, horizon));
-    }
-    else if (next === KILLS) settle(i, 1);
+    } else if (next === KILLS) settle(i, 1);
     else {
       waiting[i] = Array.from(next, (id, c) => {
         const set = sets.get(id);
@@ -541,14 +555,19 @@ function threadSteps(lexer: LexerDfa, thread: number, group: SliceGroup, memo: G
   let known = memo.threadSteps.get(thread);
   if (known === undefined) {
     const { sets, cuts, cutLists, moves } = memo.threadSets;
-    const steps = charSteps(group, threadSet(lexer, Int32Array.of(thread), memo.threadSets), (from, byte) => {
-      let to = moves.get(from * 256 + byte);
-      if (to === undefined) {
-        const threads = lexer.stepThreads(sets.get(from), byte);
-        moves.set(from * 256 + byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo.threadSets)));
-      }
-      return to;
-    }, (from) => cutLists.get(cuts[from]!));
+    const steps = charSteps(
+      group,
+      threadSet(lexer, Int32Array.of(thread), memo.threadSets),
+      (from, byte) => {
+        let to = moves.get(from * 256 + byte);
+        if (to === undefined) {
+          const threads = lexer.stepThreads(sets.get(from), byte);
+          moves.set(from * 256 + byte, (to = threads.length === 0 ? -1 : threadSet(lexer, threads, memo.threadSets)));
+        }
+        return to;
+      },
+      (from) => cutLists.get(cuts[from]!),
+    );
     known = steps === KILLS ? KILLS : Int32Array.from(steps);
     memo.threadSteps.set(thread, known);
   }
@@ -570,7 +589,12 @@ function threadSet(lexer: LexerDfa, threads: Int32Array, known: ThreadSets): num
  * and the UTF-8 structure treat alike) from `start` with `step`: the distinct places one
  * character on, or KILLS when a step fails (-1) on the way. Places are non-negative integers.
  */
-function charSteps(group: SliceGroup, start: number, step: (from: number, byte: number) => number, cuts: (from: number) => ArrayLike<number>): number[] | typeof KILLS {
+function charSteps(
+  group: SliceGroup,
+  start: number,
+  step: (from: number, byte: number) => number,
+  cuts: (from: number) => ArrayLike<number>,
+): number[] | typeof KILLS {
   const ends = new Set<number>();
   const midSeen = new Set<number>();
   // Places inside a character, three numbers each: the place, continuation bytes due (0 at
@@ -586,7 +610,7 @@ function charSteps(group: SliceGroup, start: number, step: (from: number, byte: 
     let i = 0;
     let j = 0;
     // One byte per run of bytes between two cuts of either list.
-    for (let byte = low; byte <= high; ) {
+    for (let byte = low; byte <= high;) {
       while (stepCuts[i]! <= byte) i++;
       while (charCuts[j]! <= byte) j++;
       const runEnd = Math.min(stepCuts[i]!, charCuts[j]!, high + 1);

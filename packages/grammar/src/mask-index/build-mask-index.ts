@@ -91,7 +91,13 @@ const BUILD_CACHE_BYTES = 512 * 1024 * 1024;
  * Builds the mask index of `grammar` over `vocab` (loaded in `kernel` from `vocabIndex`).
  * Exact by construction: every mask and transition comes from the kernel matcher itself.
  */
-export function buildMaskIndex(grammar: CompiledGrammar, kernel: Kernel, vocab: KernelVocab, vocabIndex: VocabIndex, options: MaskIndexBuildOptions = {}): BuiltMaskIndex {
+export function buildMaskIndex(
+  grammar: CompiledGrammar,
+  kernel: Kernel,
+  vocab: KernelVocab,
+  vocabIndex: VocabIndex,
+  options: MaskIndexBuildOptions = {},
+): BuiltMaskIndex {
   const started = performance.now();
   const maxStates = options.maxStates ?? 50_000;
   if (!(Number.isInteger(maxStates) && maxStates >= 1)) throw new RangeError(`maxStates must be a positive integer, not ${maxStates}`);
@@ -198,10 +204,16 @@ export class MaskIndexMismatchError extends Error {
 export function checkMaskIndex(index: MaskIndex, against: { readonly grammar?: CompiledGrammar; readonly vocab?: VocabIndex }): void {
   const { grammar, vocab: vocabIndex } = against;
   if (vocabIndex !== undefined && (index.vocabFingerprint !== vocabIndex.fingerprint || index.tokenCount !== vocabIndex.tokenCount)) {
-    throw new MaskIndexMismatchError('vocab', `the mask index was built for another vocabulary (tokenizer ${JSON.stringify(index.meta.tokenizer)}, ${index.tokenCount} tokens; this one is ${JSON.stringify(vocabIndex.meta.name)}, ${vocabIndex.tokenCount} tokens): rebuild it for this tokenizer`);
+    throw new MaskIndexMismatchError(
+      'vocab',
+      `the mask index was built for another vocabulary (tokenizer ${JSON.stringify(index.meta.tokenizer)}, ${index.tokenCount} tokens; this one is ${JSON.stringify(vocabIndex.meta.name)}, ${vocabIndex.tokenCount} tokens): rebuild it for this tokenizer`,
+    );
   }
   if (grammar !== undefined && index.grammarFingerprint !== grammarFingerprint(grammar.ir)) {
-    throw new MaskIndexMismatchError('grammar', `the mask index was built for another grammar${index.meta.grammar === '' ? '' : ` (${index.meta.grammar})`}: rebuild it after changing the grammar or its options`);
+    throw new MaskIndexMismatchError(
+      'grammar',
+      `the mask index was built for another grammar${index.meta.grammar === '' ? '' : ` (${index.meta.grammar})`}: rebuild it after changing the grammar or its options`,
+    );
   }
 }
 

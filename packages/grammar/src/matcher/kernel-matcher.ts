@@ -33,7 +33,20 @@ export class KernelGrammar {
     this.kernel = kernel;
     this.grammar = grammar;
     const g = grammar;
-    this.#ptr = kernel.exports.grammarNew(g.terminalCount, 0, 0, 0, g.ignore.length, g.ruleDot[g.startRule]!, g.limits.maxParserItems, g.limits.maxChartItems, g.limits.maskCacheBytes, g.limits.maxMaskMs, lexerRows(g.limits)) >>> 0;
+    this.#ptr =
+      kernel.exports.grammarNew(
+        g.terminalCount,
+        0,
+        0,
+        0,
+        g.ignore.length,
+        g.ruleDot[g.startRule]!,
+        g.limits.maxParserItems,
+        g.limits.maxChartItems,
+        g.limits.maskCacheBytes,
+        g.limits.maxMaskMs,
+        lexerRows(g.limits),
+      ) >>> 0;
     new Int32Array(kernel.exports.memory.buffer, kernel.exports.grammarTable(this.#ptr, abi.TABLE_IGNORE) >>> 0, g.ignore.length).set(g.ignore);
     this.syncRules();
     this.syncLexer();
@@ -58,14 +71,18 @@ export class KernelGrammar {
     if (ntCount === this.#syncedNonterminals && dotCount === this.#syncedDots && built.length === 0) return;
     k.grammarGrow(this.ptr, ntCount, dotCount, predictCount);
     // Views after growing: the tables may have moved.
-    const table = (which: number, from: number, to: number): Int32Array => new Int32Array(k.memory.buffer, (k.grammarTable(this.#ptr, which) >>> 0) + 4 * from, to - from);
+    const table = (which: number, from: number, to: number): Int32Array =>
+      new Int32Array(k.memory.buffer, (k.grammarTable(this.#ptr, which) >>> 0) + 4 * from, to - from);
     const dotNext = table(abi.TABLE_DOT_NEXT, this.#syncedDots, dotCount);
     const dotLhs = table(abi.TABLE_DOT_LHS, this.#syncedDots, dotCount);
     for (let d = this.#syncedDots; d < dotCount; d++) {
       dotNext[d - this.#syncedDots] = g.dotNext[d]!;
       dotLhs[d - this.#syncedDots] = g.ruleLhs[g.dotRule[d]!]!;
     }
-    new Uint8Array(k.memory.buffer, k.grammarTable(this.#ptr, abi.TABLE_NULLABLE) >>> 0, ntCount).set(g.nullable.slice(this.#syncedNonterminals), this.#syncedNonterminals);
+    new Uint8Array(k.memory.buffer, k.grammarTable(this.#ptr, abi.TABLE_NULLABLE) >>> 0, ntCount).set(
+      g.nullable.slice(this.#syncedNonterminals),
+      this.#syncedNonterminals,
+    );
     const predict = table(abi.TABLE_PREDICT, this.#syncedPredictions, predictCount);
     const from = table(abi.TABLE_PREDICT_FROM, 0, ntCount);
     const to = table(abi.TABLE_PREDICT_TO, 0, ntCount);
@@ -353,7 +370,8 @@ export class KernelMatcher implements TokenMatcher {
 
   // Whether `status` was a need of the kernel (now answered: run the operation again).
   #answered(status: number): boolean {
-    if (status !== abi.STATUS_NEED_TRANSITION && status !== abi.STATUS_NEED_START && status !== abi.STATUS_NEED_RULES && status !== abi.STATUS_NEED_SLICES) return false;
+    if (status !== abi.STATUS_NEED_TRANSITION && status !== abi.STATUS_NEED_START && status !== abi.STATUS_NEED_RULES && status !== abi.STATUS_NEED_SLICES)
+      return false;
     this.grammar.resolveNeed(status, this.#m);
     return true;
   }
@@ -362,13 +380,25 @@ export class KernelMatcher implements TokenMatcher {
   #checked(status: number): number {
     const limits = this.grammar.grammar.limits;
     if (status === abi.STATUS_LIMIT_ITEMS) {
-      throw new GrammarLimitError('maxParserItems', limits.maxParserItems, `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`);
+      throw new GrammarLimitError(
+        'maxParserItems',
+        limits.maxParserItems,
+        `a parser step needs more than ${limits.maxParserItems} Earley items (maxParserItems); the grammar is too ambiguous here`,
+      );
     }
     if (status === abi.STATUS_LIMIT_CHART) {
-      throw new GrammarLimitError('maxChartItems', limits.maxChartItems, `the output's parse needs more than ${limits.maxChartItems} Earley items in all (maxChartItems); a long repetition is parsed at a quadratic cost here`);
+      throw new GrammarLimitError(
+        'maxChartItems',
+        limits.maxChartItems,
+        `the output's parse needs more than ${limits.maxChartItems} Earley items in all (maxChartItems); a long repetition is parsed at a quadratic cost here`,
+      );
     }
     if (status === abi.STATUS_LIMIT_TIME) {
-      throw new GrammarLimitError('maxMaskMs', limits.maxMaskMs, `a mask or a commit took longer than ${limits.maxMaskMs} ms (maxMaskMs); the grammar is too ambiguous or too large here`);
+      throw new GrammarLimitError(
+        'maxMaskMs',
+        limits.maxMaskMs,
+        `a mask or a commit took longer than ${limits.maxMaskMs} ms (maxMaskMs); the grammar is too ambiguous or too large here`,
+      );
     }
     return status;
   }

@@ -213,7 +213,11 @@ export class Matcher implements TokenMatcher {
           node += word1 & L.TRIE_SUBTREE_MASK;
         }
         if ((++visited & 1023) === 0 && performance.now() > deadline) {
-          throw new GrammarLimitError('maxMaskMs', this.grammar.limits.maxMaskMs, `computing the mask took longer than ${this.grammar.limits.maxMaskMs} ms (maxMaskMs)`);
+          throw new GrammarLimitError(
+            'maxMaskMs',
+            this.grammar.limits.maxMaskMs,
+            `computing the mask took longer than ${this.grammar.limits.maxMaskMs} ms (maxMaskMs)`,
+          );
         }
       }
     } finally {

@@ -81,7 +81,11 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   const count = (n: number): void => {
     symbolCount += n;
     if (symbolCount > allLimits.maxGrammarSymbols) {
-      throw new GrammarLimitError('maxGrammarSymbols', allLimits.maxGrammarSymbols, `the grammar has more than ${allLimits.maxGrammarSymbols} symbols after expanding repetitions (maxGrammarSymbols)`);
+      throw new GrammarLimitError(
+        'maxGrammarSymbols',
+        allLimits.maxGrammarSymbols,
+        `the grammar has more than ${allLimits.maxGrammarSymbols} symbols after expanding repetitions (maxGrammarSymbols)`,
+      );
     }
   };
   const nonterminal = (name: string): number => {
@@ -175,8 +179,10 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   for (const [name, body] of ir.rules) lowerBody(ntIndex.get(name)!, body, name);
   const permutations = new Map<number, Permutation>(); // by root nonterminal
   for (const [name, def] of ir.permutations ?? []) {
-    if (def.members.length > MAX_PERMUTATION_MEMBERS) throw new GrammarError('unsupported', `permutation ${name} has more than ${MAX_PERMUTATION_MEMBERS} members`);
-    if (((def.dependencies?.size ?? 0) > 0 || (def.exclusive?.length ?? 0) > 0) && (def.min !== 0 || def.max !== Infinity)) throw new GrammarError('unsupported', `permutation ${name} has dependencies or exclusive sets and a member count bound`);
+    if (def.members.length > MAX_PERMUTATION_MEMBERS)
+      throw new GrammarError('unsupported', `permutation ${name} has more than ${MAX_PERMUTATION_MEMBERS} members`);
+    if (((def.dependencies?.size ?? 0) > 0 || (def.exclusive?.length ?? 0) > 0) && (def.min !== 0 || def.max !== Infinity))
+      throw new GrammarError('unsupported', `permutation ${name} has dependencies or exclusive sets and a member count bound`);
     const root = ntIndex.get(name)!;
     const cap = def.max === Infinity ? Math.max(def.min, 1) : def.max + 1;
     permutations.set(root, {
@@ -200,7 +206,11 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
 
   // Keep only productive rules (every symbol derives some string): then every prefix the
   // parser accepts can still be completed. A lexeme that matches nothing is unproductive.
-  const lexer = new LexerDfa(lexemes, [...ir.ignore].sort((a, b) => a - b), allLimits);
+  const lexer = new LexerDfa(
+    lexemes,
+    [...ir.ignore].sort((a, b) => a - b),
+    allLimits,
+  );
   const productive = new Uint8Array(terminalCount + names.length);
   lexemes.forEach((_, i) => (productive[i] = lexer.matchesNothing(i) ? 0 : 1));
   const allProductive = (symbols: readonly number[]): boolean => symbols.every((sym) => productive[sym]);
@@ -210,7 +220,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     // The members that must still come: the required ones and, transitively, what the
     // written and coming ones depend on.
     let must = p.requiredMask | mask;
-    for (let grown = true; grown; ) {
+    for (let grown = true; grown;) {
       grown = false;
       for (const [i, needs] of p.dependencies) {
         if ((must & bit(i)) !== 0n && (needs & ~must) !== 0n) {
@@ -227,9 +237,14 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     const missing = popCount(must);
     const available = p.other >= 0 && productive[p.other] ? Infinity : popCount(p.usable & ~mask);
     const needed = Math.max(missing, p.min - written, 0);
-    return needed <= available && written + needed <= p.max && (written + needed === 0 || allProductive(p.close)) && (needed + Math.min(written, 1) <= 1 || allProductive(p.separator));
+    return (
+      needed <= available &&
+      written + needed <= p.max &&
+      (written + needed === 0 || allProductive(p.close)) &&
+      (needed + Math.min(written, 1) <= 1 || allProductive(p.separator))
+    );
   };
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const r of rules) {
       if (!productive[r.lhs] && allProductive(r.rhs)) {
@@ -284,7 +299,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     const p = permutations.get(nt + terminalCount);
     return p !== undefined && productive[nt + terminalCount] && closes(p, 0n, 0) ? 1 : 0;
   });
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     const isNullableSymbol = (s: number): boolean => s >= terminalCount && nullable[s - terminalCount] === 1;
     for (const r of rules) {

@@ -56,7 +56,11 @@ function closeSet(g: CompiledGrammar, chart: readonly EarleySet[], k: number, se
     if (seen.has(key)) return;
     seen.add(key);
     if (dots.length >= limit) {
-      throw new GrammarLimitError('maxParserItems', limit, `a parser step needs more than ${limit} Earley items (maxParserItems); the grammar is too ambiguous here`);
+      throw new GrammarLimitError(
+        'maxParserItems',
+        limit,
+        `a parser step needs more than ${limit} Earley items (maxParserItems); the grammar is too ambiguous here`,
+      );
     }
     dots.push(d);
     origins.push(o);

@@ -11,7 +11,23 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 const ajv = new Ajv2020({ strict: false, validateSchema: false, logger: false, allErrors: false });
 // The formats draft 2020-12 defines; ajv-formats' extra ones (int32, float, ...) are OpenAPI's
 // and stay annotations, as the spec and Sieve have them.
-addFormats(ajv, ['date', 'time', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uri-template', 'uuid', 'json-pointer', 'relative-json-pointer', 'regex']);
+addFormats(ajv, [
+  'date',
+  'time',
+  'date-time',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'uuid',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+]);
 // ajv-formats' uri wants a non-empty hier-part; RFC 3986 also allows an empty path ("about:",
 // "urn:?q"). Checked by giving the empty path one character.
 const ajvUri = fullFormats.uri as (uri: string) => boolean;
@@ -67,7 +83,10 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): u
     if (s.additionalItems !== undefined) out.items = out.additionalItems;
     delete out.additionalItems;
   }
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof s[flag] !== 'boolean') continue;
     if (s[flag] === true && typeof s[bound] === 'number') {
       out[flag] = s[bound];

@@ -8,7 +8,15 @@ import type { Bound } from './numbers.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
-  allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject,
+  allowedTypes,
+  isAssertion,
+  KIND_KEYWORDS,
+  KIND_SPECIFIC,
+  lowerBound,
+  upperBound,
+  type JsonType,
+  type Schema,
+  type SchemaObject,
 } from './schema-keywords.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
@@ -30,9 +38,16 @@ export function exclusiveBranches(compiler: SchemaCompiler, branches: readonly S
     const whole = statuses.filter((s) => s === 'all').length;
     const partial = statuses.flatMap((s, i) => (s === 'some' ? [i] : []));
     if (whole >= 2) continue; // every instance of this kind is in two branches
-    const overlap = whole === 1
-      ? partial.length > 0
-      : partial.length > 1 && !pairwiseDisjoint(compiler, partial.map((i) => branches[i]!), kind, pointer);
+    const overlap =
+      whole === 1
+        ? partial.length > 0
+        : partial.length > 1 &&
+          !pairwiseDisjoint(
+            compiler,
+            partial.map((i) => branches[i]!),
+            kind,
+            pointer,
+          );
     if (overlap) {
       const message = `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`;
       compiler.unsupported(pointer, 'oneOf', message);
@@ -77,7 +92,10 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
   const tb = typesOf(b, pointer);
   const shared = [...typesOf(a, pointer)].filter((t) => tb.has(t));
   if (shared.length === 0) return true;
-  for (const [x, y] of [[a, b], [b, a]] as const) {
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ] as const) {
     const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
     if (values === null) continue;
     const own = standardSchema(x);
@@ -90,7 +108,10 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
     if (below(ha, lb) || below(hb, la)) return true;
   }
   if (shared.length === 1 && shared[0] === 'object') {
-    for (const [x, y] of [[a, b], [b, a]] as const) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       for (const name of requiredNames(x)) {
         const px = propertySchema(x, name);
         const py = propertySchema(y, name);

@@ -15,32 +15,56 @@ const SHORT_ESCAPES = new Map([
   [0x0c, 'f'],
   [0x0d, 'r'],
 ]);
-const SPECIAL = normalizeRanges([[0x00, 0x1f], [0x22, 0x22], [0x5c, 0x5c]]);
+const SPECIAL = normalizeRanges([
+  [0x00, 0x1f],
+  [0x22, 0x22],
+  [0x5c, 0x5c],
+]);
 const hexDigit = (digit: number): ByteRegex => {
   const lower = digit.toString(16).charCodeAt(0);
   const upper = digit.toString(16).toUpperCase().charCodeAt(0);
-  return rx.byteRanges(normalizeRanges([[lower, lower], [upper, upper]]));
+  return rx.byteRanges(
+    normalizeRanges([
+      [lower, lower],
+      [upper, upper],
+    ]),
+  );
 };
 
 /** One character of `ranges` (code points) in JSON string encoding. */
-export const jsonChars = memoized((ranges: readonly number[]) => ranges.join(), (ranges) => {
-  const alternatives: ByteRegex[] = [rx.codePoints(subtract(ranges, SPECIAL))];
-  if (contains(ranges, 0x22)) alternatives.push(rx.literal('\\"'));
-  if (contains(ranges, 0x5c)) alternatives.push(rx.literal('\\\\'));
-  if (contains(ranges, 0x2f)) alternatives.push(rx.literal('\\/'));
-  const controls = Array.from({ length: 0x20 }, (_, c) => c).filter((c) => contains(ranges, c));
-  for (const c of controls) {
-    const short = SHORT_ESCAPES.get(c);
-    if (short) alternatives.push(rx.literal(`\\${short}`));
-  }
-  if (controls.length === 0x20) {
-    // Every control character as \u00XX: one compact automaton instead of 32.
-    alternatives.push(rx.seq([rx.literal('\\u00'), rx.byteRanges([0x30, 0x31]), rx.byteRanges(normalizeRanges([[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]]))]));
-  } else {
-    for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
-  }
-  return rx.alt(alternatives);
-});
+export const jsonChars = memoized(
+  (ranges: readonly number[]) => ranges.join(),
+  (ranges) => {
+    const alternatives: ByteRegex[] = [rx.codePoints(subtract(ranges, SPECIAL))];
+    if (contains(ranges, 0x22)) alternatives.push(rx.literal('\\"'));
+    if (contains(ranges, 0x5c)) alternatives.push(rx.literal('\\\\'));
+    if (contains(ranges, 0x2f)) alternatives.push(rx.literal('\\/'));
+    const controls = Array.from({ length: 0x20 }, (_, c) => c).filter((c) => contains(ranges, c));
+    for (const c of controls) {
+      const short = SHORT_ESCAPES.get(c);
+      if (short) alternatives.push(rx.literal(`\\${short}`));
+    }
+    if (controls.length === 0x20) {
+      // Every control character as \u00XX: one compact automaton instead of 32.
+      alternatives.push(
+        rx.seq([
+          rx.literal('\\u00'),
+          rx.byteRanges([0x30, 0x31]),
+          rx.byteRanges(
+            normalizeRanges([
+              [0x30, 0x39],
+              [0x41, 0x46],
+              [0x61, 0x66],
+            ]),
+          ),
+        ]),
+      );
+    } else {
+      for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
+    }
+    return rx.alt(alternatives);
+  },
+);
 
 /** A JSON string literal whose decoded content matches `content` (built with `jsonChars`). */
 export function jsonString(content: ByteRegex): ByteRegex {

@@ -11,8 +11,16 @@ const isNameList = (value: unknown): boolean => Array.isArray(value) && value.ev
 
 // Keywords whose value is a schema, a non-empty list of schemas, or a map of schemas.
 const SUBSCHEMA = [
-  'not', 'additionalProperties', 'additionalItems', 'propertyNames', 'contains', 'if', 'then', 'else',
-  'unevaluatedProperties', 'unevaluatedItems',
+  'not',
+  'additionalProperties',
+  'additionalItems',
+  'propertyNames',
+  'contains',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];

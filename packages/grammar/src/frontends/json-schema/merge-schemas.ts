@@ -44,13 +44,7 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
 // additionalProperties only sees its own schema's properties: bring each side's properties
 // into the other first (into `out`, a copy of `a`), so the merged keywords mean the same.
 // Returns what is left of `b` to merge.
-function alignProperties(
-  a: SchemaObject,
-  b: SchemaObject,
-  out: Record<string, unknown>,
-  pointer: string,
-  unsupported: ReportUnsupported,
-): SchemaObject {
+function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, unknown>, pointer: string, unsupported: ReportUnsupported): SchemaObject {
   const touches = (s: SchemaObject): boolean => s.additionalProperties !== undefined || s.patternProperties !== undefined;
   if (!touches(a) && !touches(b)) return b;
   const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
@@ -63,9 +57,7 @@ function alignProperties(
   b = { ...b, properties: crossProperties(b, a) };
   if (both) return b;
   // Keys matching one side's patterns fall under the other side's additionalProperties.
-  const [patterns, otherAdditional] = Object.keys(patternsA).length > 0
-    ? [patternsA, b.additionalProperties]
-    : [patternsB, a.additionalProperties];
+  const [patterns, otherAdditional] = Object.keys(patternsA).length > 0 ? [patternsA, b.additionalProperties] : [patternsB, a.additionalProperties];
   if (Object.keys(patterns).length === 0) return b;
   out.patternProperties = Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, intersection(schema, otherAdditional)]));
   return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
@@ -192,4 +184,3 @@ function intersection(x: unknown, y: unknown): unknown {
   if (y === undefined || y === true || jsonEqual(x, y)) return x;
   return { allOf: [x, y] };
 }
-

@@ -14,7 +14,10 @@ import { lowerBound, upperBound, type SchemaObject } from './schema-keywords.ts'
 export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number', schema: SchemaObject, pointer: string): ByteRegex {
   const lo = lowerBound(schema, pointer);
   const hi = upperBound(schema, pointer);
-  for (const [bound, keyword] of [[lo, 'minimum'], [hi, 'maximum']] as const) {
+  for (const [bound, keyword] of [
+    [lo, 'minimum'],
+    [hi, 'maximum'],
+  ] as const) {
     if (Number.isFinite(bound.value) && Math.abs(bound.value) > Number.MAX_SAFE_INTEGER) {
       compiler.unsupported(pointer, keyword, 'numeric bounds beyond 2^53 in magnitude are not supported');
     }

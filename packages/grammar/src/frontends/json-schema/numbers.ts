@@ -161,11 +161,17 @@ function exponentBelow(hi: Bound): string[] {
  */
 export function decimalBounds(lo: Bound, hi: Bound): string[] {
   const out: string[] = [];
-  const alt = (parts: (string | null)[]): string => parts.filter((p) => p !== null).map((p) => `(?:${p})`).join('|');
+  const alt = (parts: (string | null)[]): string =>
+    parts
+      .filter((p) => p !== null)
+      .map((p) => `(?:${p})`)
+      .join('|');
   if (lo.value !== -Infinity) {
     const a = plainDecimal(lo.value);
     const below = a.negative ? magnitudeBelow(a, lo.inclusive) : null;
-    const plain = a.negative ? [UNSIGNED, below === null ? null : `-(?:${below})`] : [magnitudeAbove(a, lo.inclusive), lo.value === 0 && lo.inclusive ? NEGATIVE_ZERO : null];
+    const plain = a.negative
+      ? [UNSIGNED, below === null ? null : `-(?:${below})`]
+      : [magnitudeAbove(a, lo.inclusive), lo.value === 0 && lo.inclusive ? NEGATIVE_ZERO : null];
     out.push(alt([...plain, ...exponentAbove(lo)]));
   }
   if (hi.value !== Infinity) {

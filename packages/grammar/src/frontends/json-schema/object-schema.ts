@@ -14,7 +14,15 @@ import { orderedMembers, permutedMembers, type MemberRules } from './object-perm
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
-  capped, KNOWN, matchingSchemas, nonNegativeInt, PROPERTY_NAME_KEYWORDS, safeTest, typeList, type Schema, type SchemaObject,
+  capped,
+  KNOWN,
+  matchingSchemas,
+  nonNegativeInt,
+  PROPERTY_NAME_KEYWORDS,
+  safeTest,
+  typeList,
+  type Schema,
+  type SchemaObject,
 } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
 
@@ -34,17 +42,13 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   if (typeof properties !== 'object' || Array.isArray(properties)) {
     throw new InvalidSchemaError(pointer, 'properties', 'properties must be an object');
   }
-  const additional: Schema = schema.additionalProperties !== undefined
-    ? (schema.additionalProperties as Schema)
-    : compiler.options.strict ? false : true;
+  const additional: Schema = schema.additionalProperties !== undefined ? (schema.additionalProperties as Schema) : compiler.options.strict ? false : true;
   const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>);
   const shape = objectShape(compiler, schema, pointer, properties, additional, patterns);
   if (shape === null) return expr.alt([]);
   const keyRegex = propertyNamesRegex(compiler, schema, pointer);
   const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns }, shape, keyRegex);
-  const body = shape.names.length <= MAX_PERMUTATION_MEMBERS
-    ? permutedMembers(compiler, shape, members)
-    : orderedMembers(compiler, shape, members, pointer);
+  const body = shape.names.length <= MAX_PERMUTATION_MEMBERS ? permutedMembers(compiler, shape, members) : orderedMembers(compiler, shape, members, pointer);
   return expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
 }
 
@@ -117,12 +121,13 @@ class ObjectMembers implements MemberRules {
     const notDeclared = names.length === 0 || excluding ? null : rx.not(rx.alt([...this.#spellings.values()]));
     // (Spelled as the names are, `jsonChars`: a key that decodes to a declared name is one of
     // its spellings, so it is that member's, never another key.)
-    const otherKey = (extra: ByteRegex | null): ByteRegex => rx.and([
-      jsonString(rx.repeat(jsonChars(ANY), 0, maxStringLength)),
-      ...(notDeclared ? [notDeclared] : []),
-      ...(keyRegex ? [keyRegex] : []),
-      ...(extra ? [extra] : []),
-    ]);
+    const otherKey = (extra: ByteRegex | null): ByteRegex =>
+      rx.and([
+        jsonString(rx.repeat(jsonChars(ANY), 0, maxStringLength)),
+        ...(notDeclared ? [notDeclared] : []),
+        ...(keyRegex ? [keyRegex] : []),
+        ...(extra ? [extra] : []),
+      ]);
     const others: Expr[] = [];
     const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
     if (patterns.length > 1) compiler.unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');

@@ -95,14 +95,20 @@ export class SchemaIds {
       case 'anyOf':
         return Array.isArray(value) ? `a${[...new Set(list(value))].sort((a, b) => a - b).join(',')}` : `d${this.data(value)}`;
       case 'oneOf':
-        return Array.isArray(value) ? `x${list(value).sort((a, b) => a - b).join(',')}` : `d${this.data(value)}`;
+        return Array.isArray(value)
+          ? `x${list(value)
+              .sort((a, b) => a - b)
+              .join(',')}`
+          : `d${this.data(value)}`;
       case 'properties':
       case 'patternProperties':
       case 'dependentSchemas':
       case 'dependencies':
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return `d${this.data(value)}`;
         // (`dependencies` lists are names, its other values schemas.)
-        return `m${Object.entries(value).map(([name, v]) => `${JSON.stringify(name)}:${Array.isArray(v) ? `d${this.data(v)}` : this.of(v)}`).join(',')}`;
+        return `m${Object.entries(value)
+          .map(([name, v]) => `${JSON.stringify(name)}:${Array.isArray(v) ? `d${this.data(v)}` : this.of(v)}`)
+          .join(',')}`;
       default:
         return `d${this.data(value)}`;
     }
@@ -113,7 +119,11 @@ export class SchemaIds {
     if (value === null || typeof value !== 'object') return this.#intern(`v${JSON.stringify(value) ?? 'undefined'}`);
     let id = this.#dataIds.get(value);
     if (id === undefined) {
-      const shape = Array.isArray(value) ? `a${value.map((v) => this.data(v)).join(',')}` : `o${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${this.data(v)}`).join(',')}`;
+      const shape = Array.isArray(value)
+        ? `a${value.map((v) => this.data(v)).join(',')}`
+        : `o${Object.entries(value)
+            .map(([k, v]) => `${JSON.stringify(k)}:${this.data(v)}`)
+            .join(',')}`;
       id = this.#intern(shape);
       this.#dataIds.set(value, id);
     }

@@ -85,7 +85,8 @@ export function schemaFromZod(schema: ZodSchemaLike): Record<string, unknown> {
     throw new UnsupportedSchemaError('', 'zod', `zod cannot export this schema: ${error instanceof Error ? error.message : String(error)}`);
   }
   // An older zod that ignores `override` would export refinements away unnoticed.
-  if (inspected === 0) throw new UnsupportedSchemaError('', 'zod', 'this zod version does not report its schemas to toJSONSchema overrides: use zod 4.6 or later');
+  if (inspected === 0)
+    throw new UnsupportedSchemaError('', 'zod', 'this zod version does not report its schemas to toJSONSchema overrides: use zod 4.6 or later');
   // The spread drops the non-enumerable `~standard` zod attaches to the result.
   return { ...exported };
 }
@@ -134,8 +135,18 @@ const BASIC_PLANE_PATTERN = '^[\\u0000-\\uffff]*$';
 function inspect(node: ZodNode, json: Record<string, unknown>, pointer: string): void {
   const { def, traits } = node._zod;
   if (def.type === 'pipe' || def.type === 'transform') {
-    const keyword = traits.has('$ZodCodec') ? 'codec' : def.in?._zod.def.type === 'transform' ? 'preprocess' : def.out?._zod.def.type === 'transform' ? 'transform' : 'pipe';
-    throw new UnsupportedSchemaError(pointer, keyword, `zod runs ${keyword} code on the parsed value, which a grammar cannot enforce: parse with a schema without it, then apply it`);
+    const keyword = traits.has('$ZodCodec')
+      ? 'codec'
+      : def.in?._zod.def.type === 'transform'
+        ? 'preprocess'
+        : def.out?._zod.def.type === 'transform'
+          ? 'transform'
+          : 'pipe';
+    throw new UnsupportedSchemaError(
+      pointer,
+      keyword,
+      `zod runs ${keyword} code on the parsed value, which a grammar cannot enforce: parse with a schema without it, then apply it`,
+    );
   }
   if (NOT_FROM_JSON.has(def.type)) throw new UnsupportedSchemaError(pointer, def.type, `z.${def.type}() accepts no JSON value`);
   // A format schema (z.email() …) is its own first check.
@@ -145,7 +156,12 @@ function inspect(node: ZodNode, json: Record<string, unknown>, pointer: string):
   for (const check of checks) {
     const { check: kind, format, pattern } = check._zod.def;
     if (kind === 'custom') throw new UnsupportedSchemaError(pointer, 'refine', 'refinements (.refine, .superRefine, .check) run code a grammar cannot enforce');
-    if (kind === 'overwrite') throw new UnsupportedSchemaError(pointer, 'overwrite', 'value rewrites (.trim, .toLowerCase, .toUpperCase, .normalize) change the string before zod checks it');
+    if (kind === 'overwrite')
+      throw new UnsupportedSchemaError(
+        pointer,
+        'overwrite',
+        'value rewrites (.trim, .toLowerCase, .toUpperCase, .normalize) change the string before zod checks it',
+      );
     if (!EXACT_CHECKS.has(kind)) throw new UnsupportedSchemaError(pointer, kind, `the zod check ${kind} has no JSON Schema form`);
     if (kind !== 'string_format') continue;
     hasFormat = true;
@@ -153,7 +169,12 @@ function inspect(node: ZodNode, json: Record<string, unknown>, pointer: string):
       throw new UnsupportedSchemaError(pointer, 'format', `zod checks the ${format ?? 'custom'} format with more than a pattern`);
     }
     const dropped = [...pattern.flags].filter((flag) => !NEUTRAL_FLAGS.has(flag));
-    if (dropped.length > 0) throw new UnsupportedSchemaError(pointer, 'pattern', `a JSON Schema pattern has no flags: /${pattern.source}/${pattern.flags} would lose ${dropped.join('')}`);
+    if (dropped.length > 0)
+      throw new UnsupportedSchemaError(
+        pointer,
+        'pattern',
+        `a JSON Schema pattern has no flags: /${pattern.source}/${pattern.flags} would lose ${dropped.join('')}`,
+      );
     if (format === 'regex' && !pattern.flags.includes('u')) countsUtf16 = true;
   }
   if (hasFormat) delete json.format;
