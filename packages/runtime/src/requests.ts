@@ -38,6 +38,11 @@ const integer =
   (value, path) =>
     expect(Number.isSafeInteger(value) && (value as number) >= min, path, `an integer ≥ ${min}`, value);
 
+const integerIn =
+  (min: number, max: number): Check =>
+  (value, path) =>
+    expect(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, path, `an integer from ${min} to ${max}`, value);
+
 const oneOf =
   (...values: readonly unknown[]): Check =>
   (value, path) =>
@@ -174,7 +179,7 @@ const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   beams: integer(1),
   reusePrefix: boolean,
   includeMask: boolean,
-  logprobs: (value, path) => expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
+  logprobs: integerIn(0, 20),
   signal: (value, path) => expect(typeof AbortSignal !== 'undefined' && value instanceof AbortSignal, path, 'an AbortSignal', value),
   onToken: func,
   backpressure: boolean,
@@ -230,7 +235,7 @@ export const checkChatRequest: Check = fields(
     top_p: number,
     seed: number,
     stop: either('a string or an array of strings', string, arrayOf(string)),
-    n: integer(1),
+    n: integerIn(1, 64),
     stream: boolean,
     stream_options: fields({ include_usage: boolean }),
     signal: GENERATE_FIELDS['signal']!,
@@ -255,8 +260,7 @@ export const checkChatRequest: Check = fields(
         : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path),
     parallel_tool_calls: boolean,
     logprobs: boolean,
-    top_logprobs: (value, path) =>
-      expect(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 20, path, 'an integer from 0 to 20', value),
+    top_logprobs: integerIn(0, 20),
   },
   ['messages'],
 );

@@ -207,6 +207,7 @@ describe('createWorkerEngine', () => {
       'request.functions',
     );
     expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], n: 0 }))).path).toBe('request.n');
+    expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], n: 65 }))).path).toBe('request.n');
     // And the engine goes on.
     expect((await engine.generate({ prompt: 'Lily', maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
   });
