@@ -203,16 +203,17 @@ function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): Ans
     .filter((tool) => named === null || tool.function.name === named)
     .map((tool) => ({ name: tool.function.name, parameters: tool.function.parameters ?? { type: 'object', properties: {}, additionalProperties: false } }));
   if (tools.length === 0) throw new InvalidRequestError('request.tool_choice.function.name', `names no tool in request.tools: ${JSON.stringify(named)}`);
+  // The answer is calls (or free text and calls): a response format for its text has no place.
+  if (text !== undefined)
+    throw new InvalidRequestError(
+      'request.response_format',
+      'with tools the answer is calls (or free text and calls): leave response_format text, or set tool_choice none',
+    );
   const parallel = named === null && request.parallel_tool_calls !== false;
   if (choice !== 'auto') return { constraint: ToolCalls(tools, format, { parallel }), calls: { format, trigger: null } };
   // The shortest opening the model writes of its own accord: its call marker, or the start of the object.
   const trigger = format.open.trim() !== '' ? format.open.trimEnd() : '{"name"';
   const calls = ToolCalls(tools, format, { parallel, after: trigger });
-  if (text !== undefined)
-    throw new InvalidRequestError(
-      'request.response_format',
-      'with tools and tool_choice auto, the answer is free text or calls: use response_format text, or tool_choice required',
-    );
   return { constraint: Triggered(trigger, calls), calls: { format, trigger } };
 }
 

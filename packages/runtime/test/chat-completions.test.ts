@@ -155,6 +155,10 @@ describe('tool calls on stories260K', () => {
     await expect(engine.chat.completions.create({ messages: MESSAGES, tools: TOOLS, tool_choice: 'sometimes' as never })).rejects.toMatchObject({
       path: 'request.tool_choice',
     });
+    for (const tool_choice of ['auto', 'required'] as const) {
+      const request = { messages: MESSAGES, tools: TOOLS, tool_choice, response_format: { type: 'json_object' } } as const;
+      await expect(engine.chat.completions.create(request)).rejects.toMatchObject({ path: 'request.response_format' });
+    }
   });
 });
 
