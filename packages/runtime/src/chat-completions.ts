@@ -15,7 +15,10 @@ import type { StreamRequest, TokenStream } from './streams.ts';
 /** OpenAI-style `response_format`. */
 export type ResponseFormat =
   | { readonly type: 'text' }
-  | { readonly type: 'json_object' }
+  /** A JSON object; web-llm's `schema` (a JSON Schema or its JSON text) makes it `json_schema`. */
+  | { readonly type: 'json_object'; readonly schema?: unknown }
+  /** web-llm's: an EBNF grammar (XGrammar's dialect, Sieve's `Ebnf`). */
+  | { readonly type: 'grammar'; readonly grammar: string }
   | {
       readonly type: 'json_schema';
       readonly json_schema: { readonly name?: string; readonly description?: string; readonly schema: unknown; readonly strict?: boolean };
@@ -49,6 +52,8 @@ export interface ChatCompletionRequest {
   readonly chatTemplate?: string;
   /** Variables for the chat template (vLLM's name): `{ enable_thinking: false }` for Qwen3. */
   readonly chat_template_kwargs?: Readonly<Record<string, unknown>>;
+  /** web-llm's: `enable_thinking` for the chat template (as `chat_template_kwargs` says it). */
+  readonly extra_body?: { readonly enable_thinking?: boolean };
   /** Tools the model may call (handed to the chat template as `tools`; see `tool_choice`). */
   readonly tools?: readonly ChatTool[];
   /**
@@ -171,10 +176,7 @@ export function chatCompletions(engine: ChatBackend): ChatCompletions {
       object: 'chat.completion',
       choices: results.map((result, index) => {
         const answer = readAnswer(result, plan);
-        const parsed =
-          request.response_format?.type === 'json_schema' && answer.calls.length === 0
-            ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null }
-            : {};
+        const parsed = plan.parsed && answer.calls.length === 0 ? { parsed: result.complete === true ? (JSON.parse(result.text) as unknown) : null } : {};
         const message = { role: 'assistant' as const, content: answer.content, ...parsed, ...(answer.calls.length > 0 ? { tool_calls: answer.calls } : {}) };
         return { index, message, finish_reason: answer.finish, logprobs: logprobsOf(result) };
       }),
@@ -191,13 +193,16 @@ export function chatCompletions(engine: ChatBackend): ChatCompletions {
  */
 interface AnswerPlan {
   readonly constraint: ConstraintInput | undefined;
+  /** The text is JSON under a schema (`json_schema`, or web-llm's `json_object` with one): `message.parsed` holds it. */
+  readonly parsed: boolean;
   readonly calls: { readonly format: ToolCallFormat; readonly trigger: string | null } | null;
 }
 
 function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): AnswerPlan {
   const text = textConstraint(request.response_format);
   const choice = request.tool_choice ?? 'auto';
-  if (request.tools === undefined || request.tools.length === 0 || choice === 'none') return { constraint: text, calls: null };
+  if (request.tools === undefined || request.tools.length === 0 || choice === 'none')
+    return { constraint: text, parsed: isSchemaFormat(request.response_format), calls: null };
   const named = typeof choice === 'object' ? choice.function.name : null;
   const tools = request.tools
     .filter((tool) => named === null || tool.function.name === named)
@@ -210,18 +215,34 @@ function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): Ans
       'with tools the answer is calls (or free text and calls): leave response_format text, or set tool_choice none',
     );
   const parallel = named === null && request.parallel_tool_calls !== false;
-  if (choice !== 'auto') return { constraint: ToolCalls(tools, format, { parallel }), calls: { format, trigger: null } };
+  if (choice !== 'auto') return { constraint: ToolCalls(tools, format, { parallel }), parsed: false, calls: { format, trigger: null } };
   // The shortest opening the model writes of its own accord: its call marker, or the start of the object.
   const trigger = format.open.trim() !== '' ? format.open.trimEnd() : '{"name"';
   const calls = ToolCalls(tools, format, { parallel, after: trigger });
-  return { constraint: Triggered(trigger, calls), calls: { format, trigger } };
+  return { constraint: Triggered(trigger, calls), parsed: false, calls: { format, trigger } };
+}
+
+function isSchemaFormat(format: ResponseFormat | undefined): boolean {
+  return format?.type === 'json_schema' || (format?.type === 'json_object' && format.schema !== undefined);
 }
 
 function textConstraint(format: ResponseFormat | undefined): ConstraintInput | undefined {
   if (format?.type === 'json_schema')
     return { type: 'json-schema', schema: format.json_schema.schema, options: { strict: format.json_schema.strict ?? false } };
-  if (format?.type === 'json_object') return { type: 'json-schema', schema: { type: 'object' } };
+  if (format?.type === 'json_object') {
+    if (format.schema === undefined) return { type: 'json-schema', schema: { type: 'object' } };
+    return { type: 'json-schema', schema: typeof format.schema === 'string' ? parseSchemaText(format.schema) : format.schema };
+  }
+  if (format?.type === 'grammar') return { type: 'ebnf', grammar: format.grammar };
   return undefined;
+}
+
+function parseSchemaText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InvalidRequestError('request.response_format.schema', `is not JSON: ${(error as Error).message}`);
+  }
 }
 
 // Choice `index`'s generation.
@@ -231,10 +252,15 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
     ...(request.top_p === undefined ? {} : { topP: request.top_p }),
     ...(request.seed === undefined ? {} : { seed: request.seed + index }),
   };
+  const thinking = request.extra_body?.enable_thinking;
   const templateOptions =
-    request.chat_template_kwargs === undefined && request.tools === undefined
+    request.chat_template_kwargs === undefined && request.tools === undefined && thinking === undefined
       ? undefined
-      : { ...request.chat_template_kwargs, ...(request.tools === undefined ? {} : { tools: request.tools }) };
+      : {
+          ...(thinking === undefined ? {} : { enable_thinking: thinking }),
+          ...request.chat_template_kwargs,
+          ...(request.tools === undefined ? {} : { tools: request.tools }),
+        };
   return {
     messages: request.messages,
     ...(request.chatTemplate === undefined ? {} : { chatTemplate: request.chatTemplate }),

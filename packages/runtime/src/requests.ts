@@ -226,7 +226,10 @@ export const checkChatRequest: Check = fields(
           },
           ['json_schema'],
         )(value, path);
-      oneOf('text', 'json_object', 'json_schema')(type, `${path}.type`);
+      oneOf('text', 'json_object', 'json_schema', 'grammar')(type, `${path}.type`);
+      // web-llm's shapes: a JSON object with its schema (often a JSON string), an EBNF grammar.
+      if (type === 'json_object') return fields({ type: string, schema: either('a JSON Schema, or its JSON text', record, string) })(value, path);
+      if (type === 'grammar') return fields({ type: string, grammar: string }, ['grammar'])(value, path);
       fields({ type: string })(value, path);
     },
     max_tokens: integer(0),
@@ -241,6 +244,7 @@ export const checkChatRequest: Check = fields(
     signal: GENERATE_FIELDS['signal']!,
     chatTemplate: string,
     chat_template_kwargs: record,
+    extra_body: fields({ enable_thinking: boolean }),
     tools: arrayOf(
       fields(
         {

@@ -507,6 +507,35 @@ describe('engine API', () => {
       expect(chunks.at(-1)!.usage).toEqual(whole.usage);
     });
 
+    it("web-llm's shapes: json_object with a schema (as JSON text), an EBNF grammar, extra_body.enable_thinking", async () => {
+      const withSchema = await engine.chat.completions.create({
+        messages,
+        chatTemplate,
+        seed: 2,
+        max_tokens: 60,
+        response_format: { type: 'json_object', schema: JSON.stringify(PERSON) },
+      });
+      const value = JSON.parse(withSchema.choices[0]!.message.content!) as unknown;
+      expect(ajvValidator(PERSON)(value)).toBe(true);
+      expect(withSchema.choices[0]!.message.parsed).toEqual(value);
+      const grammar = await engine.chat.completions.create({
+        messages,
+        chatTemplate,
+        seed: 2,
+        max_tokens: 20,
+        response_format: { type: 'grammar', grammar: 'root ::= ("yes" | "no") "."' },
+      });
+      expect(grammar.choices[0]!.message.content).toMatch(/^(yes|no)\.$/);
+      const thinking = '{% if enable_thinking is false %}[no thinking] {% endif %}' + chatTemplate;
+      const quiet = await engine.chat.completions.create({ messages, chatTemplate: thinking, seed: 2, max_tokens: 5, extra_body: { enable_thinking: false } });
+      expect(quiet.usage.prompt_tokens).toBeGreaterThan(
+        (await engine.chat.completions.create({ messages, chatTemplate: thinking, seed: 2, max_tokens: 5 })).usage.prompt_tokens,
+      );
+      await expect(
+        engine.chat.completions.create({ messages, chatTemplate, response_format: { type: 'json_object', schema: '{not json' } }),
+      ).rejects.toMatchObject({ path: 'request.response_format.schema' });
+    });
+
     it('stream with a stop string: no chunk holds text past it', async () => {
       const free = await engine.chat.completions.create({ messages, chatTemplate, seed: 5, max_tokens: 40 });
       const text = free.choices[0]!.message.content!;
