@@ -8,7 +8,7 @@ import { loadKernel, type Kernel, type KernelSource, type KernelVocab } from '@s
 import type { TokenizerConfig, TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
-import { IncompleteOutputError, ModelLoadError, NotLoadedError } from './errors.ts';
+import { IncompleteOutputError, LoadAbortedError, ModelLoadError, NotLoadedError } from './errors.ts';
 import { checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
@@ -218,6 +218,9 @@ export class InThreadEngine implements SieveEngine {
       const given = typeof options.vocab === 'string' ? await fetchBytes(options.vocab) : options.vocab;
       const files = { json: tokenizer._tokenizerJSON, config: tokenizer._tokenizerConfig, eosTokenIds: model.eosTokenIds };
       const { index: vocabIndex, origin: vocabOrigin } = await modelVocab(given, files, options.model, options.cache ?? true);
+      // Downloads stop the moment the signal aborts; the steps after them (the inference
+      // session, the vocab index) when they end: an abort anywhere in the load rejects it.
+      if (options.signal?.aborted === true) throw new LoadAbortedError(`loading ${options.model} was aborted`);
       // Tokens past the model's logits may only be special ones (Gemma 3's image token).
       for (let id = model.vocabSize; id < vocabIndex.tokenCount; id++) {
         if (vocabIndex.isTextToken(id))

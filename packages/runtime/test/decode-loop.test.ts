@@ -550,6 +550,18 @@ describe('engine API', () => {
     });
   });
 
+  it('a load aborted after its files are read (the vocab index being built) still rejects with LoadAbortedError', async () => {
+    const fresh = new InThreadEngine();
+    const controller = new AbortController();
+    const progress = (p: LoadProgress): void => void (p.kind === 'ready' && controller.abort());
+    await expect(fresh.load({ model: STORIES_260K, device: 'cpu', cache: false, signal: controller.signal, onProgress: progress })).rejects.toMatchObject({
+      name: 'LoadAbortedError',
+      code: 'aborted',
+    });
+    expect(fresh.info).toBeNull();
+    await fresh.dispose();
+  });
+
   it('dispose stops a generation in progress and waits for it', async () => {
     const fresh = await storiesEngine();
     const running = fresh.generate({ prompt: PROMPT, maxTokens: 400, sampling: { seed: 1 }, constraint: LogitBias({ 2: -Infinity }) });
