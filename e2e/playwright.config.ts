@@ -1,17 +1,5 @@
 import { defineConfig } from '@playwright/test';
-
-// Debian's Chromium (apt-get install chromium): Playwright cannot download browsers here.
-const chromiumFlags = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium.ts';
 
 export default defineConfig({
   testDir: '.',
@@ -23,14 +11,18 @@ export default defineConfig({
   use: {
     baseURL: 'http://127.0.0.1:4317',
     browserName: 'chromium',
-    launchOptions: { executablePath, args: chromiumFlags },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS },
     screenshot: 'on',
     trace: 'retain-on-failure',
   },
   projects: [
     { name: 'chromium', testIgnore: '*.webgpu.e2e.ts' },
     // A WebGPU adapter from SwiftShader: the WebGPU path is tested, never timed.
-    { name: 'webgpu', testMatch: '*.webgpu.e2e.ts', use: { launchOptions: { executablePath, args: [...chromiumFlags, '--enable-unsafe-webgpu'] } } },
+    {
+      name: 'webgpu',
+      testMatch: '*.webgpu.e2e.ts',
+      use: { launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_FLAGS, '--enable-unsafe-webgpu'] } },
+    },
   ],
   // The production builds, served the way a static host would: the demo, and the forms PWA.
   webServer: [

@@ -3,6 +3,7 @@
 // `data-report`. `serve` answers chosen URLs from the driver (data the page fetches).
 import { chromium } from '@playwright/test';
 import { execSync, spawn } from 'node:child_process';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../chromium.ts';
 
 const PORT = 4318;
 const root = new URL('../..', import.meta.url).pathname;
@@ -28,16 +29,8 @@ export async function runBenchPage(path: string, serve: Readonly<Record<string, 
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      executablePath: CHROMIUM_PATH,
+      args: CHROMIUM_FLAGS,
     });
     try {
       // No service worker: the page's requests reach the routes below.
