@@ -30,6 +30,8 @@ const NODE_ONLY_SOURCES = [
   'packages/vocab/src/presets.ts',
   // The Vite plugin runs inside Vite's dev server and build (serves models, writes mask indexes).
   'packages/runtime/src/vite-plugin.ts',
+  // The files a page serves (kernel.wasm, onnxruntime's WASM), read from the installed packages for the Vite plugin and its script.
+  'packages/runtime/src/runtime-assets.ts',
 ];
 const NODE_ONLY_IMPORTS = [
   ...builtinModules.filter((name) => !name.startsWith('_')),
@@ -95,7 +97,7 @@ const layering = [
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', 'public/**', 'e2e/results/**'],
+    ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', 'packages/element/bundle/**', 'public/**', 'e2e/results/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

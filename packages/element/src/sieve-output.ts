@@ -23,6 +23,14 @@ import {
 export type SieveOutputKind = 'json-schema' | 'json' | 'regex' | 'gbnf' | 'lark' | 'ebnf';
 const KINDS: readonly SieveOutputKind[] = ['json-schema', 'json', 'regex', 'gbnf', 'lark', 'ebnf'];
 
+// Set by the bundle's build (vite.config.ts): the bundle carries kernel.wasm and ort/ beside
+// it, so by default it loads them from there; the unbundled element from the page's root,
+// where `sieveApp()` serves them.
+declare const __SIEVE_ELEMENT_BUNDLE__: boolean | undefined;
+// (The module's folder by string: Vite would read `new URL('.', import.meta.url)` as an asset.)
+const DEFAULT_ASSETS =
+  typeof __SIEVE_ELEMENT_BUNDLE__ !== 'undefined' && __SIEVE_ELEMENT_BUNDLE__ ? import.meta.url.slice(0, import.meta.url.lastIndexOf('/') + 1) : '/';
+
 // One engine per model setup, shared by every element on the page.
 const engines = new Map<string, { engine: WorkerEngine; ready: Promise<ModelInfo>; progress: Set<(p: LoadProgress) => void> }>();
 
@@ -34,7 +42,7 @@ function engineFor(key: { model: string; device: string; dtype: string; vocab: s
   const id = JSON.stringify(key);
   let entry = engines.get(id);
   if (entry === undefined) {
-    const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' }));
+    const engine = createWorkerEngine(() => new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }));
     const progress = new Set<(p: LoadProgress) => void>();
     const base = new URL(key.assets.endsWith('/') ? key.assets : `${key.assets}/`, document.baseURI);
     // A local folder is resolved against the page, not the worker's script.
@@ -108,8 +116,8 @@ export class SieveOutput extends LitElement {
   dtype = '';
   /** The tokenizer's vocab index URL (`sieve vocab build`); built at load when empty. */
   vocab = '';
-  /** Where kernel.wasm and ort/ are served (default: the page's root). */
-  assets = '/';
+  /** Where kernel.wasm and ort/ are served (default: beside the bundle, `@sieve/element/bundle`; else the page's root). */
+  assets = DEFAULT_ASSETS;
   /** Generate as soon as connected. */
   autostart = false;
   protected status = 'idle';

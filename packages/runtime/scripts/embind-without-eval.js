@@ -3,7 +3,7 @@
 // 'unsafe-eval') forbids. `embindFunction(names, body)` stands in for `new Function(names,
 // body)`: it recognizes the few shapes embind generates and returns the same caller as a
 // closure. Any other body is an error at call time, never silently different behaviour.
-// `copy-ort-wasm.js` writes this function's source into the copied module.
+// `src/runtime-assets.ts` writes this function's source into the copied module.
 
 /**
  * @param {readonly string[]} names the parameter names of the generated factory

@@ -7,6 +7,7 @@ import { AutoModelForCausalLM, AutoTokenizer, DynamicCache, env, Tensor, type Pr
 import type { DataType } from '@huggingface/transformers';
 import { LoadAbortedError, ModelLoadError } from './errors.ts';
 import type { SamplingOptions } from './sampler.ts';
+import { ORT_WASM } from './ort-build.ts';
 
 /** Where a model runs. `auto`: WebGPU when the browser has an adapter, else WASM (CPU in Node). */
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
@@ -36,7 +37,7 @@ export interface LoadModelOptions {
   readonly cache?: boolean;
   /**
    * The folder (URL) serving onnxruntime-web's `ort-wasm-simd-threaded.asyncify.{mjs,wasm}`
-   * (`scripts/copy-ort-wasm.js` copies them; default: transformers.js's CDN).
+   * (`sieveApp()` serves them at `/ort/`, `scripts/copy-runtime-assets.js` copies them; default: transformers.js's CDN).
    */
   readonly wasmPaths?: string;
   /** Called as files load. */
@@ -85,7 +86,6 @@ export interface ModelSequence {
 }
 
 // The onnxruntime-web build transformers.js uses in browsers (WASM and WebGPU in one binary).
-const ORT_WASM = 'ort-wasm-simd-threaded.asyncify';
 
 // Read through globalThis: this module is browser code and names no Node global.
 const IS_NODE = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';

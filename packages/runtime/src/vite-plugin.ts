@@ -1,7 +1,10 @@
 /**
  * `sieveApp()`: the Vite setup an app running Sieve's engine needs (build time, Node only).
- * - resolves onnxruntime-web's build that loads its WASM from `wasmPaths` (`/ort/`, copied by
- *   `scripts/copy-ort-wasm.js`) instead of bundling 26 MB of it;
+ * - serves `kernel.wasm` and onnxruntime-web's WASM build under `ort/` at the app's root, and
+ *   writes them into the build (`runtimeAssets`), so an app passes `kernel: '/kernel.wasm'`
+ *   and `wasmPaths: '/ort/'` and nothing comes from a CDN;
+ * - resolves onnxruntime-web's build that loads its WASM from `wasmPaths` instead of bundling
+ *   26 MB of it;
  * - ES-module workers;
  * - cross-origin isolation headers on the dev and preview servers (onnxruntime-web's threads),
  *   and a strict Content-Security-Policy (`STRICT_CSP`: no eval, no inline script);
@@ -14,8 +17,9 @@ import type { GrammarLimits, JsonSchemaOptions } from '@sieve/grammar';
 import type { GrammarSpec } from './constraint-specs.ts';
 import { defaultKernelUrl } from '@sieve/kernel';
 import { buildSpecMaskIndex } from './spec-mask-index.ts';
+import { runtimeAssets } from './runtime-assets.ts';
 import { defaultClientConditions, type Connect, type Plugin, type PluginOption } from 'vite';
-import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
+import type { ManifestOptions } from 'vite-plugin-pwa';
 
 /** Options of `sieveApp`. */
 export interface SieveAppOptions {
@@ -23,6 +27,8 @@ export interface SieveAppOptions {
   readonly modelsDir?: string;
   /** The dev and preview servers' Content-Security-Policy (default `STRICT_CSP`; `false`: none). */
   readonly contentSecurityPolicy?: string | false;
+  /** Serve and emit `kernel.wasm` and `ort/` at the app's root (default true). */
+  readonly runtimeAssets?: boolean;
 }
 
 /**
@@ -35,7 +41,13 @@ export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'sel
 export const CSP_REPORT_PATH = '/__sieve/csp-report';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'application/octet-stream', '.txt': 'text/plain' };
+const TYPES: Record<string, string> = {
+  '.json': 'application/json',
+  '.onnx': 'application/octet-stream',
+  '.txt': 'text/plain',
+  '.wasm': 'application/wasm',
+  '.mjs': 'text/javascript',
+};
 
 export function sieveApp(options: SieveAppOptions = {}): Plugin {
   const dir = options.modelsDir ?? process.env['SIEVE_MODELS'];
@@ -74,6 +86,25 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     createReadStream(file).pipe(res);
   };
+  // kernel.wasm and ort/ by path (read once, when first asked for); a file of the app's public folder wins.
+  const assets = options.runtimeAssets === false ? [] : runtimeAssets();
+  const assetBytes = new Map<string, Uint8Array>();
+  const bytesOf = (path: string): Uint8Array | undefined => {
+    const asset = assets.find((a) => a.path === path);
+    if (asset === undefined) return undefined;
+    if (!assetBytes.has(path)) assetBytes.set(path, asset.bytes());
+    return assetBytes.get(path);
+  };
+  const runtime: Connect.NextHandleFunction = (req, res, next) => {
+    const path = (req.url ?? '').split('?')[0]!.slice(1);
+    const bytes = publicDir !== '' && existsSync(join(publicDir, path)) ? undefined : bytesOf(path);
+    if (bytes === undefined) return next();
+    res.setHeader('Content-Type', TYPES[extname(path)] ?? 'application/octet-stream');
+    res.setHeader('Content-Length', bytes.byteLength);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.end(bytes);
+  };
+  let publicDir = '';
   return {
     name: 'sieve-app',
     config: () => ({
@@ -82,8 +113,15 @@ export function sieveApp(options: SieveAppOptions = {}): Plugin {
       server: { headers },
       preview: { headers },
     }),
-    configureServer: (server) => void server.middlewares.use('/models', models).use(CSP_REPORT_PATH, reports),
+    configResolved: (config) => void (publicDir = config.publicDir),
+    configureServer: (server) => void server.middlewares.use('/models', models).use(CSP_REPORT_PATH, reports).use(runtime),
     configurePreviewServer: (server) => void server.middlewares.use('/models', models).use(CSP_REPORT_PATH, reports),
+    generateBundle() {
+      for (const { path } of assets) {
+        if (publicDir !== '' && existsSync(join(publicDir, path))) continue;
+        this.emitFile({ type: 'asset', fileName: path, source: bytesOf(path)! });
+      }
+    },
   };
 }
 
@@ -111,36 +149,39 @@ export interface OfflineAppOptions extends SieveAppOptions {
 export function offlineApp(options: OfflineAppOptions): PluginOption[] {
   return [
     sieveApp(options),
-    VitePWA({
-      registerType: 'autoUpdate',
-      injectRegister: 'script-defer',
-      manifest: {
-        start_url: '/',
-        display: 'standalone',
-        background_color: '#ffffff',
-        theme_color: '#2f6fd6',
-        icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
-        ...options.manifest,
-      },
-      workbox: {
-        globPatterns: ['**/*.{html,js,css,svg,wasm,sieve}', ...(options.precache ?? [])],
-        globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
-        maximumFileSizeToCacheInBytes: options.maxPrecacheFileBytes ?? 4 * 2 ** 20,
-        navigateFallback: null,
-        // A page's query (`?model=`, `?hub=`) is read by its script: offline, `/?model=x` is
-        // the precached `/` (precached files carry their revision, not a query).
-        ignoreURLParametersMatching: [/.*/],
-        clientsClaim: true,
-        skipWaiting: true,
-        runtimeCaching: [
-          {
-            urlPattern: ({ url }) => /^\/(models|ort|vocab|element)\//.test(url.pathname),
-            handler: 'CacheFirst',
-            options: { cacheName: 'sieve-models-and-runtimes', cacheableResponse: { statuses: [200] } },
-          },
-        ],
-      },
-    }),
+    // vite-plugin-pwa (an optional peer) is loaded only by apps that ask for offline use.
+    import('vite-plugin-pwa').then(({ VitePWA }) =>
+      VitePWA({
+        registerType: 'autoUpdate',
+        injectRegister: 'script-defer',
+        manifest: {
+          start_url: '/',
+          display: 'standalone',
+          background_color: '#ffffff',
+          theme_color: '#2f6fd6',
+          icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+          ...options.manifest,
+        },
+        workbox: {
+          globPatterns: ['**/*.{html,js,css,svg,wasm,sieve}', ...(options.precache ?? [])],
+          globIgnores: ['ort/**', 'element/**', ...(options.ignore ?? [])],
+          maximumFileSizeToCacheInBytes: options.maxPrecacheFileBytes ?? 4 * 2 ** 20,
+          navigateFallback: null,
+          // A page's query (`?model=`, `?hub=`) is read by its script: offline, `/?model=x` is
+          // the precached `/` (precached files carry their revision, not a query).
+          ignoreURLParametersMatching: [/.*/],
+          clientsClaim: true,
+          skipWaiting: true,
+          runtimeCaching: [
+            {
+              urlPattern: ({ url }) => /^\/(models|ort|vocab|element)\//.test(url.pathname),
+              handler: 'CacheFirst',
+              options: { cacheName: 'sieve-models-and-runtimes', cacheableResponse: { statuses: [200] } },
+            },
+          ],
+        },
+      }),
+    ),
   ];
 }
 

