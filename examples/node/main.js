@@ -1,0 +1,24 @@
+// Sieve in Node: load a local model (the transformers.js folder layout), then generate JSON
+// that a JSON Schema allows. Usage: node main.js MODEL_DIR ["prompt"]
+/* global console */
+import { createEngine } from '@sieve/runtime';
+
+const [model, prompt = 'Once upon a time, there was a girl called'] = process.argv.slice(2);
+if (model === undefined) {
+  console.error('usage: node main.js MODEL_DIR ["prompt"]');
+  process.exit(2);
+}
+
+const schema = {
+  type: 'object',
+  properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer', minimum: 1, maximum: 99 } },
+  required: ['name', 'age'],
+  additionalProperties: false,
+};
+
+const engine = createEngine();
+// Without a `vocab`, the token index is built from the model's tokenizer.json as it loads.
+const info = await engine.load({ model, device: 'cpu' });
+const { value, tokens } = await engine.generateJson(schema, { prompt, maxTokens: 60, sampling: { seed: 1 } });
+console.log(JSON.stringify({ model: info.id, vocabOrigin: info.vocabOrigin, tokens: tokens.length, value }));
+await engine.dispose();

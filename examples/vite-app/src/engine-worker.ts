@@ -1,0 +1,2 @@
+// The engine's Web Worker: one line.
+import '@sieve/runtime/worker';
