@@ -1,0 +1,68 @@
+// JSON Schema details where a shortcut would read the schema wrong: leap seconds in times,
+// identity escapes in patterns, additionalProperties across an allOf. ajv (with ajv-formats)
+// and the JSON-Schema-Test-Suite are the oracles.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { accepts, ajvValidator, compileSchema } from './support/json-schema-oracle.ts';
+
+const SUITE = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpora', 'json-schema-test-suite', 'tests', 'draft2020-12');
+const pad = (n: number): string => String(n).padStart(2, '0');
+const clock = (minutes: number): string => `${pad(Math.floor(minutes / 60) % 24)}:${pad(minutes % 60)}`;
+
+describe('leap seconds: 23:59:60 in UTC, whatever the offset', () => {
+  it.each(['time', 'date-time'])("the test suite's optional/format/%s.json cases", (format) => {
+    const groups = JSON.parse(readFileSync(join(SUITE, 'optional', 'format', `${format}.json`), 'utf8')) as {
+      schema: object;
+      tests: { description: string; data: unknown; valid: boolean }[];
+    }[];
+    const grammar = compileSchema({ type: 'string', format });
+    let leap = 0;
+    for (const { tests } of groups) {
+      for (const { description, data, valid } of tests) {
+        if (typeof data !== 'string') continue;
+        if (data.includes(':60')) leap++;
+        expect(accepts(grammar, JSON.stringify(data)), `${description}: ${data}`).toBe(valid);
+      }
+    }
+    expect(leap).toBeGreaterThan(4);
+  });
+
+  it('every local time with the offsets around its leap second, against ajv-formats', () => {
+    const time = compileSchema({ type: 'string', format: 'time' });
+    const dateTime = compileSchema({ type: 'string', format: 'date-time' });
+    const ajvTime = ajvValidator({ type: 'string', format: 'time' });
+    const ajvDateTime = ajvValidator({ type: 'string', format: 'date-time' });
+    let valid = 0;
+    for (let local = 0; local < 1440; local++) {
+      // The offsets that make it 23:59 UTC (+local+1min, -(23:59-local)), their neighbours, zero.
+      const plus = (local + 1) % 1440;
+      const minus = 1439 - local;
+      const zones = new Set([
+        'Z',
+        '+00:00',
+        '-00:00',
+        `+${clock(plus)}`,
+        `-${clock(minus)}`,
+        `+${clock(plus + 1)}`,
+        `-${clock(minus + 1)}`,
+        `+${clock(plus + 60)}`,
+      ]);
+      for (const zone of zones) {
+        for (const fraction of local % 97 === 0 ? ['', '.5'] : ['']) {
+          const text = `${clock(local)}:60${fraction}${zone}`;
+          const expected = ajvTime(text);
+          if (expected) valid++;
+          expect(accepts(time, JSON.stringify(text)), text).toBe(expected);
+          if (local % 31 === 0) {
+            const stamp = `2016-12-31T${text}`;
+            expect(accepts(dateTime, JSON.stringify(stamp)), stamp).toBe(ajvDateTime(stamp));
+          }
+        }
+      }
+    }
+    // Each local time has exactly one valid offset of each sign (23:59 has Z too); 15 of them
+    // are also tried with a fraction.
+    expect(valid).toBe(2 * 1440 + 1 + 2 * 15);
+  });
+});
