@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { GrammarError, regexToByteRegex } from '../src/index.ts';
 import { accepts, ajvValidator, compileSchema } from './support/json-schema-oracle.ts';
 
 const SUITE = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpora', 'json-schema-test-suite', 'tests', 'draft2020-12');
@@ -64,5 +65,44 @@ describe('leap seconds: 23:59:60 in UTC, whatever the offset', () => {
     // Each local time has exactly one valid offset of each sign (23:59 has Z too); 15 of them
     // are also tried with a fraction.
     expect(valid).toBe(2 * 1440 + 1 + 2 * 15);
+  });
+});
+
+describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
+  // The oracle: the pattern as JavaScript reads it without the u flag, where these escapes
+  // are valid; the strings are BMP text, where the two modes agree.
+  const cases = [
+    ['[^\\"]*', ['', 'abc', 'a"b', '"'], true],
+    ['^[^\\"]*$', ['', 'abc', 'a"b', '"', 'x y'], true],
+    ["^\\'\\-\\_\\ \\:\\<\\>\\@\\#\\%\\&\\,\\;\\=\\!\\~\\`$", ["'-_ :<>@#%&,;=!~`", "'-_ :<>@#%&,;=!~", 'x'], true],
+    ['^[\\!-\\~]+$', ['!', '~', 'abc', 'a b', '', 'é'], true],
+    ['^[a\\-z]+$', ['a-z', 'b', '-'], true],
+    ['^a\\-b$', ['a-b', 'ab'], true],
+    ['^\\"\\d+\\"$', ['"12"', '12', '"x"'], true],
+  ] as const;
+  it.each(cases)('%s', (pattern, texts) => {
+    const grammar = compileSchema({ type: 'string', pattern });
+    const oracle = new RegExp(pattern);
+    for (const text of texts) expect(accepts(grammar, JSON.stringify(text)), text).toBe(oracle.test(text));
+  });
+
+  it('letters and digits keep their u-mode meaning, and unknown ones stay invalid', () => {
+    const grammar = compileSchema({ type: 'string', pattern: '^\\"\\p{Lu}\\u{e9}$' });
+    expect(accepts(grammar, JSON.stringify('"Aé'))).toBe(true);
+    expect(accepts(grammar, JSON.stringify('"aé'))).toBe(false);
+    expect(() => compileSchema({ type: 'string', pattern: '\\"\\q' })).toThrow(/invalid regex/);
+  });
+
+  it('errors after a spelled escape point into the pattern as written', () => {
+    let error: unknown;
+    try {
+      regexToByteRegex('\\"\\-(?=a)', { flags: 'u', mode: 'search', identityEscapes: true, offset: 10 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GrammarError);
+    expect((error as GrammarError).span).toEqual({ start: 14, end: 19 });
+    // Without the option, the u flag refuses them as JavaScript does.
+    expect(() => regexToByteRegex('[^\\"]', { flags: 'u' })).toThrow(/Invalid escape/);
   });
 });

@@ -58,7 +58,7 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
  */
 export function schemaPattern(compiler: SchemaCompiler, source: string, mode: 'match' | 'search', pointer: string, keyword: string): ByteRegex {
   try {
-    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars });
+    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, identityEscapes: true });
   } catch (error) {
     if (error instanceof GrammarError) {
       if (error.code === 'invalid_regex') throw new InvalidSchemaError(pointer, keyword, `invalid regex: ${error.message}`);
