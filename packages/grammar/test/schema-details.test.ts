@@ -106,3 +106,27 @@ describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
     expect(() => regexToByteRegex('[^\\"]', { flags: 'u' })).toThrow(/Invalid escape/);
   });
 });
+
+describe("allOf: additionalProperties sees only its own branch's properties and patterns", () => {
+  const instances = [{ foo: 'bar' }, { foo: 1 }, { fa: 1 }, { fa: 'x' }, { bar: 1 }, {}, { foo: 'bar', fa: 'x' }, { foo: 'bar', bar: 1 }];
+  const closed = { properties: { foo: {} }, additionalProperties: false };
+  it.each([
+    [{ allOf: [closed, { patternProperties: { '^f': {} } }] }],
+    [{ allOf: [{ patternProperties: { '^f': {} } }, closed] }],
+    [{ allOf: [closed, { patternProperties: { '^f': { type: 'string' } } }] }],
+    [{ allOf: [closed, { properties: { bar: {} }, patternProperties: { '^f': { type: 'string' } } }] }],
+    [{ allOf: [{ properties: { foo: {} } }, { patternProperties: { '^f': { type: 'string' } }, additionalProperties: false }] }],
+    [{ allOf: [{ properties: { bar: {} }, additionalProperties: { type: 'number' } }, { patternProperties: { '^f': {} } }] }],
+    [{ properties: { foo: { type: 'string' } }, additionalProperties: false, allOf: [{ patternProperties: { '^f': { minLength: 2 } } }] }],
+  ])('%j', (schema) => {
+    const grammar = compileSchema(schema);
+    const validate = ajvValidator(schema);
+    for (const instance of instances) expect(accepts(grammar, JSON.stringify(instance)), JSON.stringify(instance)).toBe(validate(instance));
+    expect(accepts(grammar, '{"foo": "bar"}')).toBe(validate({ foo: 'bar' }));
+  });
+
+  it('is refused where one patternProperties cannot say it: a declared name beside an additionalProperties schema', () => {
+    const schema = { allOf: [{ properties: { foo: { type: 'string' } }, additionalProperties: { type: 'number' } }, { patternProperties: { '^f': {} } }] };
+    expect(() => compileSchema(schema)).toThrow(/patternProperties.*"foo"/);
+  });
+});
