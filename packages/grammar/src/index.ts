@@ -30,5 +30,6 @@ export { InvalidSchemaError, SchemaError, UnsupportedSchemaError } from './front
 export type { SchemaWarning } from './frontends/json-schema/schema-error.ts';
 export { isZodSchema, jsonSchemaOf, schemaFromZod } from './frontends/json-schema/zod.ts';
 export type { ZodSchemaLike } from './frontends/json-schema/zod.ts';
-export { embedGrammar, toolCallsGrammar, toolCallStart } from './frontends/tool-calls.ts';
+export { embedGrammar } from './ir/embed-grammar.ts';
+export { toolCallsGrammar, toolCallStart } from './frontends/tool-calls.ts';
 export type { ToolCallFormat, ToolCallsOptions, ToolDefinition } from './frontends/tool-calls.ts';

@@ -34,6 +34,10 @@ describe('grammar errors carry a code and the span of the problem', () => {
     ['gbnf', 'root ::= <think>\n', 'unsupported', '<'],
     ['gbnf', 'root ::= ( "a"\n', 'syntax', ''],
     ['ebnf', 'root ::= "a" | missing\n', 'unknown_rule', 'missing'],
+    // XGrammar's lookahead assertion after a rule: refused whole, not a syntax error at "=".
+    ['ebnf', 'root ::= a (= "b" [c-d])\na ::= "x"\n', 'unsupported', '(= "b" [c-d])'],
+    ['ebnf', 'root ::= "x" ( = "b" | "c" )\n', 'unsupported', '( = "b" | "c" )'],
+    ['ebnf', 'root ::= "x" (="b"\n', 'syntax', ''],
     ['lark', 'start: foo\n', 'unknown_rule', 'foo'],
     ['lark', 'start: FOO\n', 'unknown_rule', 'FOO'],
     ['lark', 'start: "a"\n%import common.NOPE\n', 'unsupported', '%import common.NOPE'],

@@ -8,6 +8,7 @@
  * character classes `[a-z]` / `[^"\\]`, `.` (any character), rule names, `( … )`, postfix
  * `* + ?`, `{m}`, `{m,}`, `{m,n}`, `{,n}`; alternatives with `|`. EBNF also takes 'strings',
  * `#xHH` characters and `[#x41-#x5A]` ranges, and `/* comments *\/`. The start rule is `root`.
+ * XGrammar's lookahead assertions `(= …)` are refused as `unsupported`.
  *
  * Every character class and every character of a string is its own one-character lexeme, so
  * the language is exactly the context-free language over characters that the grammar says.
@@ -15,7 +16,7 @@
 import { normalizeRanges, rx } from '../ir/byte-regex.ts';
 import { ANY } from '../ir/code-point-sets.ts';
 import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
-import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
+import { readBraceCount, readChar, readEscape, SourceCursor } from './source-cursor.ts';
 
 export type BnfDialect = 'gbnf' | 'ebnf';
 
@@ -101,6 +102,7 @@ class BnfParser {
       cursor.pos++;
       return this.chars(ANY);
     }
+    if (c === '(' && this.atLookahead()) return this.lookahead();
     if (c === '(') {
       if (++this.#depth > MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
       cursor.pos++;
@@ -118,6 +120,29 @@ class BnfParser {
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', `unexpected ${JSON.stringify(c)}`);
     return expr.ref(name, { start, end: cursor.pos });
+  }
+
+  // XGrammar's lookahead assertion after a rule body, `rule ::= body (= "x")`: a condition on
+  // what follows the rule, which Sieve does not implement. Read whole, so the error spans it.
+  atLookahead(): boolean {
+    const save = this.cursor.pos++;
+    this.cursor.skipSpace();
+    const found = this.cursor.peek() === '=';
+    this.cursor.pos = save;
+    return found;
+  }
+
+  lookahead(): never {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    if (++this.#depth > MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
+    cursor.pos++;
+    cursor.skipSpace();
+    cursor.expect('=');
+    this.alternatives();
+    cursor.skipSpace();
+    cursor.expect(')', '")" to close the lookahead assertion');
+    throw cursor.error('unsupported', 'lookahead assertions (= …) are not supported', start, cursor.pos);
   }
 
   // Quantifiers may stand after spaces, as llama.cpp reads them: `"a" *`, `x {2,3}`.
@@ -139,15 +164,9 @@ class BnfParser {
   }
 
   counted(item: Expr): Expr {
-    const cursor = this.cursor;
-    const start = cursor.pos;
-    const m = cursor.match(/\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/y);
-    if (m === null) throw cursor.error('syntax', 'expected {m}, {m,}, {m,n} or {,n}', start);
-    const [, lo, comma, hi] = /\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/.exec(m)!;
-    const min = lo === '' ? 0 : Number(lo);
-    const max = comma === '' ? min : hi === '' ? Infinity : Number(hi);
-    if ((lo === '' && comma === '') || max < min) throw cursor.error('invalid_range', `invalid repetition ${m}`, start, cursor.pos);
-    return expr.repeat(item, min, max, { start, end: cursor.pos });
+    const start = this.cursor.pos;
+    const { min, max } = readBraceCount(this.cursor);
+    return expr.repeat(item, min, max, { start, end: this.cursor.pos });
   }
 
   literal(quote: string): Expr {

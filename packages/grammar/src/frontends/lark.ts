@@ -15,14 +15,28 @@
  * terminals take `|`, grouping, `[optional]`, `? * +`, `~ n` and `~ n..m`; `NAME.2:` sets a
  * terminal's priority; `?rule` and `!rule` are accepted (they do not change the language);
  * `-> alias` is accepted and ignored. `%import common.X` (or `common (X, Y)`, `-> Z`) brings
- * in the usual common terminals, `%ignore` skips terminals between tokens.
+ * in the usual common terminals, `%ignore` skips terminals between tokens. Templates
+ * (`_separated{x, sep}: x (sep x)*`, used as `_separated{item, ","}`) are expanded, one rule
+ * per distinct list of arguments.
+ *
+ * llguidance's extensions: `#` comments; `item{m,n}` (also `{n}`, `{m,}`, `{,n}`) for
+ * `item ~ m..n`; `-` inside names (`a-b` is one name: Lark has no minus; a name never ends
+ * with `-`, so `a->b` is `a` with an alias); in terminals, `&` (intersection, binding looser
+ * than a sequence and tighter than `|`) and prefix `~` (complement over all byte strings,
+ * binding tighter than `* + ?`); `%json { schema }`, a JSON Schema compiled as
+ * `jsonSchemaGrammar` does and embedded as a rule. Refused as `unsupported`: rule attributes
+ * other than `capture` (`[lazy]`, `[stop=…]`, `[suffix=…]`, `[max_tokens=…]`,
+ * `[temperature=…]`), `%llguidance` with options, `%regex`, `@grammar` references.
  */
 import { normalizeRanges, rx, type ByteRegex } from '../ir/byte-regex.ts';
 import { caseClosure } from '../ir/code-point-sets.ts';
 import { GrammarError, type Span } from '../grammar-error.ts';
+import { embedGrammar } from '../ir/embed-grammar.ts';
 import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
+import { jsonSchemaGrammar } from './json-schema/compile-json-schema.ts';
+import { SchemaError } from './json-schema/schema-error.ts';
 import { regexToByteRegex } from './regex.ts';
-import { readChar, readEscape, SourceCursor } from './source-cursor.ts';
+import { readBraceCount, readChar, readEscape, SourceCursor } from './source-cursor.ts';
 
 type LarkExpr =
   | { readonly kind: 'literal'; readonly text: string; readonly ignoreCase: boolean; readonly span: Span }
@@ -31,13 +45,23 @@ type LarkExpr =
   | { readonly kind: 'name'; readonly name: string; readonly span: Span }
   | { readonly kind: 'seq'; readonly items: readonly LarkExpr[] }
   | { readonly kind: 'alt'; readonly items: readonly LarkExpr[] }
-  | { readonly kind: 'repeat'; readonly item: LarkExpr; readonly min: number; readonly max: number; readonly span: Span };
+  | { readonly kind: 'repeat'; readonly item: LarkExpr; readonly min: number; readonly max: number; readonly span: Span }
+  | { readonly kind: 'and'; readonly items: readonly LarkExpr[]; readonly span: Span }
+  | { readonly kind: 'not'; readonly item: LarkExpr; readonly span: Span }
+  | { readonly kind: 'json'; readonly schema: unknown; readonly span: Span }
+  | { readonly kind: 'template'; readonly name: string; readonly args: readonly LarkExpr[]; readonly span: Span };
 
 interface Definition {
   readonly body: LarkExpr;
   readonly span: Span;
   readonly priority: number;
+  /** A template's parameters. */
+  readonly params?: readonly string[];
 }
+
+/** Distinct instances of templates one grammar may expand to, and the size of their arguments. */
+const MAX_TEMPLATE_INSTANCES = 1_000;
+const MAX_TEMPLATE_KEY = 4_096;
 
 /** The usual terminals of Lark's `common.lark`, written without lookbehind or lazy loops. */
 const COMMON = `
@@ -68,7 +92,8 @@ C_COMMENT: /\\/\\*([^*]|\\*+[^*\\/])*\\*+\\//
 SQL_COMMENT: /--[^\\n]*/
 `;
 
-const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+// `-` joins name characters (llguidance): `a-b` is one name, `a->b` the name `a` and an alias.
+const NAME = /[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*/y;
 const isTerminal = (name: string): boolean => /^_?[A-Z]/.test(name);
 
 /** Parses a Lark grammar into the IR (throws `GrammarError` with a span). */
@@ -83,20 +108,21 @@ export function parseLark(source: string, startRule = 'start'): GrammarIR {
     // Imported terminals may use other common terminals.
     for (const [commonName, commonDef] of common.terminals) if (!terminals.has(commonName)) terminals.set(commonName, commonDef);
   }
-  return new LarkLowering(terminals, own.rules).build(own.ignores, startRule);
+  return new LarkLowering(terminals, own.rules, own.templates).build(own.ignores, startRule);
 }
 
 interface Definitions {
   readonly rules: Map<string, Definition>;
   readonly terminals: Map<string, Definition>;
+  readonly templates: Map<string, Definition>;
   readonly imports: { name: string; alias: string; span: Span }[];
   readonly ignores: LarkExpr[];
 }
 
 function readDefinitions(source: string): Definitions {
-  const cursor = new SourceCursor(source, ['//']);
+  const cursor = new SourceCursor(source, ['//', '#']);
   const reader = new LarkReader(cursor);
-  const defs: Definitions = { rules: new Map(), terminals: new Map(), imports: [], ignores: [] };
+  const defs: Definitions = { rules: new Map(), terminals: new Map(), templates: new Map(), imports: [], ignores: [] };
   for (;;) {
     cursor.skipSpace();
     if (cursor.done) return defs;
@@ -109,7 +135,11 @@ function readDefinitions(source: string): Definitions {
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', 'expected a rule or terminal definition');
     const span = { start, end: cursor.pos };
-    if (cursor.peek() === '{') throw cursor.error('unsupported', 'rule templates are not supported');
+    let params: string[] | undefined;
+    if (cursor.peek() === '{') {
+      if (isTerminal(name)) throw cursor.error('unsupported', 'templates are rules; terminal templates are not supported');
+      params = reader.templateParams();
+    }
     let priority = 0;
     if (cursor.eat('.')) {
       const digits = cursor.match(/-?\d+/y);
@@ -117,15 +147,18 @@ function readDefinitions(source: string): Definitions {
       priority = Number(digits);
     }
     cursor.skipSpace(false);
+    if (cursor.peek() === '[') reader.attributes();
+    cursor.skipSpace(false);
     cursor.expect(':', '":" after the name');
     const body = reader.alternatives();
-    const table = isTerminal(name) ? defs.terminals : defs.rules;
-    if (table.has(name)) throw new GrammarError('duplicate_rule', `${name} is defined twice`, span);
+    const table = params !== undefined ? defs.templates : isTerminal(name) ? defs.terminals : defs.rules;
+    if (table.has(name) || (!isTerminal(name) && (defs.rules.has(name) || defs.templates.has(name))))
+      throw new GrammarError('duplicate_rule', `${name} is defined twice`, span);
     // Terminal priorities choose between lexemes (they change what is lexed); rule priorities
     // only choose between parse trees of one text, which Sieve does not build.
     if (priority !== 0 && !isTerminal(name))
       throw new GrammarError('unsupported', `rule priorities (${name}.${priority}) choose between parse trees and are not supported`, span);
-    table.set(name, { body, span, priority });
+    table.set(name, params === undefined ? { body, span, priority } : { body, span, priority, params });
     reader.endOfLine();
   }
 }
@@ -168,10 +201,90 @@ class LarkReader {
         }
         defs.imports.push({ name, alias, span });
       }
+    } else if (word === 'llguidance') {
+      // llguidance's grammar options: none is exact here but the empty set.
+      const options = this.json();
+      const names = typeof options === 'object' && options !== null ? Object.keys(options) : [];
+      if (names.length > 0 || typeof options !== 'object' || options === null || Array.isArray(options))
+        throw cursor.error('unsupported', `%llguidance options are not supported (${names.join(', ') || 'not an object'})`, start, cursor.pos);
     } else {
       throw cursor.error('unsupported', `%${word ?? ''} is not supported`, start, wordEnd);
     }
     this.endOfLine();
+  }
+
+  // `{x, sep}` after a template's name.
+  templateParams(): string[] {
+    const cursor = this.cursor;
+    cursor.expect('{');
+    const params: string[] = [];
+    for (;;) {
+      cursor.skipSpace();
+      const param = cursor.match(NAME);
+      if (param === null) throw cursor.error('syntax', 'expected a template parameter name');
+      params.push(param);
+      cursor.skipSpace();
+      if (cursor.eat('}')) return params;
+      cursor.expect(',', '"," or "}"');
+    }
+  }
+
+  // llguidance's rule attributes, `name[capture, lazy, stop="x"]:`. `capture` names a span of
+  // the output and leaves the language alone; the others change where a terminal ends or
+  // how it is sampled, and are refused.
+  attributes(): void {
+    const cursor = this.cursor;
+    cursor.expect('[');
+    for (;;) {
+      cursor.skipSpace(false);
+      const start = cursor.pos;
+      const key = cursor.match(/[a-z_]+/y);
+      if (key === null) throw cursor.error('syntax', 'expected an attribute name');
+      if (key !== 'capture')
+        throw cursor.error(
+          'unsupported',
+          `the rule attribute ${key} is not supported (llguidance's lazy, stop and suffix end a terminal at its first match; max_tokens and temperature steer sampling)`,
+          start,
+          cursor.pos,
+        );
+      cursor.skipSpace(false);
+      if (cursor.eat('=')) {
+        cursor.skipSpace(false);
+        this.string();
+      }
+      cursor.skipSpace(false);
+      if (cursor.eat(']')) return;
+      cursor.expect(',', '"," or "]"');
+    }
+  }
+
+  // A JSON value after `%json` or `%llguidance`, read to its end (strings may hold braces).
+  json(): unknown {
+    const cursor = this.cursor;
+    cursor.skipSpace();
+    const start = cursor.pos;
+    const source = cursor.source;
+    if (cursor.match(/true|false/y) !== null) return source.startsWith('true', start);
+    if (cursor.peek() !== '{') throw cursor.error('syntax', 'expected a JSON object');
+    let depth = 0;
+    let end = -1;
+    for (let i = start; i < source.length && end < 0; i++) {
+      const c = source[i];
+      if (c === '"') {
+        for (i++; i < source.length && source[i] !== '"'; i++) if (source[i] === '\\') i++;
+      } else if (c === '{' || c === '[') {
+        depth++;
+      } else if ((c === '}' || c === ']') && --depth === 0) {
+        end = i + 1;
+      }
+    }
+    if (end < 0) throw cursor.error('syntax', 'unterminated JSON', start, source.length);
+    cursor.pos = end;
+    try {
+      return JSON.parse(source.slice(start, end)) as unknown;
+    } catch (error) {
+      throw cursor.error('syntax', `invalid JSON: ${(error as Error).message}`, start, end);
+    }
   }
 
   endOfLine(): void {
@@ -182,12 +295,12 @@ class LarkReader {
   // Alternatives may continue on following lines that start with "|".
   alternatives(): LarkExpr {
     const start = this.cursor.pos;
-    const items = [this.sequence()];
+    const items = [this.conjunction()];
     for (;;) {
       const save = this.cursor.pos;
       this.cursor.skipSpace();
       if (this.cursor.eat('|')) {
-        items.push(this.sequence());
+        items.push(this.conjunction());
         continue;
       }
       this.cursor.pos = save;
@@ -199,22 +312,53 @@ class LarkReader {
     return body;
   }
 
+  // Sequences joined by `&` (llguidance): looser than a sequence, tighter than `|`.
+  conjunction(): LarkExpr {
+    const cursor = this.cursor;
+    cursor.skipSpace(this.#depth > 0);
+    const start = cursor.pos;
+    const items = [this.sequence()];
+    for (;;) {
+      const save = cursor.pos;
+      cursor.skipSpace(this.#depth > 0);
+      if (!cursor.eat('&')) {
+        cursor.pos = save;
+        break;
+      }
+      items.push(this.sequence());
+    }
+    return items.length === 1 ? items[0]! : { kind: 'and', items, span: { start, end: cursor.pos } };
+  }
+
   sequence(): LarkExpr {
     const cursor = this.cursor;
     const items: LarkExpr[] = [];
     for (;;) {
       cursor.skipSpace(this.#depth > 0);
       const c = cursor.peek();
-      if (c === '' || c === '\n' || c === '|' || c === ')' || c === ']') break;
+      if (c === '' || c === '\n' || c === '|' || c === ')' || c === ']' || c === '&') break;
       if (cursor.startsWith('->')) {
         cursor.pos += 2;
         cursor.skipSpace(false);
         if (cursor.match(NAME) === null) throw cursor.error('syntax', 'expected an alias name after "->"');
         continue;
       }
-      items.push(this.postfix(this.primary()));
+      items.push(this.postfix(this.complement()));
     }
     return items.length === 1 ? items[0]! : { kind: 'seq', items };
+  }
+
+  // Prefix `~` (llguidance): the complement of the item, before any postfix operator.
+  complement(): LarkExpr {
+    const cursor = this.cursor;
+    const start = cursor.pos;
+    if (!cursor.eat('~')) return this.primary();
+    if (this.#depth >= MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
+    this.#depth++;
+    cursor.skipSpace(false);
+    const item = this.complement();
+    this.#depth--;
+    return { kind: 'not', item, span: { start, end: cursor.pos } };
   }
 
   primary(): LarkExpr {
@@ -267,9 +411,44 @@ class LarkReader {
       return c === '(' ? body : { kind: 'repeat', item: body, min: 0, max: 1, span: { start, end: cursor.pos } };
     }
     if (c === '<') throw cursor.error('unsupported', 'token references (<…>) are not supported', start);
+    if (c === '@') throw cursor.error('unsupported', 'references to other grammars (@name) are not supported', start);
+    if (c === '%') {
+      const word = cursor.match(/%[a-z]+/y);
+      if (word !== '%json') throw cursor.error('unsupported', `${word ?? '%'} is not supported in an expression`, start, cursor.pos);
+      const schema = this.json();
+      return { kind: 'json', schema, span: { start, end: cursor.pos } };
+    }
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', `unexpected ${JSON.stringify(c)}`);
+    if (cursor.peek() === '{' && !this.#atCount()) return this.templateUsage(name, start);
     return { kind: 'name', name, span: { start, end: cursor.pos } };
+  }
+
+  // `name{arg, …}`: each argument a value (string, regex, range, name, group, template).
+  templateUsage(name: string, start: number): LarkExpr {
+    const cursor = this.cursor;
+    cursor.expect('{');
+    if (this.#depth >= MAX_NESTING) throw cursor.error('unsupported', `groups nested deeper than ${MAX_NESTING} levels`, start);
+    this.#depth++;
+    const args: LarkExpr[] = [];
+    for (;;) {
+      cursor.skipSpace();
+      args.push(this.primary());
+      cursor.skipSpace();
+      if (cursor.eat('}')) break;
+      cursor.expect(',', '"," or "}"');
+    }
+    this.#depth--;
+    return { kind: 'template', name, args, span: { start, end: cursor.pos } };
+  }
+
+  // At `{m,n}` (llguidance's count), not a template's arguments: `{` then a digit or ",".
+  #atCount(): boolean {
+    const save = this.cursor.pos;
+    this.cursor.skipSpace(false);
+    const found = this.cursor.eat('{') && (this.cursor.skipSpace(), /[\d,]/.test(this.cursor.peek()));
+    this.cursor.pos = save;
+    return found;
   }
 
   postfix(item: LarkExpr): LarkExpr {
@@ -280,19 +459,32 @@ class LarkReader {
       if (cursor.eat('*')) item = { kind: 'repeat', item, min: 0, max: Infinity, span: span() };
       else if (cursor.eat('+')) item = { kind: 'repeat', item, min: 1, max: Infinity, span: span() };
       else if (cursor.eat('?')) item = { kind: 'repeat', item, min: 0, max: 1, span: span() };
-      else if (/^\s*~/.test(cursor.source.slice(cursor.pos, cursor.pos + 8))) {
+      else if (this.#atRepeatCount()) {
         cursor.skipSpace(false);
         cursor.expect('~');
         cursor.skipSpace(false);
-        const m = cursor.match(/(\d+)(\s*\.\.\s*(\d+))?/y);
-        if (m === null) throw cursor.error('syntax', 'expected a count after "~"');
+        const m = cursor.match(/(\d+)(\s*\.\.\s*(\d+))?/y)!;
         const [, lo, , hi] = /(\d+)(\s*\.\.\s*(\d+))?/.exec(m)!;
         const min = Number(lo);
         const max = hi === undefined ? min : Number(hi);
         if (max < min) throw cursor.error('invalid_range', `invalid repetition ~ ${m}`, start, cursor.pos);
         item = { kind: 'repeat', item, min, max, span: span() };
+      } else if (this.#atCount()) {
+        cursor.skipSpace(false);
+        const countStart = cursor.pos;
+        const { min, max } = readBraceCount(cursor);
+        item = { kind: 'repeat', item, min, max, span: { start: countStart, end: cursor.pos } };
       } else return item;
     }
+  }
+
+  // At `~ n` after an item (a count); a `~` before anything else is the next item's complement.
+  #atRepeatCount(): boolean {
+    const save = this.cursor.pos;
+    this.cursor.skipSpace(false);
+    const found = this.cursor.eat('~') && (this.cursor.skipSpace(false), /\d/.test(this.cursor.peek()));
+    this.cursor.pos = save;
+    return found;
   }
 
   string(): string {
@@ -313,10 +505,14 @@ class LarkLowering {
   readonly #builder = new GrammarBuilder();
   readonly #terminalRegex = new Map<string, ByteRegex>();
   readonly #resolving = new Set<string>();
+  // Template instances and embedded schemas, by the rule they became.
+  readonly #instances = new Set<string>();
+  readonly #schemas = new Map<string, Expr>();
 
   constructor(
     private readonly terminals: ReadonlyMap<string, Definition>,
     private readonly rules: ReadonlyMap<string, Definition>,
+    private readonly templates: ReadonlyMap<string, Definition>,
   ) {}
 
   build(ignores: readonly LarkExpr[], startRule: string): GrammarIR {
@@ -339,13 +535,71 @@ class LarkLowering {
         return expr.repeat(this.#rule(e.item), e.min, e.max, e.span);
       case 'name':
         if (!isTerminal(e.name)) {
+          if (this.templates.has(e.name)) throw new GrammarError('syntax', `the template ${e.name} needs its arguments`, e.span);
           if (!this.rules.has(e.name)) throw new GrammarError('unknown_rule', `unknown rule ${e.name}`, e.span);
           return expr.ref(e.name, e.span);
         }
         return expr.lexeme(this.#lexemeOf(e, e.name));
+      case 'template':
+        return this.#instance(e);
+      case 'json':
+        return this.#embeddedSchema(e.schema, e.span);
+      case 'and':
+      case 'not':
+        // As in llguidance, they build terminals: a rule writes `X` with `X: A & B`.
+        throw new GrammarError('unsupported', `${e.kind === 'and' ? '&' : '~'} is only supported in terminal definitions (X: A & ~B)`, e.span);
       default:
         return expr.lexeme(this.#lexemeOf(e, e.kind === 'literal' ? JSON.stringify(e.text) : e.kind === 'regex' ? `/${e.pattern}/` : 'range'));
     }
+  }
+
+  // One rule per template and list of arguments (named by them), its parameters replaced.
+  #instance(e: Extract<LarkExpr, { kind: 'template' }>): Expr {
+    const def = this.templates.get(e.name);
+    if (def === undefined) throw new GrammarError(this.rules.has(e.name) ? 'syntax' : 'unknown_rule', `${e.name} is not a template`, e.span);
+    const params = def.params!;
+    if (params.length !== e.args.length)
+      throw new GrammarError('syntax', `the template ${e.name} takes ${params.length} argument(s), not ${e.args.length}`, e.span);
+    const name = `${e.name}{${e.args.map(larkKey).join(', ')}}`;
+    if (!this.#instances.has(name)) {
+      if (this.#instances.size >= MAX_TEMPLATE_INSTANCES || name.length > MAX_TEMPLATE_KEY)
+        throw new GrammarError(
+          'unsupported',
+          `templates expand to more than ${MAX_TEMPLATE_INSTANCES} rules or to arguments over ${MAX_TEMPLATE_KEY} characters`,
+          e.span,
+        );
+      this.#instances.add(name);
+      const args = new Map(params.map((p, i) => [p, e.args[i]!]));
+      this.#builder.rules.set(name, this.#rule(substitute(def.body, args)));
+      this.#builder.ruleSpans.set(name, def.span);
+    }
+    return expr.ref(name, e.span);
+  }
+
+  // `%json`: the schema's grammar, copied in under a prefix of its own (once per schema).
+  #embeddedSchema(schema: unknown, span: Span): Expr {
+    if (this.#builder.ignore.length > 0)
+      throw new GrammarError(
+        'unsupported',
+        '%json in a grammar with %ignore is not supported: the ignored terminals would be skipped inside the JSON too',
+        span,
+      );
+    if (typeof schema === 'object' && schema !== null && Object.hasOwn(schema, 'x-guidance'))
+      throw new GrammarError('unsupported', "%json: llguidance's x-guidance options are not supported", span);
+    const key = JSON.stringify(schema);
+    let ref = this.#schemas.get(key);
+    if (ref === undefined) {
+      let grammar: GrammarIR;
+      try {
+        grammar = jsonSchemaGrammar(schema).grammar;
+      } catch (error) {
+        if (error instanceof SchemaError) throw new GrammarError(error.code, `%json: ${error.message}`, span);
+        throw error;
+      }
+      ref = embedGrammar(this.#builder, grammar, `%json${this.#schemas.size}:`);
+      this.#schemas.set(key, ref);
+    }
+    return ref;
   }
 
   #lexemeOf(e: LarkExpr, name: string): number {
@@ -369,6 +623,13 @@ class LarkLowering {
         return rx.alt(e.items.map((i) => this.#regex(i)));
       case 'repeat':
         return rx.repeat(this.#regex(e.item), e.min, e.max);
+      case 'and':
+        return rx.and(e.items.map((i) => this.#regex(i)));
+      case 'not':
+        return rx.not(this.#regex(e.item));
+      case 'template':
+      case 'json':
+        throw new GrammarError('syntax', `terminals cannot use rules (${e.kind === 'json' ? '%json' : e.name})`, e.span);
       case 'name': {
         if (!isTerminal(e.name)) throw new GrammarError('syntax', `terminals cannot use rules (${e.name})`, e.span);
         const known = this.#terminalRegex.get(e.name);
@@ -384,6 +645,53 @@ class LarkLowering {
         return regex;
       }
     }
+  }
+}
+
+// A template's body with its parameters replaced by the arguments.
+function substitute(e: LarkExpr, args: ReadonlyMap<string, LarkExpr>): LarkExpr {
+  switch (e.kind) {
+    case 'name':
+      return args.get(e.name) ?? e;
+    case 'seq':
+    case 'alt':
+    case 'and':
+      return { ...e, items: e.items.map((i) => substitute(i, args)) };
+    case 'repeat':
+    case 'not':
+      return { ...e, item: substitute(e.item, args) };
+    case 'template':
+      return { ...e, args: e.args.map((a) => substitute(a, args)) };
+    default:
+      return e;
+  }
+}
+
+// An expression as text, spans left out: template arguments that read alike are one instance.
+function larkKey(e: LarkExpr): string {
+  switch (e.kind) {
+    case 'literal':
+      return JSON.stringify(e.text) + (e.ignoreCase ? 'i' : '');
+    case 'regex':
+      return `/${e.pattern}/${e.flags}`;
+    case 'range':
+      return `${e.from}..${e.to}`;
+    case 'name':
+      return e.name;
+    case 'seq':
+      return `(${e.items.map(larkKey).join(' ')})`;
+    case 'alt':
+      return `(${e.items.map(larkKey).join(' | ')})`;
+    case 'and':
+      return `(${e.items.map(larkKey).join(' & ')})`;
+    case 'not':
+      return `~${larkKey(e.item)}`;
+    case 'repeat':
+      return `${larkKey(e.item)}{${e.min},${e.max}}`;
+    case 'json':
+      return `%json ${JSON.stringify(e.schema)}`;
+    case 'template':
+      return `${e.name}{${e.args.map(larkKey).join(', ')}}`;
   }
 }
 

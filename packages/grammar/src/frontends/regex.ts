@@ -47,6 +47,14 @@ export interface RegexOptions {
    * `legacy`, as ECMAScript does). Lark passes `simple`, as Python's `re` folds.
    */
   readonly caseFolding?: CaseFolding;
+  /**
+   * With the `u` flag, also read a backslash before a character that is no ASCII letter or
+   * digit as that character (`[^\"]`, `\'`, `\_`), as ECMAScript does without it (Annex B's
+   * identity escapes) and Python does; the `u` flag alone refuses them. JSON Schema patterns
+   * are written for those engines too. Escapes of letters and digits keep their meaning or
+   * stay errors (`\q`).
+   */
+  readonly identityEscapes?: boolean;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -67,13 +75,13 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   let convert = conversions.get(encode);
   if (convert === undefined) {
     convert = memoized(
-      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${pattern}`,
+      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.identityEscapes === true} ${pattern}`,
       ({ pattern, options }) => {
         const flags = options.flags ?? '';
         const offset = options.offset ?? 0;
-        const ast = parse(pattern, flags, offset);
+        const { ast, at } = parse(pattern, flags, offset, options.identityEscapes === true);
         const mode = options.mode ?? 'match';
-        const converter = new Converter(flags, options.caseFolding, mode, offset, encode);
+        const converter = new Converter(flags, options.caseFolding, mode, at, encode);
         return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
       },
     );
@@ -82,21 +90,64 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   return convert({ pattern, options });
 }
 
-function parse(pattern: string, flags: string, offset: number): AST.Pattern {
+// The pattern's syntax tree, and where each of its offsets is in the grammar source.
+function parse(pattern: string, flags: string, offset: number, identityEscapes: boolean): { ast: AST.Pattern; at: (index: number) => number } {
   const parser = new RegExpParser({ ecmaVersion: 2025 });
   const unicodeSets = flags.includes('v');
+  const at = (index: number): number => offset + index;
   checkNesting(pattern, unicodeSets, offset);
   try {
-    return parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
+    return { ast: parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets }), at };
   } catch (unicodeError) {
-    if (flags.includes('u') || unicodeSets) throw syntaxError(unicodeError, offset);
+    if (unicodeSets) throw syntaxError(unicodeError, offset);
+    if (flags.includes('u')) {
+      const spelled = identityEscapes ? spellIdentityEscapes(pattern) : null;
+      if (spelled === null) throw syntaxError(unicodeError, offset);
+      try {
+        const ast = parser.parsePattern(spelled.source, 0, spelled.source.length, { unicode: true });
+        return { ast, at: (index) => offset + (spelled.origin[index] ?? pattern.length) };
+      } catch {
+        throw syntaxError(unicodeError, offset);
+      }
+    }
     // Without the u flag, ECMAScript accepts Annex B forms such as a lone `{` or `\-`.
     try {
-      return parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+      return { ast: parser.parsePattern(pattern, 0, pattern.length, { unicode: false }), at };
     } catch {
       throw syntaxError(unicodeError, offset);
     }
   }
+}
+
+// ECMAScript's syntax characters and `/`: the identity escapes the u flag allows.
+const SYNTAX_CHARACTERS = '^$\\.*+?()[]{}|/';
+
+/**
+ * The pattern with each identity escape of a character that is no ASCII letter or digit and
+ * that the u flag refuses (`\"`, `\-` outside a class, `\ `) spelled `\u{…}`: the same
+ * character in either mode. `origin[i]` is the pattern offset of offset `i`. Null when there
+ * is none to spell.
+ */
+function spellIdentityEscapes(pattern: string): { source: string; origin: number[] } | null {
+  let source = '';
+  const origin: number[] = [];
+  let spelled = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const next = pattern.codePointAt(i + 1);
+    if (c !== '\\' || next === undefined) {
+      source += c;
+      origin.push(i);
+      continue;
+    }
+    const char = String.fromCodePoint(next);
+    const text = /[A-Za-z0-9]/.test(char) || SYNTAX_CHARACTERS.includes(char) ? `\\${char}` : `\\u{${next.toString(16)}}`;
+    spelled ||= text.length !== 1 + char.length;
+    source += text;
+    for (let k = 0; k < text.length; k++) origin.push(i);
+    i += char.length;
+  }
+  return spelled ? { source, origin } : null;
 }
 
 // The parser, the converter and the automaton builder recurse once per group (and class,
@@ -133,7 +184,7 @@ class Converter {
     flags: string,
     folding: CaseFolding | undefined,
     private readonly mode: 'match' | 'search' | 'token',
-    private readonly offset: number,
+    private readonly at: (index: number) => number,
     private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
   ) {
     const unicode = flags.includes('u') || flags.includes('v');
@@ -247,7 +298,7 @@ class Converter {
   }
 
   #unsupported(node: AST.Node, message: string): GrammarError {
-    const span: Span = { start: this.offset + node.start, end: this.offset + node.end };
+    const span: Span = { start: this.at(node.start), end: this.at(node.end) };
     return new GrammarError('unsupported', message, span);
   }
 }

@@ -107,6 +107,21 @@ export function readEscape(cursor: SourceCursor, literal: string): number {
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, a: 0x07, b: 0x08, '0': 0 };
 
+/**
+ * Reads a counted repetition `{m}`, `{m,}`, `{m,n}` or `{,n}` at the cursor (spaces allowed
+ * inside the braces); `n < m` and `{}` are `invalid_range` errors at its span.
+ */
+export function readBraceCount(cursor: SourceCursor): { min: number; max: number } {
+  const start = cursor.pos;
+  const m = cursor.match(/\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/y);
+  if (m === null) throw cursor.error('syntax', 'expected {m}, {m,}, {m,n} or {,n}', start);
+  const [, lo, comma, hi] = /\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}/.exec(m)!;
+  const min = lo === '' ? 0 : Number(lo);
+  const max = comma === '' ? min : hi === '' ? Infinity : Number(hi);
+  if ((lo === '' && comma === '') || max < min) throw cursor.error('invalid_range', `invalid repetition ${m}`, start, cursor.pos);
+  return { min, max };
+}
+
 /** Reads one (possibly astral) character and returns its code point. */
 export function readChar(cursor: SourceCursor): number {
   const cp = cursor.source.codePointAt(cursor.pos)!;

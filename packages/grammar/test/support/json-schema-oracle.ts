@@ -8,7 +8,20 @@ import { compileGrammar, jsonSchemaGrammar, pythonJson, recognize, type Compiled
 // ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
-const ajv = new Ajv2020({ strict: false, validateSchema: false, logger: false, allErrors: false });
+// Patterns as Sieve reads them: ECMAScript with the u flag, and identity escapes such as `\"`
+// or `\-`, which the u flag refuses, as JavaScript reads them without it (Annex B).
+const schemaRegExp = Object.assign(
+  (pattern: string, flags: string): RegExp => {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (error) {
+      if (!flags.includes('u')) throw error;
+      return new RegExp(pattern, flags.replace('u', ''));
+    }
+  },
+  { code: 'new RegExp' },
+);
+const ajv = new Ajv2020({ strict: false, validateSchema: false, logger: false, allErrors: false, code: { regExp: schemaRegExp } });
 // The formats draft 2020-12 defines; ajv-formats' extra ones (int32, float, ...) are OpenAPI's
 // and stay annotations, as the spec and Sieve have them.
 addFormats(ajv, [

@@ -53,14 +53,35 @@ function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, u
   if (both && !jsonEqual(patternsA, patternsB)) {
     unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection are not supported');
   }
+  const declaredB = Object.keys((b.properties ?? {}) as Record<string, unknown>);
   out.properties = crossProperties(a, b);
   b = { ...b, properties: crossProperties(b, a) };
   if (both) return b;
-  // Keys matching one side's patterns fall under the other side's additionalProperties.
-  const [patterns, otherAdditional] = Object.keys(patternsA).length > 0 ? [patternsA, b.additionalProperties] : [patternsB, a.additionalProperties];
+  // Keys matching one side's patterns fall under the other side's additionalProperties, unless
+  // that side declares them: its declared names already carry the patterns' schemas (above).
+  const patternsOnA = Object.keys(patternsA).length > 0;
+  const [patterns, otherAdditional, otherDeclared] = patternsOnA
+    ? [patternsA, b.additionalProperties, declaredB]
+    : [patternsB, a.additionalProperties, Object.keys((a.properties ?? {}) as Record<string, unknown>)];
   if (Object.keys(patterns).length === 0) return b;
+  const rest = Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+  const shadowed = otherDeclared.find((name) => matchingSchemas(Object.entries(patterns), name).length > 0);
+  if (shadowed !== undefined && otherAdditional !== undefined && otherAdditional !== true) {
+    // With `false`, the other side allows its declared names only, so the patterns bind no
+    // other key: leaving them out is exact. A schema there would reach the undeclared keys
+    // the patterns match but not the declared ones, which one patternProperties cannot say.
+    if (otherAdditional !== false) {
+      unsupported(
+        pointer,
+        'patternProperties',
+        `patternProperties on one side of an intersection matching ${JSON.stringify(shadowed)}, which the other side declares beside an additionalProperties schema, are not supported`,
+      );
+    }
+    delete out.patternProperties;
+    return rest;
+  }
   out.patternProperties = Object.fromEntries(Object.entries(patterns).map(([p, schema]) => [p, intersection(schema, otherAdditional)]));
-  return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+  return rest;
 }
 
 // items only sees its own schema's prefixItems: both sides as one tuple in 2020-12 spelling

@@ -3,13 +3,14 @@
  * for the grammar of the format it names (RFC 3339 dates with real month lengths and leap
  * years, RFC 1123 host names, dotted-quad IPv4, RFC 4291 IPv6, RFC 3986 URI characters).
  */
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 
 const YEAR = '\\d{4}';
 const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
 const DATE = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|${LEAP_YEAR}-02-29)`;
 const OFFSET = '(?:[zZ]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)';
-// A leap second (:60) only at 23:59 UTC; Sieve accepts it with a zero offset only.
-const TIME = `(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?${OFFSET}|23:59:60(?:\\.\\d+)?(?:[zZ]|[+-]00:00))`;
+// Times without a leap second; `leapSecondTimes` adds those.
+const TIME = `(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?${OFFSET}`;
 const DURATION_TIME = '(?:\\d+H(?:\\d+M(?:\\d+S)?)?|\\d+M(?:\\d+S)?|\\d+S)';
 const DURATION = `P(?:\\d+W|(?:\\d+Y(?:\\d+M(?:\\d+D)?)?|\\d+M(?:\\d+D)?|\\d+D)(?:T${DURATION_TIME})?|T${DURATION_TIME})`;
 // RFC 1123 labels (at most 63 characters, no hyphen at either end); "--" in positions 3-4
@@ -73,6 +74,38 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'json-pointer': '(?:/(?:[^~/]|~[01])*)*',
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
 };
+
+/** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */
+export const TIME_FORMATS = new Set(['time', 'date-time']);
+
+let leapSeconds: ByteRegex | undefined;
+
+/**
+ * Times with a leap second (`:60`), exactly those that are 23:59:60 in UTC (RFC 3339 5.7):
+ * for each local hour and minute, the one offset of each sign that makes it 23:59 UTC. Local
+ * minus offset is 23:59 (mod 24 h), so `+offset` is local + 1 minute and `-offset` is 23:59 −
+ * local (`15:59:60-08:00`, `00:59:60+01:00`, `23:59:60Z`; not `23:59:60+01:00`). An automaton
+ * must remember the local hour and minute across the fraction (1,440 states at least), so it is
+ * built once, as a byte regex (its characters are ASCII, spelled alike raw and in JSON).
+ */
+export function leapSecondTimes(): ByteRegex {
+  if (leapSeconds !== undefined) return leapSeconds;
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const clock = (minutes: number): string => `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+  const fraction = rx.repeat(rx.seq([rx.literal('.'), rx.repeat(rx.byteRanges([0x30, 0x39]), 1, Infinity)]), 0, 1);
+  const hours: ByteRegex[] = [];
+  for (let h = 0; h < 24; h++) {
+    const minutes: ByteRegex[] = [];
+    for (let m = 0; m < 60; m++) {
+      const local = h * 60 + m;
+      const zones = [rx.literal(`+${clock((local + 1) % 1440)}`), rx.literal(`-${clock(1439 - local)}`)];
+      if (local === 1439) zones.push(rx.byteRanges([0x5a, 0x5a, 0x7a, 0x7a]));
+      minutes.push(rx.seq([rx.literal(`${pad(m)}:60`), fraction, rx.alt(zones)]));
+    }
+    hours.push(rx.seq([rx.literal(`${pad(h)}:`), rx.alt(minutes)]));
+  }
+  return (leapSeconds = rx.alt(hours));
+}
 
 /** Formats 2020-12 defines that Sieve does not enforce: compiling them is an error. */
 export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname', 'iri', 'iri-reference', 'uri-template', 'regex']);

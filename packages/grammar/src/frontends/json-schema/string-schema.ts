@@ -10,7 +10,7 @@ import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { capped, nonNegativeInt, type SchemaObject } from './schema-keywords.ts';
-import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, UNSUPPORTED_FORMATS } from './string-formats.ts';
+import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, leapSecondTimes, TIME_FORMATS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** A JSON string (quotes included) the string keywords allow, none of the `excluded` strings. */
 export function stringRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string, excluded: readonly unknown[]): ByteRegex {
@@ -25,7 +25,7 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
   const parts: ByteRegex[] = [];
   const minLength = nonNegativeInt(schema.minLength, pointer, 'minLength') ?? 0;
   const maxLength = capped(nonNegativeInt(schema.maxLength, pointer, 'maxLength'), compiler.parts.caps.maxStringLength, minLength);
-  parts.push(rx.repeat(jsonChars(ANY), minLength, maxLength));
+  const length = rx.repeat(jsonChars(ANY), minLength, maxLength);
   for (const pattern of schema.pattern === undefined ? [] : [schema.pattern].flat()) {
     if (typeof pattern !== 'string') throw new InvalidSchemaError(pointer, 'pattern', 'pattern must be a string');
     parts.push(schemaPattern(compiler, pattern, 'search', pointer, 'pattern'));
@@ -33,7 +33,11 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
   if (schema.format !== undefined) {
     const format = String(schema.format);
     const source = FORMAT_PATTERNS[format];
-    if (source !== undefined) {
+    if (TIME_FORMATS.has(format)) {
+      // The pattern's time, or a leap second: the date part again, then one.
+      const date = format === 'date-time' ? [schemaPattern(compiler, `${FORMAT_PATTERNS.date}[Tt]`, 'match', pointer, 'format')] : [];
+      parts.push(rx.alt([schemaPattern(compiler, source!, 'match', pointer, 'format'), rx.seq([...date, leapSecondTimes()])]));
+    } else if (source !== undefined) {
       parts.push(schemaPattern(compiler, source, 'match', pointer, 'format'));
       if (format === 'hostname') parts.push(rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH));
     } else if (UNSUPPORTED_FORMATS.has(format)) {
@@ -41,6 +45,9 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
     }
     // Unknown formats are annotations (2020-12): they do not constrain.
   }
+  // Patterns and formats match JSON string content only, so a length that allows any is no
+  // constraint beside them (and an intersection is a product automaton to build).
+  if (parts.length === 0 || minLength > 0 || maxLength < Infinity) parts.unshift(length);
   return rx.and(parts);
 }
 
@@ -51,7 +58,7 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
  */
 export function schemaPattern(compiler: SchemaCompiler, source: string, mode: 'match' | 'search', pointer: string, keyword: string): ByteRegex {
   try {
-    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars });
+    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, identityEscapes: true });
   } catch (error) {
     if (error instanceof GrammarError) {
       if (error.code === 'invalid_regex') throw new InvalidSchemaError(pointer, keyword, `invalid regex: ${error.message}`);
