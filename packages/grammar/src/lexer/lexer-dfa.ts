@@ -308,17 +308,18 @@ class Nfa {
     const start = sub.newState();
     const accept = sub.newState();
     sub.build(item, start, accept);
-    return sub.#complemented(start, accept);
+    return sub.#subsets(start, accept, true)!;
   }
 
   /**
-   * The complement of this automaton from `start` to `accept`, by subset construction (one
-   * target per run of bytes between edge boundaries) into a new automaton: a state per set
-   * of the states that matter (those with byte edges, and `accept`), a move to the new accept
-   * state from each set without `accept`, and every byte read (the empty set is the sink,
-   * which accepts everything).
+   * This automaton from `start` to `accept` by subset construction (one target per run of
+   * bytes between edge boundaries) into a new, deterministic one: a state per set of the
+   * states that matter (those with byte edges, and `accept`). Its complement (`complement`):
+   * a move to the new accept state from each set without `accept`, and every byte read (the
+   * empty set is the sink, which accepts everything); else a move from each set with
+   * `accept`, and no edge into the empty set. Undefined past `maxSets` sets.
    */
-  #complemented(start: number, accept: number): ProductOperand {
+  #subsets(start: number, accept: number, complement: boolean, maxSets = Infinity): ProductOperand | undefined {
     const dfa = new Nfa(this.maxStates);
     const dfaAccept = dfa.newState();
     const sets = new SetTable(); // set i is state i + 1
@@ -343,11 +344,12 @@ class Nfa {
       return found.subarray(0, count).sort();
     };
     const stateOf = (set: Int32Array): number => {
+      if (!complement && set.length === 0) return -1; // dead
       const known = sets.find(set);
       if (known >= 0) return known + 1;
       sets.add(set);
       const id = dfa.newState();
-      if (!set.includes(accept)) dfa.addMove(id, dfaAccept);
+      if (set.includes(accept) !== complement) dfa.addMove(id, dfaAccept);
       return id;
     };
     // The edges of the set being expanded (lo, hi, target triples), and its byte cuts.
@@ -356,7 +358,9 @@ class Nfa {
     generation++;
     push(start);
     const dfaStart = stateOf(close());
+    if (dfaStart < 0) return undefined;
     for (let id = 1; id <= sets.size; id++) {
+      if (sets.size > maxSets) return undefined;
       let edgeCount = 0;
       cut.fill(0);
       cut[0] = cut[256] = 1;
@@ -387,9 +391,9 @@ class Nfa {
         }
         lo = hi;
       }
-      dfa.addEdge(id, runStart, 255, runTarget);
+      if (runTarget >= 0) dfa.addEdge(id, runStart, 255, runTarget);
     }
-    return { nfa: dfa, start: dfaStart, accept: dfaAccept, total: true };
+    return { nfa: dfa, start: dfaStart, accept: dfaAccept, ...(complement && { total: true }) };
   }
 
   // Copies `operand`'s automaton in, wired from `from` to `to`.
@@ -629,13 +633,17 @@ class Nfa {
   }
 
   // An operand of a product, built as its own automaton (a complement's as it is determinized).
+  // A small one is determinized too, where that stays small: a nondeterministic operand (a
+  // pattern like `.+(Z|[+-]…)`) pairs each state of the other with several of its own, and a
+  // product with a large automaton (a date-time format's) would grow by as much.
   #operand(item: ByteRegex): ProductOperand {
     if (item.kind === 'not') return this.#complementOf(item.item);
     const nfa = new Nfa(this.maxStates);
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    return { nfa, start, accept };
+    const deterministic = nfa.stateCount <= MAX_DETERMINIZED_OPERAND ? nfa.#subsets(start, accept, false, MAX_DETERMINIZED_OPERAND) : undefined;
+    return deterministic ?? { nfa, start, accept };
   }
 
   // The slice checks need how long a lexer state surely lives, from its threads; a product
@@ -789,6 +797,8 @@ interface TickRegion {
   readonly tail: number;
   readonly period: number;
 }
+// Product operands of at most this many states are determinized, if their DFA is no larger.
+const MAX_DETERMINIZED_OPERAND = 2_000;
 // A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
 const MAX_TICK_TEMPLATE_SHARE = 25;
 // Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
