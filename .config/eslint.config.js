@@ -97,7 +97,7 @@ const layering = [
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', 'packages/element/bundle/**', 'public/**', 'e2e/results/**'],
+    ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', 'packages/element/bundle/**', 'docs/api/**', 'public/**', 'e2e/results/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -85,6 +85,7 @@ export class SieveOutput extends LitElement {
     loaded: { state: true },
   };
 
+  /** The element's own styles; restyle it through its CSS parts (`output`, `status`, `progress`). */
   static override styles = css`
     :host {
       display: block;

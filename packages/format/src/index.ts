@@ -1,3 +1,8 @@
+/**
+ * Binary formats shared by every stage: BRLE token masks, bitsets and the vocab index layout.
+ *
+ * @module @sieve/format
+ */
 export { bitsetAdd, bitsetHas, bitsetWords, emptyBitset } from './bitset.ts';
 export { applyBrle, brleAllowedIds, brleAllows, brleAnd, brleCount, brleFromBitset, brleLength, brleToBitset, BrleError } from './brle.ts';
 export type { Brle } from './brle.ts';

@@ -1,3 +1,8 @@
+/**
+ * Grammar compiler and matcher: regex, GBNF, Lark, EBNF and JSON Schema (or zod) to exact token masks.
+ *
+ * @module @sieve/grammar
+ */
 export { MAX_CODE_POINT, normalizeRanges, rx } from './ir/byte-regex.ts';
 export type { ByteRegex } from './ir/byte-regex.ts';
 export { compileGrammar } from './parser/compile-grammar.ts';

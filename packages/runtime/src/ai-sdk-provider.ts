@@ -6,6 +6,8 @@
  * is `json_schema` (without one, a JSON object), function tools and `toolChoice` are `tools`
  * and `tool_choice`, and the answer's text and calls come back as content parts (streamed:
  * text deltas as they come, the calls whole).
+ *
+ * @module @sieve/runtime/ai-sdk
  */
 import type {
   LanguageModelV4,
@@ -27,6 +29,8 @@ export interface SieveLanguageModelOptions {
   readonly modelId?: string;
   /** Variables for the chat template (`{ enable_thinking: false }` for Qwen3). */
   readonly templateOptions?: Readonly<Record<string, unknown>>;
+  /** A chat template (Jinja) for a model whose tokenizer has none (a base model). */
+  readonly chatTemplate?: string;
 }
 
 /** The engine (with a model loaded) as an AI SDK language model. */
@@ -130,6 +134,7 @@ function chatRequest(call: LanguageModelV4CallOptions, options: SieveLanguageMod
     ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoice(call.toolChoice) }),
     ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
     ...(options.templateOptions === undefined ? {} : { chat_template_kwargs: options.templateOptions }),
+    ...(options.chatTemplate === undefined ? {} : { chatTemplate: options.chatTemplate }),
   };
   return { request, warnings };
 }

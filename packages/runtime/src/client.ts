@@ -1,5 +1,9 @@
-// The page side of a worker engine: constraint builders, the worker client, errors and types.
-// Nothing here loads transformers.js or the grammar compiler.
+/**
+ * The page side of a worker engine: constraint builders, the worker client, errors and types.
+ * Nothing here loads transformers.js or the grammar compiler.
+ *
+ * @module @sieve/runtime/client
+ */
 export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, JsonSchema, Lark, LogitBias, Regex, ThinkThen } from './constraint-specs.ts';
 export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';

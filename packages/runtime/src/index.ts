@@ -1,5 +1,9 @@
-// Everything: the in-thread engine (loads transformers.js), the worker client, constraints.
-// Pages that run the engine in a worker import `@sieve/runtime/client` instead.
+/**
+ * Everything: the in-thread engine (loads transformers.js), the worker client, constraints.
+ * Pages that run the engine in a worker import `@sieve/runtime/client` instead.
+ *
+ * @module @sieve/runtime
+ */
 export * from './client.ts';
 export { Grammar } from './constraints.ts';
 export { continuationEncoder, tokenLookup } from './continuation.ts';

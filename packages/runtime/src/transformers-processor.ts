@@ -9,6 +9,8 @@
  * budget-aware ending (finishing the output within `max_new_tokens`), streaming events and
  * the step timings need Sieve's own loop (`createEngine`). One sequence (batch size 1, no
  * beams); `reset()` before reusing the processor for another generation.
+ *
+ * @module @sieve/runtime/transformers
  */
 import type { KernelSource } from '@sieve/kernel';
 import { loadKernel } from '@sieve/kernel';

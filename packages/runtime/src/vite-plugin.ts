@@ -10,6 +10,8 @@
  *   and a strict Content-Security-Policy (`STRICT_CSP`: no eval, no inline script);
  * - local models (the transformers.js folder layout) served under `/models/` from `modelsDir`,
  *   never bundled; a missing file is a 404, not the app's index page.
+ *
+ * @module @sieve/runtime/vite
  */
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, normalize, resolve } from 'node:path';

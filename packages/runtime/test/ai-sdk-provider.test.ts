@@ -18,13 +18,8 @@ describe('the AI SDK over a Sieve engine (stories260K)', () => {
     engine = await storiesEngine();
   });
   afterAll(() => engine.dispose());
-  // stories260K has no chat template: the engine is given one for every chat request.
-  const model = () => {
-    const chat = engine.chat.completions;
-    return sieveLanguageModel({
-      chat: { completions: { create: (request: Parameters<typeof chat.create>[0]) => chat.create({ ...request, chatTemplate: TEMPLATE }) } as typeof chat },
-    });
-  };
+  // stories260K has no chat template: the model is given one.
+  const model = () => sieveLanguageModel(engine, { chatTemplate: TEMPLATE });
 
   it('generateText and streamText: the same text for the same seed', async () => {
     const generated = await generateText({ model: model(), prompt: 'Tell me about Lily.', maxOutputTokens: 20, seed: 3 });
