@@ -72,7 +72,7 @@ test('publint and @arethetypeswrong/cli accept every packed package', () => {
   expect(files('kernel').some((file) => file.includes('kernel.debug'))).toBe(false);
 });
 
-test('Node: the tarballs installed with npm, createEngine → load(local folder) → generateJson', () => {
+test('Node: the tarballs installed with npm, createEngine → load(local folder) → generateJson; the transformers.js and AI SDK adapters', () => {
   const dir = installExample('node', ['format', 'vocab', 'kernel', 'grammar', 'runtime']);
   // Nothing but what npm installed: no workspace package in reach.
   expect(existsSync(join(dir, 'node_modules', '@sieve', 'runtime', 'dist', 'index.js'))).toBe(true);
@@ -81,6 +81,11 @@ test('Node: the tarballs installed with npm, createEngine → load(local folder)
   expect(result.vocabOrigin).toBe('built');
   expect(result.tokens).toBeGreaterThan(3);
   expect(isCharacter(result.value), JSON.stringify(result.value)).toBe(true);
+  // The adapters, through transformers.js's own generate and the `ai` package.
+  const adapters = execFileSync('node', ['adapters.js', join(MODELS, 'stories260K')], { cwd: dir, encoding: 'utf8' });
+  const { transformers, aiSdk } = JSON.parse(adapters.trim().split('\n').at(-1)!) as { transformers: unknown; aiSdk: unknown };
+  expect(isCharacter(transformers), JSON.stringify(transformers)).toBe(true);
+  expect(isCharacter(aiSdk), JSON.stringify(aiSdk)).toBe(true);
 });
 
 test('Vite + TypeScript app from the tarballs: type-checks, builds, and generates schema-valid JSON in Chromium', async ({ page }) => {

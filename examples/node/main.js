@@ -2,6 +2,7 @@
 // that a JSON Schema allows. Usage: node main.js MODEL_DIR ["prompt"]
 /* global console */
 import { createEngine } from '@sieve/runtime';
+import { CHARACTER } from './character.js';
 
 const [model, prompt = 'Once upon a time, there was a girl called'] = process.argv.slice(2);
 if (model === undefined) {
@@ -9,16 +10,9 @@ if (model === undefined) {
   process.exit(2);
 }
 
-const schema = {
-  type: 'object',
-  properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer', minimum: 1, maximum: 99 } },
-  required: ['name', 'age'],
-  additionalProperties: false,
-};
-
 const engine = createEngine();
 // Without a `vocab`, the token index is built from the model's tokenizer.json as it loads.
 const info = await engine.load({ model, device: 'cpu' });
-const { value, tokens } = await engine.generateJson(schema, { prompt, maxTokens: 60, sampling: { seed: 1 } });
+const { value, tokens } = await engine.generateJson(CHARACTER, { prompt, maxTokens: 60, sampling: { seed: 1 } });
 console.log(JSON.stringify({ model: info.id, vocabOrigin: info.vocabOrigin, tokens: tokens.length, value }));
 await engine.dispose();
