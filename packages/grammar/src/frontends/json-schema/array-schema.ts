@@ -1,11 +1,13 @@
 /**
  * Arrays: `[ ws (items ws)? ]`, the prefix items in their places, then the rest's schema
- * repeated, between minItems and maxItems in all.
+ * repeated, between minItems and maxItems in all; unique items over finitely many values as
+ * a grammar over sets (`unique-items.ts`).
  */
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { capped, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr } from './unique-items.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
 // (an array) + additionalItems.
@@ -25,7 +27,11 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   if (items.rest === false) maxItems = Math.min(maxItems, items.prefix.length);
   if (minItems > maxItems) return expr.alt([]);
   if (schema.uniqueItems === true && maxItems > 1) {
-    compiler.unsupported(pointer, 'uniqueItems', 'uniqueItems cannot be enforced by a grammar (except with maxItems ≤ 1)');
+    const positions = { at: (i: number) => itemSchema(items, i) };
+    const unique = uniqueItemsExpr(compiler, positions, minItems, maxItems);
+    if (unique !== null) return unique;
+    const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, or with maxItems ≤ 1`;
+    compiler.unsupported(pointer, 'uniqueItems', message);
   }
   if (maxItems === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
   // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.
@@ -50,10 +56,14 @@ function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
   };
 }
 
+// The schema of the item at position i, and its pointer.
+function itemSchema(items: ItemSchemas, i: number): readonly [Schema, string] {
+  return i < items.prefix.length ? [items.prefix[i]!, pointerJoin(items.prefixPointer, i)] : [items.rest, items.restPointer];
+}
+
 // The item at position i (each distinct item schema is built once: schemaExpr reuses it).
 function itemExpr(compiler: SchemaCompiler, items: ItemSchemas, i: number): Expr {
-  if (i < items.prefix.length) return compiler.schemaExpr(items.prefix[i]!, pointerJoin(items.prefixPointer, i));
-  return compiler.schemaExpr(items.rest, items.restPointer);
+  return compiler.schemaExpr(...itemSchema(items, i));
 }
 
 // Items from position i on, at least `min` of them in all, given i already written.
