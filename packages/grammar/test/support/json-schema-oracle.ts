@@ -3,7 +3,16 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { compileGrammar, jsonSchemaGrammar, pythonJson, recognize, type CompiledGrammar, type GrammarLimits, type JsonSchemaOptions } from '../../src/index.ts';
+import {
+  compileGrammar,
+  jsonSchemaGrammar,
+  pythonJson,
+  recognize,
+  SchemaError,
+  type CompiledGrammar,
+  type GrammarLimits,
+  type JsonSchemaOptions,
+} from '../../src/index.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -138,4 +147,15 @@ export function longestWhitespaceRun(text: string): number {
     if (c === '"') inString = true;
   }
   return longest;
+}
+
+/** The `SchemaError` compiling `schema` throws, or undefined when it compiles. */
+export function schemaErrorOf(schema: unknown, options: JsonSchemaOptions = {}): SchemaError | undefined {
+  try {
+    jsonSchemaGrammar(schema, options);
+  } catch (error) {
+    if (error instanceof SchemaError) return error;
+    throw error;
+  }
+  return undefined;
 }

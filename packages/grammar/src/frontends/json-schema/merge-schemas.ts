@@ -130,6 +130,11 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       // Both must match: the string keywords intersect every pattern in the list.
       out.pattern = [...[mine].flat(), ...[v].flat()];
       return true;
+    case '__notValues':
+    case '__notPatterns':
+      // Excluded on either side: excluded.
+      out[k] = [...(mine as unknown[]), ...(v as unknown[])];
+      return true;
     case 'anyOf':
     case 'oneOf':
       out[k] = (mine as unknown[]).flatMap((x) => (v as unknown[]).map((y) => ({ allOf: [x, y] })));

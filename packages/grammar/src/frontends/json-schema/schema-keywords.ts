@@ -84,8 +84,14 @@ export const KNOWN = new Set([
   '$recursiveRef',
 ]);
 
-/** Keywords that assert something (merging marks excluded values as `__notValues`). */
-export const isAssertion = (k: string): boolean => KNOWN.has(k) || k === '__notValues';
+/**
+ * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
+ * excluded) and `__notPatterns` (patterns a string must not match).
+ */
+export const INTERNAL = new Set(['__notValues', '__notPatterns']);
+
+/** Keywords that assert something. */
+export const isAssertion = (k: string): boolean => KNOWN.has(k) || INTERNAL.has(k);
 
 /** Keywords that constrain instances of one kind only. */
 export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
@@ -103,7 +109,7 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'unevaluatedProperties',
   ],
   array: ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'],
-  string: ['minLength', 'maxLength', 'pattern', 'format'],
+  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());

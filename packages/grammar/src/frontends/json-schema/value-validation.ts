@@ -24,8 +24,9 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 }
 
 /**
- * Merged schemas encode two things their own way: several patterns as a list, and excluded
- * constants (`__notValues`). This spells them as standard keywords for the validator.
+ * Merged schemas encode three things their own way: several patterns as a list, excluded
+ * constants (`__notValues`) and excluded patterns (`__notPatterns`). This spells them as
+ * standard keywords for the validator.
  */
 export function standardSchema(merged: SchemaObject): SchemaObject {
   const out: Record<string, unknown> = { ...merged };
@@ -37,6 +38,10 @@ export function standardSchema(merged: SchemaObject): SchemaObject {
   if (out.__notValues !== undefined) {
     extra.push({ not: { enum: out.__notValues } });
     delete out.__notValues;
+  }
+  if (out.__notPatterns !== undefined) {
+    extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
+    delete out.__notPatterns;
   }
   if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
   return out;

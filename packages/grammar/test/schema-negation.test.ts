@@ -1,0 +1,144 @@
+// Schema-level negation (src/frontends/json-schema/negate-schema.ts) and what is built on it:
+// `not` of general schemas, `oneOf` with overlapping branches (each branch less the others),
+// `if`/`then`/`else`, and integers less constants. Each schema's grammar is checked against
+// ajv on random instances near hand-picked valid and invalid ones (accepted iff ajv accepts,
+// both kinds met), and the complements the compiler cannot build exactly are refused with the
+// schema's pointer.
+import { describe, expect, it } from 'vitest';
+import { SchemaError } from '../src/index.ts';
+import { schemaErrorOf } from './support/json-schema-oracle.ts';
+import { nearInstances } from './support/json-instances.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
+
+const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
+  {
+    name: 'not required: properties that exclude each other',
+    schema: { type: 'object', properties: { a: { type: 'integer' }, b: {} }, not: { required: ['a', 'b'] } },
+    bases: [{ a: 1 }, { b: 1 }, { a: 1, b: 2 }, {}, { a: 'x' }],
+  },
+  {
+    name: 'not allOf of required (two forms of the same exclusion)',
+    schema: { not: { allOf: [{ required: ['site'] }, { required: ['app'] }] }, required: ['id'] },
+    bases: [{ id: 1, site: 2 }, { id: 1, app: 2 }, { id: 1, site: 1, app: 2 }, { site: 1 }, 'x'],
+  },
+  {
+    name: 'not anyOf: neither branch holds',
+    schema: { type: 'object', not: { anyOf: [{ required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] } },
+    bases: [{}, { a: 1 }, { b: 'x' }, { b: 1 }, { c: [] }],
+  },
+  {
+    name: 'not of a pattern, with a length',
+    schema: { type: 'string', minLength: 1, not: { pattern: '^[.,*\\\\\\-\\s{}()]+$' } },
+    bases: ['a', '.', '..x', ' ', '', '(a)', '-'],
+  },
+  {
+    name: 'not of bounds and lengths across kinds',
+    schema: { not: { minimum: 3, maxLength: 2, type: ['number', 'string', 'null'] } },
+    bases: [3, 2, 2.5, 'abc', 'ab', null, true, [], {}, 10],
+  },
+  {
+    name: 'not of a property schema (pushed inward)',
+    schema: { type: 'object', not: { properties: { kind: { enum: ['a', 'b'] }, n: { type: 'number', maximum: 5 } } } },
+    bases: [{ kind: 'c' }, { kind: 'a' }, { n: 6 }, { n: 5 }, {}, { kind: 'a', n: 7 }],
+  },
+  {
+    name: 'not of items, prefixItems and array bounds',
+    schema: { type: 'array', not: { prefixItems: [{ type: 'string' }], items: { type: 'number' }, maxItems: 3 } },
+    bases: [['a', 1], [1], ['a', 'b'], ['a', 1, 2, 3], [], ['a', 1, 2]],
+  },
+  {
+    name: 'not of dependentRequired and of object bounds',
+    schema: { type: 'object', not: { dependentRequired: { a: ['b'] }, minProperties: 1 } },
+    bases: [{}, { a: 1 }, { a: 1, b: 2 }, { b: 1 }, { c: 1 }],
+  },
+  {
+    name: 'not of a not and of an enum',
+    schema: { not: { not: { type: 'string', maxLength: 2 }, enum: ['x', 'yy', 'zzz', null] } },
+    bases: ['x', 'yy', 'zzz', 'w', 1, 2, null],
+  },
+  {
+    name: 'integers less constants (1 and 1.0 are one value)',
+    schema: { type: 'integer', minimum: 1024, maximum: 65535, not: { enum: [6379, 6380, 43215, 2.5] } },
+    bases: [1024, 6379, 6380, 6381, 43215, 65535, 65536, 1023],
+  },
+  {
+    name: 'oneOf of required names (overlapping: exactly one present)',
+    schema: { type: 'object', properties: { ssn: { type: 'string' }, ein: { type: 'string' } }, oneOf: [{ required: ['ssn'] }, { required: ['ein'] }] },
+    bases: [{ ssn: 'a' }, { ein: 'b' }, { ssn: 'a', ein: 'b' }, {}, { ssn: 1 }],
+  },
+  {
+    name: 'oneOf of overlapping string and object branches',
+    schema: {
+      oneOf: [
+        { type: 'string', maxLength: 3 },
+        { type: 'string', pattern: '^a' },
+        { type: 'object', properties: { type: { enum: ['x', 'y'] } } },
+        { type: 'object', properties: { type: { const: 'y' } }, required: ['type'] },
+      ],
+    },
+    bases: ['ab', 'abcd', 'bcde', 'b', { type: 'x' }, { type: 'y' }, {}, { type: 'z' }, 1],
+  },
+  {
+    name: 'oneOf of number ranges that overlap',
+    schema: {
+      oneOf: [
+        { type: 'integer', minimum: 0, maximum: 10 },
+        { type: 'integer', minimum: 5 },
+      ],
+    },
+    bases: [0, 4, 5, 10, 11, -1, 7.5],
+  },
+  {
+    name: 'if / then / else on a discriminating property',
+    schema: {
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      if: { properties: { kind: { const: 'circle' } }, required: ['kind'] },
+      then: { required: ['radius'], properties: { radius: { type: 'number', minimum: 0 } } },
+      else: { required: ['side'] },
+    },
+    bases: [{ kind: 'circle', radius: 1 }, { kind: 'circle', side: 1 }, { kind: 'square', side: 2 }, { side: 1 }, { kind: 'circle', radius: -1 }],
+  },
+  {
+    name: 'if / then without else, on strings',
+    schema: { type: 'string', if: { maxLength: 2 }, then: { pattern: '^x' } },
+    bases: ['x', 'xy', 'ab', 'abc', ''],
+  },
+];
+
+describe('schema-level negation against ajv', () => {
+  it.each(CASES)('$name', ({ schema, bases }) => {
+    expectAgreement(schema, nearInstances(bases), { numRuns: 300, seed: 5 });
+  });
+});
+
+// [schema, pointer, keyword, what the message names]
+const REFUSED: [unknown, string, string, string][] = [
+  [{ not: { type: 'string', format: 'email' } }, '', 'not', 'format'],
+  [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
+  [{ not: { type: 'object', properties: { a: {} }, additionalProperties: false } }, '', 'not', 'additionalProperties'],
+  [
+    {
+      oneOf: [
+        { type: 'array', contains: { const: 1 } },
+        { type: 'array', minItems: 1 },
+      ],
+    },
+    '',
+    'oneOf',
+    'contains',
+  ],
+  [{ type: 'number', not: { enum: [2.5] } }, '', 'not', 'numeric constants'],
+  [{ not: { type: 'array', items: { type: 'integer' } } }, '', 'not', 'items'],
+  [{ not: { type: 'integer', minimum: 3 } }, '', 'not', 'integer'],
+  [{ oneOf: Array.from({ length: 8 }, (_, i) => ({ type: 'object', minProperties: i, required: [`p${i}`, `q${i}`] })) }, '', 'oneOf', 'branches'],
+];
+
+describe('complements that cannot be built exactly', () => {
+  it.each(REFUSED)('%j: unsupported at %j (%s)', (schema, pointer, keyword, named) => {
+    const error = schemaErrorOf(schema);
+    expect(error).toBeInstanceOf(SchemaError);
+    expect(error).toMatchObject({ code: 'unsupported', pointer, keyword });
+    expect(error?.message).toContain(named);
+  });
+});
