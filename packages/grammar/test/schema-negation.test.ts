@@ -104,6 +104,17 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     schema: { type: 'string', if: { maxLength: 2 }, then: { pattern: '^x' } },
     bases: ['x', 'xy', 'ab', 'abc', ''],
   },
+  {
+    name: 'two conditionals in one intersection, and the complement of one',
+    schema: {
+      allOf: [
+        { if: { required: ['a'] }, then: { required: ['b'] } },
+        { if: { required: ['c'] }, then: { properties: { a: false } }, else: { required: ['d'] } },
+        { not: { if: { required: ['e'] }, then: { required: ['f'] }, else: { minProperties: 3 } } },
+      ],
+    },
+    bases: [{ a: 1, b: 1, d: 1 }, { c: 1 }, { c: 1, a: 1, b: 1 }, { e: 1 }, { e: 1, f: 1, d: 1 }, { d: 1, x: 1 }, 'x'],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

@@ -72,7 +72,10 @@ export class SchemaFlattener {
         return true;
       }
       const own: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
+      for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
+      // A conditional as one conjunct of a list, so intersections keep every one (`then` and
+      // `else` without `if` assert nothing).
+      if (schema.if !== undefined) own.__conditions = [[schema.if, schema.then ?? true, schema.else ?? true]];
       const ownId = compiler.ids.of(own);
       if (!seen.parts.has(ownId)) {
         seen.parts.add(ownId);

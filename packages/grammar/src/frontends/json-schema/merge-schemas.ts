@@ -132,7 +132,8 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       return true;
     case '__notValues':
     case '__notPatterns':
-      // Excluded on either side: excluded.
+    case '__conditions':
+      // Excluded (or conditional) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;
     case 'anyOf':

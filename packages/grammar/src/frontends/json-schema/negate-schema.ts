@@ -162,17 +162,13 @@ class Negation {
         branches.forEach((a, i) => branches.slice(i + 1).forEach((b) => this.#both(a, b)));
         return;
       }
-      case 'if': {
-        // (if ∧ ¬then) ∪ (¬if ∧ ¬else).
-        const then = this.schema.then;
-        const otherwise = this.schema.else;
-        if (then !== undefined && then !== true) this.#both(value as Schema, { not: then });
-        if (otherwise !== undefined && otherwise !== true) this.#out.push({ ...this.#anyKind(), not: { anyOf: [value, otherwise] } });
+      case '__conditions':
+        // For each conditional: (if ∧ ¬then) ∪ (¬if ∧ ¬else).
+        for (const [condition, then, otherwise] of value as Schema[][]) {
+          if (then !== true) this.#both(condition!, { not: then });
+          if (otherwise !== true) this.#out.push({ ...this.#anyKind(), not: { anyOf: [condition, otherwise] } });
+        }
         return;
-      }
-      case 'then':
-      case 'else':
-        return; // with `if`, or ignored
       case 'pattern':
         for (const pattern of [value].flat()) this.#add('string', { __notPatterns: [pattern] });
         return;

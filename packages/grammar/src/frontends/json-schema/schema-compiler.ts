@@ -185,7 +185,7 @@ export class SchemaCompiler {
   // anyOf / oneOf distribute over their siblings; then `not`; then types.
   #branches(schema: SchemaObject, pointer: string): Expr {
     if (schema.enum !== undefined || schema.const !== undefined) return enumExpr(this, schema, pointer);
-    if (schema.if !== undefined) return this.#conditional(schema, pointer);
+    if (schema.__conditions !== undefined) return this.#conditional(schema, pointer);
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       if (schema[keyword] !== undefined) return this.#distributed(schema, keyword, pointer);
     }
@@ -200,11 +200,13 @@ export class SchemaCompiler {
     return expr.alt(alternatives);
   }
 
-  // if / then / else: (if ∧ then) ∪ (¬if ∧ else), each merged with the other keywords.
+  // if / then / else (the first of the conditionals an intersection holds): (if ∧ then) ∪
+  // (¬if ∧ else), each merged with the other keywords.
   #conditional(schema: SchemaObject, pointer: string): Expr {
     const rest: Record<string, unknown> = { ...schema };
-    for (const k of ['if', 'then', 'else']) delete rest[k];
-    const [condition, then, otherwise] = [schema.if, schema.then ?? true, schema.else ?? true] as Schema[];
+    const [[condition, then, otherwise], ...more] = schema.__conditions as Schema[][];
+    if (more.length > 0) rest.__conditions = more;
+    else delete rest.__conditions;
     if (then === true && otherwise === true) return this.#branches(rest, pointer);
     const cases = (): SchemaObject[] => {
       const holds = this.flatten({ allOf: [condition!, then!] }, pointer);

@@ -86,9 +86,10 @@ export const KNOWN = new Set([
 
 /**
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
- * excluded) and `__notPatterns` (patterns a string must not match).
+ * excluded), `__notPatterns` (patterns a string must not match) and `__conditions` (the
+ * `[if, then, else]` triples of an intersection).
  */
-export const INTERNAL = new Set(['__notValues', '__notPatterns']);
+export const INTERNAL = new Set(['__notValues', '__notPatterns', '__conditions']);
 
 /** Keywords that assert something. */
 export const isAssertion = (k: string): boolean => KNOWN.has(k) || INTERNAL.has(k);

@@ -24,9 +24,9 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 }
 
 /**
- * Merged schemas encode three things their own way: several patterns as a list, excluded
- * constants (`__notValues`) and excluded patterns (`__notPatterns`). This spells them as
- * standard keywords for the validator.
+ * Merged schemas encode some things their own way: several patterns as a list, excluded
+ * constants (`__notValues`) and patterns (`__notPatterns`), conditionals (`__conditions`).
+ * This spells them as standard keywords for the validator.
  */
 export function standardSchema(merged: SchemaObject): SchemaObject {
   const out: Record<string, unknown> = { ...merged };
@@ -38,6 +38,10 @@ export function standardSchema(merged: SchemaObject): SchemaObject {
   if (out.__notValues !== undefined) {
     extra.push({ not: { enum: out.__notValues } });
     delete out.__notValues;
+  }
+  if (out.__conditions !== undefined) {
+    extra.push(...(out.__conditions as unknown[][]).map(([condition, then, otherwise]) => ({ if: condition, then, else: otherwise })));
+    delete out.__conditions;
   }
   if (out.__notPatterns !== undefined) {
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
