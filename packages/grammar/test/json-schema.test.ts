@@ -357,9 +357,6 @@ const UNSUPPORTED: [unknown, string, string][] = [
   [{ type: 'array', uniqueItems: true }, '', 'uniqueItems'],
   [{ type: 'array', items: { type: 'array', uniqueItems: true, maxItems: 3 } }, '/items', 'uniqueItems'],
   [{ type: 'array', contains: { type: 'integer' } }, '', 'contains'],
-  [{ $defs: { x: { dependentSchemas: { a: { required: ['b'] } } } }, $ref: '#/$defs/x' }, '/$defs/x', 'dependentSchemas'],
-  [{ type: 'object', dependentRequired: { a: ['b'] }, maxProperties: 3 }, '', 'dependentRequired'],
-  [{ type: 'object', dependencies: { a: { required: ['b'] } } }, '', 'dependencies'],
   [{ properties: { a: { type: 'object', unevaluatedProperties: false } } }, '/properties/a', 'unevaluatedProperties'],
   [{ oneOf: [{ type: 'string' }, { format: 'date' }] }, '', 'oneOf'],
   [{ type: 'number', multipleOf: 0.5 }, '', 'multipleOf'],
@@ -406,14 +403,6 @@ describe('unsupported keywords', () => {
     expect(accepts(compiled, '[1,1]')).toBe(true);
     expect(accepts(compiled, '[1,"a"]')).toBe(false);
     expect(accepts(compiled, '[1,2,3,4]')).toBe(false);
-  });
-
-  it('lenient leaves dependentRequired with maxProperties unenforced, maxProperties enforced', () => {
-    const { grammar, warnings } = jsonSchemaGrammar({ type: 'object', dependentRequired: { a: ['b'] }, maxProperties: 1 }, { lenient: true });
-    expect(warnings.map((w) => w.keyword)).toEqual(['dependentRequired']);
-    const compiled = compileGrammar(grammar);
-    expect(accepts(compiled, '{"a": 1}')).toBe(true);
-    expect(accepts(compiled, '{"a": 1, "b": 2}')).toBe(false);
   });
 
   it('no warnings for a supported schema', () => {

@@ -115,6 +115,26 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     },
     bases: [{ a: 1, b: 1, d: 1 }, { c: 1 }, { c: 1, a: 1, b: 1 }, { e: 1 }, { e: 1, f: 1, d: 1 }, { d: 1, x: 1 }, 'x'],
   },
+  {
+    name: 'dependent schemas as conditionals (draft 2020-12 and draft-7 spellings)',
+    schema: {
+      type: 'object',
+      dependentSchemas: { a: { required: ['b'], properties: { b: { type: 'integer' } } } },
+      dependencies: { c: { properties: { d: { const: 1 } } }, e: ['f'] },
+    },
+    bases: [{ a: 1, b: 2 }, { a: 1 }, { a: 1, b: 'x' }, { c: 1, d: 1 }, { c: 1, d: 2 }, { d: 2 }, { e: 1, f: 1 }, { e: 1 }],
+  },
+  {
+    name: 'dependentRequired and exclusive members beside member counts',
+    schema: {
+      type: 'object',
+      dependentRequired: { a: ['b'] },
+      dependencies: { x: { not: { required: ['y'] } } },
+      minProperties: 1,
+      maxProperties: 3,
+    },
+    bases: [{ a: 1, b: 1 }, { a: 1 }, { b: 1 }, {}, { x: 1, y: 1 }, { x: 1, b: 1, c: 1 }, { a: 1, b: 1, c: 1, d: 1 }],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

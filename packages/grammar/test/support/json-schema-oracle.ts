@@ -55,6 +55,12 @@ function isLegacyDraft(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && /draft-0[4-7]/.test(String((schema as { $schema?: unknown }).$schema ?? ''));
 }
 
+// Draft 4 has no conditionals: there these are unknown keywords.
+const CONDITIONALS = new Set(['if', 'then', 'else']);
+function isDraft4(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && /draft-0[34]/.test(String((schema as { $schema?: unknown }).$schema ?? ''));
+}
+
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
 
 // What may stay beside a `$ref` in drafts 4-7, where its other siblings are ignored.
@@ -65,17 +71,19 @@ const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$de
  * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
  * `exclusiveMaximum` as numbers, `dependencies` as `dependentRequired`/`dependentSchemas`, the
  * draft-4 `id` dropped (ajv refuses it), and, when the root's `$schema` names draft 4 to 7,
- * the keywords beside a `$ref` dropped (those drafts ignore them).
+ * the keywords beside a `$ref` dropped (those drafts ignore them), and under draft 4 `if`/`then`/`else`
+ * dropped (unknown keywords there).
  */
-export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef));
+export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema), draft4 = isDraft4(schema)): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef, draft4));
   if (schema === null || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'id' && typeof v === 'string') continue;
     if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
-    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef);
+    if (draft4 && CONDITIONALS.has(k)) continue;
+    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef, draft4);
   }
   // Draft 4-7 `dependencies`: lists of names are dependentRequired, schemas dependentSchemas.
   if (s.dependencies !== null && typeof s.dependencies === 'object' && !Array.isArray(s.dependencies)) {
@@ -83,8 +91,20 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): u
     const lists = entries.filter(([, v]) => Array.isArray(v));
     const schemas = entries.filter(([, v]) => !Array.isArray(v));
     delete out.dependencies;
-    if (lists.length > 0) out.dependentRequired = Object.fromEntries(lists);
-    if (schemas.length > 0) out.dependentSchemas = Object.fromEntries(schemas.map(([k, v]) => [k, draft2020(v, legacyRef)]));
+    // (Beside the 2020-12 keywords, when a schema has both: both hold, name by name.)
+    const both = (keyword: string, entries: [string, unknown][], join: (x: unknown, y: unknown) => unknown): Record<string, unknown> => {
+      const map = { ...((out[keyword] as Record<string, unknown> | undefined) ?? {}) };
+      for (const [k, v] of entries) map[k] = Object.hasOwn(map, k) ? join(map[k], v) : v;
+      return map;
+    };
+    if (lists.length > 0) out.dependentRequired = both('dependentRequired', lists, (x, y) => [...(x as string[]), ...(y as string[])]);
+    if (schemas.length > 0) {
+      out.dependentSchemas = both(
+        'dependentSchemas',
+        schemas.map(([k, v]) => [k, draft2020(v, legacyRef, draft4)]),
+        (x, y) => ({ allOf: [x, y] }),
+      );
+    }
   }
   if (Array.isArray(s.items)) {
     out.prefixItems = out.items;

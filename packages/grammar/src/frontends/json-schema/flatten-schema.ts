@@ -6,6 +6,7 @@
  */
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { mergeSchemas } from './merge-schemas.ts';
+import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import type { Schema, SchemaObject } from './schema-keywords.ts';
@@ -73,9 +74,12 @@ export class SchemaFlattener {
       }
       const own: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
-      // A conditional as one conjunct of a list, so intersections keep every one (`then` and
-      // `else` without `if` assert nothing).
-      if (schema.if !== undefined) own.__conditions = [[schema.if, schema.then ?? true, schema.else ?? true]];
+      // A conditional (and a dependent schema, one too) as one conjunct of a list, so
+      // intersections keep every one (`then` and `else` without `if` assert nothing).
+      // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
+      const conditional = schema.if !== undefined && compiler.draft !== '4';
+      const conditions = [...(conditional ? [[schema.if, schema.then ?? true, schema.else ?? true]] : []), ...dependentConditions(own)];
+      if (conditions.length > 0) own.__conditions = conditions;
       const ownId = compiler.ids.of(own);
       if (!seen.parts.has(ownId)) {
         seen.parts.add(ownId);

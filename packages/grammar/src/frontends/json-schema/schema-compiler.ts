@@ -17,6 +17,7 @@ import { enumExpr, numberLiteralRegex } from './enum-schema.ts';
 import { SchemaFlattener } from './flatten-schema.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
+import { dependenciesAsConditions } from './object-dependencies.ts';
 import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
 import { numberRegex } from './number-schema.ts';
 import { objectExpr } from './object-schema.ts';
@@ -185,6 +186,9 @@ export class SchemaCompiler {
   // anyOf / oneOf distribute over their siblings; then `not`; then types.
   #branches(schema: SchemaObject, pointer: string): Expr {
     if (schema.enum !== undefined || schema.const !== undefined) return enumExpr(this, schema, pointer);
+    const counted = schema.minProperties !== undefined || schema.maxProperties !== undefined || this.parts.caps.maxProperties !== Infinity;
+    const conditions = counted ? dependenciesAsConditions(schema) : null;
+    if (conditions !== null) return this.#conditional(conditions, pointer);
     if (schema.__conditions !== undefined) return this.#conditional(schema, pointer);
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       if (schema[keyword] !== undefined) return this.#distributed(schema, keyword, pointer);
