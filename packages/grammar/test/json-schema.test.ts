@@ -356,7 +356,7 @@ const UNSUPPORTED: [unknown, string, string][] = [
   [{ properties: { a: { if: { type: 'string', format: 'email' }, else: { minLength: 1 } } } }, '/properties/a', 'if'],
   [{ type: 'array', uniqueItems: true }, '', 'uniqueItems'],
   [{ type: 'array', items: { type: 'array', uniqueItems: true, maxItems: 3 } }, '/items', 'uniqueItems'],
-  [{ type: 'array', contains: { type: 'integer' } }, '', 'contains'],
+  [{ type: 'array', contains: { type: 'integer' }, minContains: 2 }, '', 'contains'],
   [{ properties: { a: { type: 'object', unevaluatedProperties: false } } }, '/properties/a', 'unevaluatedProperties'],
   [{ oneOf: [{ type: 'string' }, { format: 'date' }] }, '', 'oneOf'],
   [{ type: 'number', multipleOf: 0.5 }, '', 'multipleOf'],

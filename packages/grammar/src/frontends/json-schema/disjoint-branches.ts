@@ -97,9 +97,9 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
   ] as const) {
     const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
     if (values === null) continue;
-    const own = standardSchema(x);
+    const own = standardSchema(x, compiler.draft);
     const both = values.filter((v) => validatesValue(compiler, own, v, pointer));
-    const other = standardSchema(y);
+    const other = standardSchema(y, compiler.draft);
     return !both.some((v) => validatesValue(compiler, other, v, pointer));
   }
   if (shared.every((t) => t === 'number' || t === 'integer')) {

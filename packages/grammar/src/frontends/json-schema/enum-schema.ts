@@ -30,7 +30,7 @@ export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer
   delete rest.const;
   if (Object.keys(rest).some(isAssertion)) {
     if (compiler.hasDynamicRef()) compiler.unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
-    const check = standardSchema(rest);
+    const check = standardSchema(rest, compiler.draft);
     values = values.filter((v) => validatesValue(compiler, check, v, pointer));
   }
   const unique: unknown[] = [];

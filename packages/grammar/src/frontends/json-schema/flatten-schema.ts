@@ -80,6 +80,14 @@ export class SchemaFlattener {
       const conditional = schema.if !== undefined && compiler.draft !== '4';
       const conditions = [...(conditional ? [[schema.if, schema.then ?? true, schema.else ?? true]] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
+      // `contains` as a witness of a list too (from draft 6; with maxContains or a minContains
+      // above 1 it stays, refused).
+      const minContains = schema.minContains ?? 1;
+      if (schema.contains !== undefined && compiler.draft !== '4' && schema.maxContains === undefined && (minContains === 0 || minContains === 1)) {
+        if (minContains === 1) own.__contains = [{ schema: schema.contains, from: 0 }];
+        delete own.contains;
+        delete own.minContains;
+      }
       const ownId = compiler.ids.of(own);
       if (!seen.parts.has(ownId)) {
         seen.parts.add(ownId);

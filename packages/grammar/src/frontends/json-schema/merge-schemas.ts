@@ -133,7 +133,8 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case '__notValues':
     case '__notPatterns':
     case '__conditions':
-      // Excluded (or conditional) on either side: both lists hold.
+    case '__contains':
+      // Excluded (conditional, witnessed) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;
     case 'anyOf':

@@ -8,12 +8,12 @@
  * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
  * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
  * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
- * complement here (`format`, `uniqueItems`, `patternProperties`, `contains`, …) throw a
+ * complement here (`format`, `uniqueItems`, `patternProperties`, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
 export const MAX_NEGATION_BRANCHES = 64;
@@ -195,6 +195,13 @@ class Negation {
           if (member !== true) this.#add('object', { required: [name], properties: { [name]: { not: member } } });
         }
         return;
+      case '__fraction':
+        if (this.#numbers !== null) this.#out.push({ type: 'integer' });
+        return;
+      case '__contains':
+        // No item from `from` on holds.
+        for (const { schema, from } of value as Witness[]) this.#add('array', { prefixItems: Array<Schema>(from).fill(true), items: { not: schema } });
+        return;
       case 'dependentRequired':
       case 'dependentSchemas':
       case 'dependencies':
@@ -246,21 +253,14 @@ class Negation {
   }
 
   // Arrays with an item that fails its position's schema: a prefix position, or one of the
-  // rest's when maxItems bounds them (or the rest is `false`: any item past the prefix).
+  // rest's (a witness of `not` the rest's schema, from the first position past the prefix).
   #items(): void {
     const schema = this.schema;
     const [prefix, rest] = Array.isArray(schema.items)
       ? [schema.items as Schema[], (schema.additionalItems ?? true) as Schema]
       : [(schema.prefixItems ?? []) as Schema[], (schema.items ?? true) as Schema];
-    const at = (i: number, item: Schema): SchemaObject => ({ minItems: i + 1, prefixItems: [...Array<Schema>(i).fill(true), { not: item }] });
-    prefix.forEach((item, i) => item !== true && this.#add('array', at(i, item)));
-    if (rest === true) return;
-    if (rest === false) {
-      this.#add('array', { minItems: prefix.length + 1 });
-      return;
-    }
-    const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
-    if (maxItems - prefix.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('items');
-    for (let i = prefix.length; i < maxItems; i++) this.#add('array', at(i, rest));
+    prefix.forEach((item, i) => item !== true && this.#add('array', { minItems: i + 1, prefixItems: [...Array<Schema>(i).fill(true), { not: item }] }));
+    if (rest === false) this.#add('array', { minItems: prefix.length + 1 });
+    else if (rest !== true) this.#add('array', { __contains: [{ schema: { not: rest }, from: prefix.length }] });
   }
 }

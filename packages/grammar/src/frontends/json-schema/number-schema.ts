@@ -1,11 +1,12 @@
 /**
  * Numbers and integers: one lexeme, an exact digit pattern for the bounds intersected with
- * the `multipleOf` pattern, in plain decimal notation wherever a bound or multiple applies.
+ * the `multipleOf` pattern (and, for numbers that may not be integers, the fractions), in
+ * plain decimal notation wherever a bound or multiple applies.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { jsonRegex } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
-import { decimalBounds, intRange, multipleOfRegex } from './numbers.ts';
+import { decimalBounds, intRange, multipleOfRegex, nonIntegerRegex } from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { lowerBound, upperBound, type SchemaObject } from './schema-keywords.ts';
@@ -34,6 +35,7 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
       parts.push(regexToByteRegex(multiples));
     }
   }
+  if (schema.__fraction === true) parts.push(regexToByteRegex(nonIntegerRegex()));
   const bounded = lo.value !== -Infinity || hi.value !== Infinity;
   if (type === 'integer') {
     // Integers: an exact digit pattern for [lo, hi]; from draft 6 on, 3.0 is 3 too.

@@ -208,3 +208,18 @@ export function multipleOfRegex(m: number): string | null {
   const full = suffixes.filter((s) => s[0] !== '0' || s === '0');
   return `-?(?:${[...short, ...full, `[1-9]\\d*(?:${suffixes.join('|')})`].join('|')})(?:\\.0+)?`;
 }
+
+/**
+ * Regex for numbers that are not integers, in the spellings whose value is certain: plain
+ * decimals with a nonzero fraction digit and at most 15 significant digits (a double keeps
+ * them, so none rounds to an integer), and such mantissas with an exponent from -1 to -300
+ * (magnitudes below 1 that stay above 0). Longer spellings (`0.30000000000000004`) and
+ * exponents that leave the magnitude above 1 (`1.25e1`) are refused.
+ */
+export function nonIntegerRegex(): string {
+  const fraction = (room: number): string => `\\.\\d{0,${room - 1}}[1-9]0*`;
+  const plain = ['0\\.0{0,300}[1-9](?:\\d{0,13}[1-9])?0*'];
+  for (let length = 1; length <= 14; length++) plain.push(`[1-9]\\d{${length - 1}}${fraction(15 - length)}`);
+  const exponent = `[1-9](?:${fraction(14)}|\\.0+)?[eE]-0*(?:[1-9]\\d?|[12]\\d\\d|300)`;
+  return `-?(?:${[...plain, exponent].join('|')})`;
+}

@@ -33,7 +33,7 @@ const UNSUPPORTED_KEYWORDS: readonly (readonly [string, string])[] = [
   ['unevaluatedItems', 'unevaluatedItems is not supported'],
   ['$dynamicRef', '$dynamicRef is not supported'],
   ['$recursiveRef', '$recursiveRef is not supported'],
-  ['contains', 'contains is not supported'],
+  ['contains', 'contains with maxContains, or a minContains above 1, is not supported'],
 ];
 
 export class SchemaCompiler {
@@ -272,10 +272,9 @@ export class SchemaCompiler {
       const excluded = new Set(typeList(n.type, at));
       if (excluded.has('number')) excluded.add('integer');
       const kept = allowedTypes(rest, pointer).filter((t) => !excluded.has(t));
-      if (excluded.has('integer') && !excluded.has('number') && kept.includes('number')) {
-        this.unsupported(pointer, 'not', 'not {type: integer} of numbers (non-integers only) is not supported');
-      }
-      return this.#branches({ ...rest, type: kept.length > 0 ? kept : [] }, pointer);
+      // Numbers but not integers: fractions (see `nonIntegerRegex`).
+      const fraction = excluded.has('integer') && !excluded.has('number') && kept.includes('number');
+      return this.#branches({ ...rest, type: kept.length > 0 ? kept : [], ...(fraction && { __fraction: true }) }, pointer);
     }
     if (keys.length === 1 && (keys[0] === 'enum' || keys[0] === 'const')) {
       const values = keys[0] === 'const' ? [n.const] : (n.enum as unknown[]);
@@ -329,6 +328,7 @@ export class SchemaCompiler {
         return this.parts.lexeme('STRING', stringRegex(this, schema, pointer, excluded), pointer);
       case 'integer':
       case 'number':
+        if (type === 'integer' && schema.__fraction === true) return expr.alt([]);
         return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberExpr(type, schema, pointer, excluded), pointer);
       case 'array':
         if (excluded.some((v) => Array.isArray(v))) this.unsupported(pointer, 'not', '`not` of array constants is not supported');

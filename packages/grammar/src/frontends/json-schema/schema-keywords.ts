@@ -37,59 +37,19 @@ export const ANNOTATIONS = new Set([
   'contentMediaType',
   'contentSchema',
 ]);
-// Assertion keywords this compiler understands.
-export const KNOWN = new Set([
-  'type',
-  'enum',
-  'const',
-  '$ref',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'properties',
-  'required',
-  'additionalProperties',
-  'patternProperties',
-  'propertyNames',
-  'minProperties',
-  'maxProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'contains',
-  'minContains',
-  'maxContains',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'if',
-  'then',
-  'else',
-  'dependentRequired',
-  'dependentSchemas',
-  'dependencies',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  '$dynamicRef',
-  '$recursiveRef',
-]);
-
 /**
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
- * excluded), `__notPatterns` (patterns a string must not match) and `__conditions` (the
- * `[if, then, else]` triples of an intersection).
+ * excluded), `__notPatterns` (patterns a string must not match), `__conditions` (the
+ * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es) and `__fraction`
+ * (numbers that are not integers).
  */
-export const INTERNAL = new Set(['__notValues', '__notPatterns', '__conditions']);
+export const INTERNAL = new Set(['__notValues', '__notPatterns', '__conditions', '__contains', '__fraction']);
+
+/** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
+export interface Witness {
+  readonly schema: Schema;
+  readonly from: number;
+}
 
 /** Keywords that assert something. */
 export const isAssertion = (k: string): boolean => KNOWN.has(k) || INTERNAL.has(k);
@@ -109,11 +69,29 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'dependencies',
     'unevaluatedProperties',
   ],
-  array: ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'],
+  array: [
+    'items',
+    'prefixItems',
+    'additionalItems',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'contains',
+    'minContains',
+    'maxContains',
+    'unevaluatedItems',
+    '__contains',
+  ],
   string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
-  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
+
+// Assertion keywords this compiler understands: those of every kind, and of one.
+export const KNOWN = new Set([
+  ...['type', 'enum', 'const', '$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', '$dynamicRef', '$recursiveRef'],
+  ...[...KIND_SPECIFIC].filter((k) => !INTERNAL.has(k)),
+]);
 
 /** Keywords a `propertyNames` schema may use (it must be a string schema). */
 export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);

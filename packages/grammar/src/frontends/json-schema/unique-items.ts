@@ -88,7 +88,7 @@ export function finiteValues(compiler: SchemaCompiler, schema: Schema, pointer: 
   if (schema === true) return null;
   const candidates = candidateValues(compiler, schema, pointer, 0);
   if (candidates === null) return null;
-  const check = standardSchema(schema);
+  const check = standardSchema(schema, compiler.draft);
   const out: unknown[] = [];
   for (const v of candidates) {
     if (!out.some((u) => jsonEqual(u, v)) && validatesValue(compiler, check, v, pointer)) out.push(v);

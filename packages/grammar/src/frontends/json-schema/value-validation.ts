@@ -7,7 +7,8 @@ import { validate as validateInstance, type Schema as CfSchema } from '@cfworker
 import { GrammarError } from '../../grammar-error.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { SchemaObject } from './schema-keywords.ts';
+import type { SchemaObject, Witness } from './schema-keywords.ts';
+import type { SchemaDraft } from './schema-refs.ts';
 
 /** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
 export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean {
@@ -25,10 +26,11 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 
 /**
  * Merged schemas encode some things their own way: several patterns as a list, excluded
- * constants (`__notValues`) and patterns (`__notPatterns`), conditionals (`__conditions`).
- * This spells them as standard keywords for the validator.
+ * constants (`__notValues`) and patterns (`__notPatterns`), conditionals (`__conditions`),
+ * items one of which must hold (`__contains`), fractions (`__fraction`). This spells them as standard keywords of
+ * `draft` for the validator.
  */
-export function standardSchema(merged: SchemaObject): SchemaObject {
+export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
   const out: Record<string, unknown> = { ...merged };
   const extra: SchemaObject[] = [];
   if (Array.isArray(out.pattern)) {
@@ -40,12 +42,34 @@ export function standardSchema(merged: SchemaObject): SchemaObject {
     delete out.__notValues;
   }
   if (out.__conditions !== undefined) {
-    extra.push(...(out.__conditions as unknown[][]).map(([condition, then, otherwise]) => ({ if: condition, then, else: otherwise })));
+    // (As a union: draft 4 has no `if`.)
+    const spelled = (out.__conditions as unknown[][]).map(([condition, then, otherwise]) => ({
+      anyOf: [{ allOf: [condition, then] }, { allOf: [{ not: condition }, otherwise] }],
+    }));
+    extra.push(...spelled);
     delete out.__conditions;
   }
   if (out.__notPatterns !== undefined) {
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
     delete out.__notPatterns;
+  }
+  if (out.__fraction === true) {
+    extra.push({ not: { type: 'integer' } });
+    delete out.__fraction;
+  }
+  if (out.__contains !== undefined) {
+    // Some item from position `from` on holds: not all of them fail.
+    for (const { schema, from } of out.__contains as Witness[]) {
+      const fail = { not: schema };
+      const rest =
+        from === 0
+          ? { items: fail }
+          : draft === '2020-12' || draft === '2019-09'
+            ? { prefixItems: Array(from).fill(true), items: fail }
+            : { items: Array(from).fill(true), additionalItems: fail };
+      extra.push({ not: { type: 'array', ...rest } });
+    }
+    delete out.__contains;
   }
   if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
   return out;
