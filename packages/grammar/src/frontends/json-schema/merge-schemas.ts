@@ -50,12 +50,22 @@ function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, u
   const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
   const patternsB = (b.patternProperties ?? {}) as Record<string, unknown>;
   const both = Object.keys(patternsA).length > 0 && Object.keys(patternsB).length > 0;
-  if (both && !jsonEqual(patternsA, patternsB)) {
-    unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection are not supported');
-  }
   out.properties = crossProperties(a, b);
   b = { ...b, properties: crossProperties(b, a) };
-  if (both) return b;
+  if (both) {
+    if (jsonEqual(patternsA, patternsB)) return b;
+    // Keys matching only one side's patterns fall under the other's additionalProperties:
+    // with none on either side, every pattern holds where it matches.
+    const open = (s: SchemaObject): boolean => s.additionalProperties === undefined || s.additionalProperties === true;
+    if (!open(a) || !open(b)) {
+      unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection with additionalProperties are not supported');
+      return b;
+    }
+    const patterns: Record<string, unknown> = { ...patternsA };
+    for (const [p, schema] of Object.entries(patternsB)) patterns[p] = Object.hasOwn(patterns, p) ? intersection(patterns[p], schema) : schema;
+    out.patternProperties = patterns;
+    return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+  }
   // Keys matching one side's patterns fall under the other side's additionalProperties.
   const [patterns, otherAdditional] = Object.keys(patternsA).length > 0 ? [patternsA, b.additionalProperties] : [patternsB, a.additionalProperties];
   if (Object.keys(patterns).length === 0) return b;

@@ -26,6 +26,9 @@ import {
 } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
 
+/** Most patterns one `patternProperties` may have (keys are told apart by the set they match). */
+export const MAX_PATTERN_PROPERTIES = 6;
+
 /** What an object schema says of its members. */
 export interface ObjectShape extends PropertyDependencies {
   /** The members tracked by name, in order: declared, then required, then named by dependencies. */
@@ -130,12 +133,24 @@ class ObjectMembers implements MemberRules {
       ]);
     const others: Expr[] = [];
     const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
-    if (patterns.length > 1) compiler.unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
-    patterns.forEach(([p, s], i) => {
-      const key = parts.lexeme(`/${p}/`, otherKey(patternRegexes[i]!));
-      const value = compiler.schemaExpr(s, pointerJoin(pointerJoin(pointer, 'patternProperties'), p));
+    if (patterns.length > MAX_PATTERN_PROPERTIES) {
+      compiler.unsupported(pointer, 'patternProperties', `more than ${MAX_PATTERN_PROPERTIES} patterns in patternProperties are not supported`);
+    }
+    // Keys by the set of patterns they match (a region each: those patterns and none of the
+    // others; regions that match nothing drop out of the grammar), values by all of theirs.
+    const at = (p: string): string => pointerJoin(pointerJoin(pointer, 'patternProperties'), p);
+    const count = Math.min(patterns.length, MAX_PATTERN_PROPERTIES);
+    for (let set = 1; set < 1 << count; set++) {
+      const inside = patterns.flatMap((_, i) => (set & (1 << i) ? [i] : []));
+      const outside = patternRegexes.filter((_, i) => i < count && !(set & (1 << i)));
+      const regex = rx.and([...inside.map((i) => patternRegexes[i]!), ...(outside.length > 0 ? [rx.not(rx.alt(outside))] : [])]);
+      const key = parts.lexeme(inside.map((i) => `/${patterns[i]![0]}/`).join('&'), otherKey(regex));
+      const value =
+        inside.length === 1
+          ? compiler.schemaExpr(patterns[inside[0]!]![1], at(patterns[inside[0]!]![0]))
+          : compiler.schemaExpr({ allOf: inside.map((i) => patterns[i]![1]) }, pointer);
       others.push(expr.seq([key, parts.keySeparator(), value]));
-    });
+    }
     if (additional !== false) {
       const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
       const key = parts.lexeme('KEY', otherKey(unmatched), undefined, declared);
