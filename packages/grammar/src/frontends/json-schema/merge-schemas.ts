@@ -137,13 +137,15 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       out.uniqueItems = mine === true || v === true;
       return true;
     case 'pattern':
-      // Both must match: the string keywords intersect every pattern in the list.
-      out.pattern = [...[mine].flat(), ...[v].flat()];
+    case 'multipleOf':
+      // Both must hold: the string (number) keywords intersect every pattern (multiple) in the list.
+      out[k] = [...[mine].flat(), ...[v].flat()];
       return true;
     case '__notValues':
     case '__notPatterns':
     case '__conditions':
     case '__contains':
+    case '__notMultipleOf':
       // Excluded (conditional, witnessed) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;

@@ -195,6 +195,12 @@ class Negation {
           if (member !== true) this.#add('object', { required: [name], properties: { [name]: { not: member } } });
         }
         return;
+      case 'multipleOf':
+        for (const m of [value].flat()) this.#add('number', { __notMultipleOf: [m] });
+        return;
+      case '__notMultipleOf':
+        for (const m of value as unknown[]) this.#add('number', { multipleOf: m });
+        return;
       case '__fraction':
         if (this.#numbers !== null) this.#out.push({ type: 'integer' });
         return;

@@ -1,9 +1,11 @@
 /**
- * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source).
+ * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source), and
+ * multiples as regexes or, for any other positive multiple, a remainder automaton.
  * Integers are exact for any bounds up to 2^53; numbers with decimal bounds and multiples are
  * exact in plain decimal notation. Of the exponent forms, bounds accept those whose sign or
  * size class settles them (see `decimalBounds`); multiples accept none.
  */
+import type { ByteAutomaton } from '../../ir/byte-regex.ts';
 
 const digits = (n: number): string => String(n);
 
@@ -181,6 +183,57 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
     out.push(alt([...plain, ...exponentBelow(hi)]));
   }
   return out;
+}
+
+/** Most states a `multipleOfAutomaton` may have. */
+export const MAX_MULTIPLE_STATES = 20_000;
+
+/**
+ * An automaton for plain decimals that are multiples of any positive `m` = p / 10^d (p an
+ * integer): it reads the digits left to right keeping N mod p, N the number read so far
+ * times 10^d (fraction digits counted up to d; past d only zeros may follow). Null when p is
+ * not a safe integer or the states exceed `MAX_MULTIPLE_STATES`.
+ */
+export function multipleOfAutomaton(m: number): ByteAutomaton | null {
+  const { int, fraction } = plainDecimal(m);
+  const p = Number(int + fraction);
+  const d = fraction.length;
+  const depth = Math.max(d, 1);
+  if (!Number.isSafeInteger(p) || p === 0 || 3 + p * (2 + depth) > MAX_MULTIPLE_STATES) return null;
+  // 10^k mod p.
+  const shifted = (r: number, k: number): number => {
+    for (let i = 0; i < k; i++) r = (r * 10) % p;
+    return r;
+  };
+  const [START, MINUS, ZERO] = [0, 1, 2];
+  const integer = (r: number): number => 3 + r;
+  const point = (r: number): number => 3 + p + r;
+  const fractional = (r: number, j: number): number => 3 + 2 * p + (j - 1) * p + r;
+  const edges: number[][] = Array.from({ length: 3 + p * (2 + depth) }, () => []);
+  const accepting: boolean[] = edges.map(() => false);
+  const digits = (from: number, to: (digit: number) => number, only?: number): void => {
+    for (let digit = only ?? 0; digit <= (only ?? 9); digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, to(digit));
+  };
+  edges[START]!.push(0x2d, 0x2d, MINUS);
+  for (const from of [START, MINUS]) {
+    digits(from, () => ZERO, 0);
+    for (let digit = 1; digit <= 9; digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, integer(digit % p));
+  }
+  edges[ZERO]!.push(0x2e, 0x2e, point(0));
+  accepting[ZERO] = true;
+  for (let r = 0; r < p; r++) {
+    digits(integer(r), (digit) => integer((r * 10 + digit) % p));
+    edges[integer(r)]!.push(0x2e, 0x2e, point(r));
+    accepting[integer(r)] = shifted(r, d) === 0;
+    if (d >= 1) digits(point(r), (digit) => fractional((r * 10 + digit) % p, 1));
+    else digits(point(r), () => fractional(r, 1), 0);
+    for (let j = 1; j <= depth; j++) {
+      if (j < d) digits(fractional(r, j), (digit) => fractional((r * 10 + digit) % p, j + 1));
+      else digits(fractional(r, j), () => fractional(r, j), 0);
+      accepting[fractional(r, j)] = shifted(r, Math.max(0, d - j)) === 0;
+    }
+  }
+  return { edges, accepting };
 }
 
 /**

@@ -39,11 +39,12 @@ export const ANNOTATIONS = new Set([
 ]);
 /**
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
- * excluded), `__notPatterns` (patterns a string must not match), `__conditions` (the
+ * excluded), `__notPatterns` and `__notMultipleOf` (patterns a string must not match,
+ * multiples a number must not be), `__conditions` (the
  * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es) and `__fraction`
  * (numbers that are not integers).
  */
-export const INTERNAL = new Set(['__notValues', '__notPatterns', '__conditions', '__contains', '__fraction']);
+export const INTERNAL = new Set(['__notValues', '__notPatterns', '__notMultipleOf', '__conditions', '__contains', '__fraction']);
 
 /** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
 export interface Witness {
@@ -83,7 +84,7 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     '__contains',
   ],
   string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
-  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
 

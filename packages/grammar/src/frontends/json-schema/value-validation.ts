@@ -25,17 +25,22 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 }
 
 /**
- * Merged schemas encode some things their own way: several patterns as a list, excluded
- * constants (`__notValues`) and patterns (`__notPatterns`), conditionals (`__conditions`),
+ * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
+ * constants (`__notValues`), patterns (`__notPatterns`) and multiples (`__notMultipleOf`), conditionals (`__conditions`),
  * items one of which must hold (`__contains`), fractions (`__fraction`). This spells them as standard keywords of
  * `draft` for the validator.
  */
 export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
   const out: Record<string, unknown> = { ...merged };
   const extra: SchemaObject[] = [];
-  if (Array.isArray(out.pattern)) {
-    extra.push(...(out.pattern as unknown[]).map((pattern) => ({ pattern })));
-    delete out.pattern;
+  for (const keyword of ['pattern', 'multipleOf']) {
+    if (!Array.isArray(out[keyword])) continue;
+    extra.push(...(out[keyword] as unknown[]).map((value) => ({ [keyword]: value })));
+    delete out[keyword];
+  }
+  if (out.__notMultipleOf !== undefined) {
+    extra.push(...(out.__notMultipleOf as unknown[]).map((multipleOf) => ({ not: { multipleOf } })));
+    delete out.__notMultipleOf;
   }
   if (out.__notValues !== undefined) {
     extra.push({ not: { enum: out.__notValues } });
