@@ -74,6 +74,7 @@ export class SchemaFlattener {
       }
       const own: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
+      localUnevaluated(own, schema, compiler.draft);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing).
       // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
@@ -108,5 +109,29 @@ export class SchemaFlattener {
     } finally {
       seen.path.delete(schema);
     }
+  }
+}
+
+// Keywords that evaluate members or items of the instance in place, for `unevaluated*`.
+const IN_PLACE = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', '$ref', '$dynamicRef', '$recursiveRef'];
+
+// unevaluatedProperties / unevaluatedItems of a schema no in-place subschema evaluates
+// anything for: what its own properties and items leave, additionalProperties and the items
+// past the prefix (nothing when those are set). Before 2019-09 they are unknown keywords.
+function localUnevaluated(own: Record<string, unknown>, schema: SchemaObject, draft: string): void {
+  if (draft === '4' || draft === '7') {
+    delete own.unevaluatedProperties;
+    delete own.unevaluatedItems;
+    return;
+  }
+  if (IN_PLACE.some((k) => schema[k] !== undefined)) return;
+  if (own.unevaluatedProperties !== undefined) {
+    own.additionalProperties ??= own.unevaluatedProperties;
+    delete own.unevaluatedProperties;
+  }
+  if (own.unevaluatedItems !== undefined && own.contains === undefined) {
+    if (Array.isArray(own.items)) own.additionalItems ??= own.unevaluatedItems;
+    else own.items ??= own.unevaluatedItems;
+    delete own.unevaluatedItems;
   }
 }

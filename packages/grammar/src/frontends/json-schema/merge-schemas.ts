@@ -146,6 +146,8 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case '__conditions':
     case '__contains':
     case '__notMultipleOf':
+    case '__someMember':
+    case '__otherWitness':
       // Excluded (conditional, witnessed) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;

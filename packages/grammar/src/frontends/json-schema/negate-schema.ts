@@ -8,7 +8,7 @@
  * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
  * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
  * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
- * complement here (`format`, `uniqueItems`, `patternProperties`, …) throw a
+ * complement here (`format`, `uniqueItems`, `propertyNames`, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
@@ -226,12 +226,20 @@ class Negation {
       case 'unevaluatedProperties':
       case 'unevaluatedItems':
         if (keyword === 'uniqueItems' ? value !== true : value === true) return;
-        // Closed and declaring nothing: the complement is the objects with a member.
-        if (keyword === 'additionalProperties' && value === false && this.schema.properties === undefined && this.schema.patternProperties === undefined) {
-          this.#add('object', { minProperties: 1 });
+        if (keyword === 'additionalProperties') {
+          // Some member neither declared nor matched has a value that fails it.
+          const names = Object.keys((this.schema.properties ?? {}) as object);
+          const patterns = Object.keys((this.schema.patternProperties ?? {}) as object);
+          this.#add('object', { __someMember: [{ names, patterns, matches: [], schema: value === false ? true : { not: value } }] });
           return;
         }
-        if (keyword === 'patternProperties' && Object.values(value as object).every((v) => v === true)) return;
+        if (keyword === 'patternProperties') {
+          // Some member a pattern matches has a value that fails its schema.
+          for (const [match, schema] of Object.entries(value as Record<string, Schema>)) {
+            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], schema: { not: schema } }] });
+          }
+          return;
+        }
         throw new NotNegatable(keyword);
       default:
         throw new NotNegatable(keyword);

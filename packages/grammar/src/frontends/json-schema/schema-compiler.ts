@@ -20,10 +20,21 @@ import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import { dependenciesAsConditions } from './object-dependencies.ts';
 import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
 import { numberRegex } from './number-schema.ts';
-import { objectExpr } from './object-schema.ts';
+import { objectExpr, trackedNames } from './object-schema.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaIds } from './schema-ids.ts';
-import { allowedTypes, isAssertion, lowerBound, typeList, upperBound, type JsonType, type Schema, type SchemaObject } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  lowerBound,
+  safeTest,
+  typeList,
+  upperBound,
+  type MemberWitness,
+  type JsonType,
+  type Schema,
+  type SchemaObject,
+} from './schema-keywords.ts';
 import { containsKeyword, isOnlyRef, resolveRef, schemaDraft, type ResolvedSchema, type SchemaDraft } from './schema-refs.ts';
 import { stringRegex } from './string-schema.ts';
 
@@ -194,6 +205,7 @@ export class SchemaCompiler {
       if (schema[keyword] !== undefined) return this.#distributed(schema, keyword, pointer);
     }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
+    if (schema.__someMember !== undefined) return this.#someMember(schema, pointer);
     for (const [keyword, message] of UNSUPPORTED_KEYWORDS) if (schema[keyword] !== undefined) this.unsupported(pointer, keyword, message);
     const types = allowedTypes(schema, pointer);
     const alternatives: Expr[] = [];
@@ -314,6 +326,38 @@ export class SchemaCompiler {
     return expr.alt(schemas.map((b) => this.#nested(pointer, () => this.#mergedRule(b, pointer))));
   }
 
+  // Objects with some member a witness (`MemberWitness`) speaks of: one of the names the
+  // object tracks (declared, required, in dependencies) that the witness allows, written with
+  // the witness's schema too; or else a member no name tracks (`__otherWitness`).
+  #someMember(schema: SchemaObject, pointer: string): Expr {
+    const [witness, ...more] = schema.__someMember as MemberWitness[];
+    const rest: Record<string, unknown> = { ...schema, type: 'object' };
+    if (more.length > 0) rest.__someMember = more;
+    else delete rest.__someMember;
+    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+    const w = witness!;
+    const speaksOf = (name: string): boolean =>
+      !w.names.includes(name) && !w.patterns.some((p) => safeTest(p, name)) && w.matches.every((p) => safeTest(p, name));
+    const named = trackedNames(rest).filter(speaksOf);
+    // Among the other members: a member of its own, or one that is another witness's too.
+    const others = (rest.__otherWitness ?? []) as MemberWitness[];
+    const both = (v: MemberWitness): MemberWitness => ({
+      names: [...v.names, ...w.names],
+      patterns: [...v.patterns, ...w.patterns],
+      matches: [...v.matches, ...w.matches],
+      schema: { allOf: [v.schema, w.schema] },
+    });
+    const branches = [
+      ...named.map((name) => mergeSchemas(rest, { required: [name], properties: { [name]: w.schema } }, pointer, unsupported)),
+      { ...rest, __otherWitness: [...others, w] },
+      ...others.map((v, i) => ({ ...rest, __otherWitness: others.map((u, j) => (j === i ? both(v) : u)) })),
+    ];
+    return this.#rules(
+      branches.filter((b) => b !== false),
+      pointer,
+    );
+  }
+
   // One allowed type of a (merged) schema, less the constants a `not` excluded.
   #typeExpr(type: JsonType, schema: SchemaObject, pointer: string): Expr {
     const excluded = (schema.__notValues as unknown[] | undefined) ?? [];
@@ -331,14 +375,28 @@ export class SchemaCompiler {
         if (type === 'integer' && schema.__fraction === true) return expr.alt([]);
         return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberExpr(type, schema, pointer, excluded), pointer);
       case 'array':
-        if (excluded.some((v) => Array.isArray(v))) this.unsupported(pointer, 'not', '`not` of array constants is not supported');
-        return arrayExpr(this, schema, pointer);
-      case 'object':
-        if (excluded.some((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) {
-          this.unsupported(pointer, 'not', '`not` of object constants is not supported');
-        }
-        return objectExpr(this, schema, pointer);
+      case 'object': {
+        // Structured constants are excluded by their shapes' complements.
+        const constants = excluded.filter((v) => typeof v === 'object' && v !== null && Array.isArray(v) === (type === 'array'));
+        if (constants.length > 0) return this.#withoutConstants(type, schema, constants, pointer);
+        return type === 'array' ? arrayExpr(this, schema, pointer) : objectExpr(this, schema, pointer);
+      }
     }
+  }
+
+  // Arrays or objects less constants: the product of the complements of their shapes.
+  #withoutConstants(type: 'array' | 'object', schema: SchemaObject, constants: readonly unknown[], pointer: string): Expr {
+    const rest: Record<string, unknown> = { ...schema, type };
+    delete rest.__notValues;
+    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+    const complements = (): SchemaObject[] =>
+      productOfUnions(
+        { type },
+        constants.map((c) => negateSchema(this, constantShape(c), pointer)),
+        pointer,
+        unsupported,
+      );
+    return this.#union(rest, complements, pointer, 'not', () => (type === 'array' ? arrayExpr(this, rest, pointer) : objectExpr(this, rest, pointer)));
   }
 
   // Numbers less excluded constants: integers are written in plain decimals only, so an
@@ -354,4 +412,19 @@ export class SchemaCompiler {
     if (type === 'number') this.unsupported(pointer, 'not', '`not` of numeric constants within the bounds of a non-integer number is not supported');
     return rx.and([regex, rx.not(rx.alt(numbers.map(numberLiteralRegex)))]);
   }
+}
+
+// The schema whose only instance is `value` (JSON equality: members in any order, 1 and 1.0 alike).
+function constantShape(value: unknown): SchemaObject {
+  if (Array.isArray(value)) return { type: 'array', prefixItems: value.map(constantShape), items: false, minItems: value.length };
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(entries.map(([k, v]) => [k, constantShape(v)])),
+      required: entries.map(([k]) => k),
+      additionalProperties: false,
+    };
+  }
+  return { const: value };
 }

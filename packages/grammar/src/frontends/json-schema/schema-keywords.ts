@@ -41,15 +41,36 @@ export const ANNOTATIONS = new Set([
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
  * excluded), `__notPatterns` and `__notMultipleOf` (patterns a string must not match,
  * multiples a number must not be), `__conditions` (the
- * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es) and `__fraction`
- * (numbers that are not integers).
+ * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
+ * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
+ * (witnesses among the members no name tracks, a distinct member each).
  */
-export const INTERNAL = new Set(['__notValues', '__notPatterns', '__notMultipleOf', '__conditions', '__contains', '__fraction']);
+export const INTERNAL = new Set([
+  '__notValues',
+  '__notPatterns',
+  '__notMultipleOf',
+  '__conditions',
+  '__contains',
+  '__fraction',
+  '__someMember',
+  '__otherWitness',
+]);
 
 /** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
 export interface Witness {
   readonly schema: Schema;
   readonly from: number;
+}
+
+/**
+ * `__someMember`: some member whose key is none of `names`, matches none of `patterns` and
+ * every one of `matches` has a value satisfying `schema`.
+ */
+export interface MemberWitness {
+  readonly names: readonly string[];
+  readonly patterns: readonly string[];
+  readonly matches: readonly string[];
+  readonly schema: Schema;
 }
 
 /** Keywords that assert something. */
@@ -69,6 +90,8 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'dependentSchemas',
     'dependencies',
     'unevaluatedProperties',
+    '__someMember',
+    '__otherWitness',
   ],
   array: [
     'items',

@@ -7,7 +7,7 @@ import { validate as validateInstance, type Schema as CfSchema } from '@cfworker
 import { GrammarError } from '../../grammar-error.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { SchemaObject, Witness } from './schema-keywords.ts';
+import type { MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
 import type { SchemaDraft } from './schema-refs.ts';
 
 /** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
@@ -27,7 +27,8 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 /**
  * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
  * constants (`__notValues`), patterns (`__notPatterns`) and multiples (`__notMultipleOf`), conditionals (`__conditions`),
- * items one of which must hold (`__contains`), fractions (`__fraction`). This spells them as standard keywords of
+ * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
+ * must hold (`__someMember`, `__otherWitness`). This spells them as standard keywords of
  * `draft` for the validator.
  */
 export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
@@ -62,6 +63,11 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     extra.push({ not: { type: 'integer' } });
     delete out.__fraction;
   }
+  for (const keyword of ['__someMember', '__otherWitness']) {
+    if (out[keyword] === undefined) continue;
+    extra.push(...(out[keyword] as MemberWitness[]).map(memberWitnessSchema));
+    delete out[keyword];
+  }
   if (out.__contains !== undefined) {
     // Some item from position `from` on holds: not all of them fail.
     for (const { schema, from } of out.__contains as Witness[]) {
@@ -78,4 +84,25 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
   }
   if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
   return out;
+}
+
+// A member witness as standard keywords: a non-object, or not every member it speaks of
+// fails its schema. Keys that must match a pattern and avoid names or other patterns have no
+// spelling without lookaheads: such a witness is spelled as never met (values are dropped,
+// never wrongly kept).
+function memberWitnessSchema({ names, patterns, matches, schema }: MemberWitness): SchemaObject {
+  const fails = { not: schema };
+  let every: SchemaObject;
+  if (matches.length === 0) {
+    every = {
+      properties: Object.fromEntries(names.map((n) => [n, true])),
+      patternProperties: Object.fromEntries(patterns.map((p) => [p, true])),
+      additionalProperties: fails,
+    };
+  } else if (matches.length === 1 && names.length === 0 && patterns.length === 0) {
+    every = { patternProperties: { [matches[0]!]: fails } };
+  } else {
+    return { not: {} };
+  }
+  return { anyOf: [{ not: { type: 'object' } }, { not: every }] };
 }
