@@ -180,6 +180,14 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     schema: { type: ['object', 'array'], not: { enum: [{ a: 'x', b: [true, null] }, ['y', false], { c: {} }] } },
     bases: [{ a: 'x', b: [true, null] }, { b: [true, null], a: 'x' }, { a: 'x' }, ['y', false], ['y'], { c: {} }, { c: { d: null } }, []],
   },
+  {
+    name: 'two oneOf lists in one intersection, and the complement of both',
+    schema: {
+      allOf: [{ oneOf: [{ type: 'string' }, { maxLength: 2 }] }, { oneOf: [{ minLength: 1 }, { type: 'number' }] }],
+      properties: { n: { not: { allOf: [{ oneOf: [{ type: 'integer' }, { minimum: 3 }] }, { oneOf: [{ maximum: 9 }, { type: 'null' }] }] } } },
+    },
+    bases: ['a', 'abc', '', 3, 'ab', null, { n: 2 }, { n: 5 }, { n: 10 }, { n: 3.5 }, { n: null }],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

@@ -148,13 +148,16 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case '__notMultipleOf':
     case '__someMember':
     case '__otherWitness':
+    case '__oneOf':
       // Excluded (conditional, witnessed) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;
     case 'anyOf':
-    case 'oneOf':
       out[k] = (mine as unknown[]).flatMap((x) => (v as unknown[]).map((y) => ({ allOf: [x, y] })));
-      if (k === 'oneOf') unsupported(pointer, 'oneOf', 'two oneOf lists on one schema are not supported');
+      return true;
+    case 'oneOf':
+      // Both hold: the second waits in a list, for the branches of the first.
+      out.__oneOf = [...((out.__oneOf as unknown[] | undefined) ?? []), v];
       return true;
     case 'not':
       out.not = { anyOf: [mine, v] };

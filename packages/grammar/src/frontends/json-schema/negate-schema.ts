@@ -155,13 +155,14 @@ class Negation {
       case 'anyOf':
         this.#out.push(...this.#allFail(value as Schema[]));
         return;
-      case 'oneOf': {
-        // None holds, or two do.
-        const branches = value as Schema[];
-        this.#out.push(...this.#allFail(branches));
-        branches.forEach((a, i) => branches.slice(i + 1).forEach((b) => this.#both(a, b)));
+      case 'oneOf':
+      case '__oneOf':
+        // None holds, or two do (for each list).
+        for (const branches of keyword === 'oneOf' ? [value as Schema[]] : (value as Schema[][])) {
+          this.#out.push(...this.#allFail(branches));
+          branches.forEach((a, i) => branches.slice(i + 1).forEach((b) => this.#both(a, b)));
+        }
         return;
-      }
       case '__conditions':
         // For each conditional: (if ∧ ¬then) ∪ (¬if ∧ ¬else).
         for (const [condition, then, otherwise] of value as Schema[][]) {

@@ -204,6 +204,14 @@ export class SchemaCompiler {
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       if (schema[keyword] !== undefined) return this.#distributed(schema, keyword, pointer);
     }
+    if (schema.__oneOf !== undefined) {
+      // The next oneOf list of an intersection.
+      const [next, ...more] = schema.__oneOf as unknown[];
+      const rest: Record<string, unknown> = { ...schema, oneOf: next };
+      if (more.length > 0) rest.__oneOf = more;
+      else delete rest.__oneOf;
+      return this.#distributed(rest, 'oneOf', pointer);
+    }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
     if (schema.__someMember !== undefined) return this.#someMember(schema, pointer);
     for (const [keyword, message] of UNSUPPORTED_KEYWORDS) if (schema[keyword] !== undefined) this.unsupported(pointer, keyword, message);

@@ -43,7 +43,8 @@ export const ANNOTATIONS = new Set([
  * multiples a number must not be), `__conditions` (the
  * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
  * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
- * (witnesses among the members no name tracks, a distinct member each).
+ * (witnesses among the members no name tracks, a distinct member each), `__oneOf` (more
+ * `oneOf` lists an intersection holds).
  */
 export const INTERNAL = new Set([
   '__notValues',
@@ -54,6 +55,7 @@ export const INTERNAL = new Set([
   '__fraction',
   '__someMember',
   '__otherWitness',
+  '__oneOf',
 ]);
 
 /** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */

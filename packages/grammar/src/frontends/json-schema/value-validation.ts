@@ -59,6 +59,10 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
     delete out.__notPatterns;
   }
+  if (out.__oneOf !== undefined) {
+    extra.push(...(out.__oneOf as unknown[]).map((oneOf) => ({ oneOf })));
+    delete out.__oneOf;
+  }
   if (out.__fraction === true) {
     extra.push({ not: { type: 'integer' } });
     delete out.__fraction;
