@@ -36,6 +36,16 @@ function matches(regex: ByteRegex, text: readonly number[]): boolean {
       case 'not':
         result = !match(r.item, from, to);
         break;
+      case 'automaton': {
+        let state: number | undefined = 0;
+        for (let at = from; at < to && state !== undefined; at++) {
+          const list: readonly number[] = r.automaton.edges[state]!;
+          const i = list.findIndex((_, k) => k % 3 === 0 && list[k]! <= text[at]! && text[at]! <= list[k + 1]!);
+          state = i < 0 ? undefined : list[i + 2];
+        }
+        result = state !== undefined && r.automaton.accepting[state] === true;
+        break;
+      }
     }
     byRange.set(key, result);
     return result;
@@ -100,8 +110,13 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
       return (seed >>> 8) % n;
     };
     const generate = (depth: number): ByteRegex => {
-      const pick = depth === 0 ? random(3) : random(9);
+      const pick = depth === 0 ? random(4) : random(10);
       if (pick === 0) return a;
+      if (pick === 3 || pick === 9) {
+        // Three states over {a, b}, each byte leading somewhere or nowhere.
+        const edges = [0, 1, 2].map(() => [0x61, 0x62].flatMap((byte) => (random(4) === 0 ? [] : [byte, byte, random(3)])));
+        return rx.automaton({ edges, accepting: [0, 1, 2].map(() => random(2) === 0) });
+      }
       if (pick === 1) return b;
       if (pick === 2) return [rx.empty, rx.nothing, rx.alt([a, b])][random(3)]!;
       const item = (): ByteRegex => generate(depth - 1);
@@ -126,6 +141,8 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
           return Math.min(...r.items.map(longest));
         case 'not':
           return Infinity;
+        case 'automaton':
+          return r.automaton.edges.length; // a path that repeats no state
       }
     };
     const strings = stringsUpTo(9);

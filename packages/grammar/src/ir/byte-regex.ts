@@ -10,7 +10,18 @@ export type ByteRegex =
   | { readonly kind: 'alt'; readonly items: readonly ByteRegex[] }
   | { readonly kind: 'repeat'; readonly item: ByteRegex; readonly min: number; readonly max: number } // max may be Infinity
   | { readonly kind: 'and'; readonly items: readonly ByteRegex[] } // strings every item matches
-  | { readonly kind: 'not'; readonly item: ByteRegex }; // every byte string the item does not match
+  | { readonly kind: 'not'; readonly item: ByteRegex } // every byte string the item does not match
+  | { readonly kind: 'automaton'; readonly automaton: ByteAutomaton }; // a DFA given state by state
+
+/**
+ * A deterministic automaton over bytes, for languages a regex would spell at great length
+ * (the multiples of 7 in decimal): state 0 is the start; `edges[s]` lists `[lo, hi, to]`
+ * triples (disjoint byte ranges); `accepting[s]` says whether s ends a match.
+ */
+export interface ByteAutomaton {
+  readonly edges: readonly (readonly number[])[];
+  readonly accepting: readonly boolean[];
+}
 
 export const MAX_CODE_POINT = 0x10ffff;
 
@@ -65,6 +76,10 @@ export const rx = {
   and(items: readonly ByteRegex[]): ByteRegex {
     const flat = items.flatMap((i) => (i.kind === 'and' ? i.items : [i]));
     return flat.length === 1 ? flat[0]! : { kind: 'and', items: flat };
+  },
+  /** The language of a deterministic automaton (see `ByteAutomaton`). */
+  automaton(automaton: ByteAutomaton): ByteRegex {
+    return { kind: 'automaton', automaton };
   },
   /** The UTF-8 bytes of `text`. */
   literal: memoized(
@@ -178,6 +193,8 @@ export function isNullable(regex: ByteRegex): boolean {
       return regex.items.every(isNullable);
     case 'not':
       return !isNullable(regex.item);
+    case 'automaton':
+      return regex.automaton.accepting[0] === true;
   }
 }
 
@@ -238,6 +255,8 @@ function judge(regex: ByteRegex): LanguageFacts {
       const item = languageFacts(regex.item);
       return { some: item.finite || !isNullable(regex.item), long: item.finite, infinite: item.finite, finite: false, costly: true };
     }
+    case 'automaton':
+      return automatonFacts(regex.automaton);
     case 'and': {
       const items = regex.items.map(languageFacts);
       const positive = regex.items.filter((item) => item.kind !== 'not').map(languageFacts);
@@ -270,5 +289,44 @@ export function nonEmpty(regex: ByteRegex): ByteRegex {
       return rx.and(regex.items.map(nonEmpty));
     case 'not':
       return rx.not(rx.alt([regex.item, rx.empty]));
+    case 'automaton': {
+      // A new start state, not accepting, that moves as the old one does.
+      const { edges, accepting } = regex.automaton;
+      const shift = (list: readonly number[]): number[] => list.map((x, i) => (i % 3 === 2 ? x + 1 : x));
+      return rx.automaton({ edges: [shift(edges[0]!), ...edges.map(shift)], accepting: [false, ...accepting] });
+    }
   }
+}
+
+// What an automaton's graph proves: accepting states reachable from the start (after at
+// least one byte: long), and a cycle among states both reachable and leading to acceptance.
+function automatonFacts({ edges, accepting }: ByteAutomaton): LanguageFacts {
+  const targets = (s: number): number[] => edges[s]!.filter((_, i) => i % 3 === 2);
+  const reachable = new Set<number>();
+  const afterByte = new Set<number>();
+  const stack = [0];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (reachable.has(s)) continue;
+    reachable.add(s);
+    for (const t of targets(s)) {
+      afterByte.add(t);
+      stack.push(t);
+    }
+  }
+  // States from which acceptance is reachable, by fixed point.
+  const live = new Set([...reachable].filter((s) => accepting[s]));
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const s of reachable) if (!live.has(s) && targets(s).some((t) => live.has(t))) grown = live.add(s) !== undefined;
+  }
+  // A cycle among live states: some live state not removable by peeling live states without live successors.
+  const inCycle = new Set(live);
+  for (let peeled = true; peeled;) {
+    peeled = false;
+    for (const s of inCycle) if (!targets(s).some((t) => inCycle.has(t))) peeled = inCycle.delete(s);
+  }
+  const some = live.has(0);
+  const long = [...afterByte].some((s) => accepting[s]);
+  return { some, long, infinite: inCycle.size > 0, finite: inCycle.size === 0, costly: false };
 }

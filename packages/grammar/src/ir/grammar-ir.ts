@@ -175,6 +175,9 @@ export class GrammarBuilder {
       case 'not':
         shape = `n${this.#regexId(regex.item)}`;
         break;
+      case 'automaton':
+        shape = `a${JSON.stringify(regex.automaton)}`;
+        break;
     }
     id = this.#regexIdsByShape.get(shape);
     if (id === undefined) this.#regexIdsByShape.set(shape, (id = this.#regexIdsByShape.size));

@@ -259,6 +259,16 @@ class Nfa {
       case 'not':
         this.#complement(regex.item, from, to);
         return;
+      case 'automaton': {
+        const { edges, accepting } = regex.automaton;
+        const states = edges.map(() => this.newState());
+        this.addMove(from, states[0]!);
+        edges.forEach((list, s) => {
+          for (let i = 0; i < list.length; i += 3) this.addEdge(states[s]!, list[i]!, list[i + 1]!, states[list[i + 2]!]!);
+          if (accepting[s]) this.addMove(states[s]!, to);
+        });
+        return;
+      }
     }
   }
 

@@ -3,7 +3,16 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { compileGrammar, jsonSchemaGrammar, pythonJson, recognize, type CompiledGrammar, type GrammarLimits, type JsonSchemaOptions } from '../../src/index.ts';
+import {
+  compileGrammar,
+  jsonSchemaGrammar,
+  pythonJson,
+  recognize,
+  SchemaError,
+  type CompiledGrammar,
+  type GrammarLimits,
+  type JsonSchemaOptions,
+} from '../../src/index.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -59,6 +68,12 @@ function isLegacyDraft(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && /draft-0[4-7]/.test(String((schema as { $schema?: unknown }).$schema ?? ''));
 }
 
+// Draft 4 has no conditionals: there these are unknown keywords.
+const CONDITIONALS = new Set(['if', 'then', 'else']);
+function isDraft4(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && /draft-0[34]/.test(String((schema as { $schema?: unknown }).$schema ?? ''));
+}
+
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
 
 // What may stay beside a `$ref` in drafts 4-7, where its other siblings are ignored.
@@ -69,17 +84,19 @@ const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$de
  * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
  * `exclusiveMaximum` as numbers, `dependencies` as `dependentRequired`/`dependentSchemas`, the
  * draft-4 `id` dropped (ajv refuses it), and, when the root's `$schema` names draft 4 to 7,
- * the keywords beside a `$ref` dropped (those drafts ignore them).
+ * the keywords beside a `$ref` dropped (those drafts ignore them), and under draft 4 `if`/`then`/`else`
+ * dropped (unknown keywords there).
  */
-export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef));
+export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema), draft4 = isDraft4(schema)): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => draft2020(s, legacyRef, draft4));
   if (schema === null || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'id' && typeof v === 'string') continue;
     if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
-    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef);
+    if (draft4 && CONDITIONALS.has(k)) continue;
+    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef, draft4);
   }
   // Draft 4-7 `dependencies`: lists of names are dependentRequired, schemas dependentSchemas.
   if (s.dependencies !== null && typeof s.dependencies === 'object' && !Array.isArray(s.dependencies)) {
@@ -87,8 +104,20 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema)): u
     const lists = entries.filter(([, v]) => Array.isArray(v));
     const schemas = entries.filter(([, v]) => !Array.isArray(v));
     delete out.dependencies;
-    if (lists.length > 0) out.dependentRequired = Object.fromEntries(lists);
-    if (schemas.length > 0) out.dependentSchemas = Object.fromEntries(schemas.map(([k, v]) => [k, draft2020(v, legacyRef)]));
+    // (Beside the 2020-12 keywords, when a schema has both: both hold, name by name.)
+    const both = (keyword: string, entries: [string, unknown][], join: (x: unknown, y: unknown) => unknown): Record<string, unknown> => {
+      const map = { ...((out[keyword] as Record<string, unknown> | undefined) ?? {}) };
+      for (const [k, v] of entries) map[k] = Object.hasOwn(map, k) ? join(map[k], v) : v;
+      return map;
+    };
+    if (lists.length > 0) out.dependentRequired = both('dependentRequired', lists, (x, y) => [...(x as string[]), ...(y as string[])]);
+    if (schemas.length > 0) {
+      out.dependentSchemas = both(
+        'dependentSchemas',
+        schemas.map(([k, v]) => [k, draft2020(v, legacyRef, draft4)]),
+        (x, y) => ({ allOf: [x, y] }),
+      );
+    }
   }
   if (Array.isArray(s.items)) {
     out.prefixItems = out.items;
@@ -151,4 +180,15 @@ export function longestWhitespaceRun(text: string): number {
     if (c === '"') inString = true;
   }
   return longest;
+}
+
+/** The `SchemaError` compiling `schema` throws, or undefined when it compiles. */
+export function schemaErrorOf(schema: unknown, options: JsonSchemaOptions = {}): SchemaError | undefined {
+  try {
+    jsonSchemaGrammar(schema, options);
+  } catch (error) {
+    if (error instanceof SchemaError) return error;
+    throw error;
+  }
+  return undefined;
 }

@@ -1,15 +1,20 @@
 /**
  * Arrays: `[ ws (items ws)? ]`, the prefix items in their places, then the rest's schema
- * repeated, between minItems and maxItems in all.
+ * repeated, between minItems and maxItems in all; unique items over finitely many values as
+ * a grammar over sets (`unique-items.ts`); items one of which must hold a schema (`contains`,
+ * the complement of `items`) as rules that count the witnesses found.
  */
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { capped, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { capped, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr } from './unique-items.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
 // (an array) + additionalItems.
 interface ItemSchemas {
+  /** The array schema they come from. */
+  readonly schema: SchemaObject;
   readonly prefix: readonly Schema[];
   readonly rest: Schema;
   readonly prefixPointer: string;
@@ -25,8 +30,14 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   if (items.rest === false) maxItems = Math.min(maxItems, items.prefix.length);
   if (minItems > maxItems) return expr.alt([]);
   if (schema.uniqueItems === true && maxItems > 1) {
-    compiler.unsupported(pointer, 'uniqueItems', 'uniqueItems cannot be enforced by a grammar (except with maxItems ≤ 1)');
+    const positions = { at: (i: number) => itemSchema(items, i) };
+    const unique = uniqueItemsExpr(compiler, positions, minItems, maxItems);
+    if (unique !== null) return unique;
+    const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, or with maxItems ≤ 1`;
+    compiler.unsupported(pointer, 'uniqueItems', message);
   }
+  const witnesses = (schema.__contains ?? []) as Witness[];
+  if (witnesses.length > 0) return witnessedItems(compiler, items, minItems, maxItems, witnesses, pointer);
   if (maxItems === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
   // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.
   const list = expr.seq([itemsFrom(compiler, items, 0, Math.max(1, minItems), maxItems), parts.ws()]);
@@ -36,6 +47,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
 function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
   if (Array.isArray(schema.items)) {
     return {
+      schema,
       prefix: schema.items as Schema[],
       rest: schema.additionalItems !== undefined ? (schema.additionalItems as Schema) : true,
       prefixPointer: pointerJoin(pointer, 'items'),
@@ -43,6 +55,7 @@ function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
     };
   }
   return {
+    schema,
     prefix: Array.isArray(schema.prefixItems) ? (schema.prefixItems as Schema[]) : [],
     rest: schema.items !== undefined ? (schema.items as Schema) : true,
     prefixPointer: pointerJoin(pointer, 'prefixItems'),
@@ -50,10 +63,14 @@ function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
   };
 }
 
+// The schema of the item at position i, and its pointer.
+function itemSchema(items: ItemSchemas, i: number): readonly [Schema, string] {
+  return i < items.prefix.length ? [items.prefix[i]!, pointerJoin(items.prefixPointer, i)] : [items.rest, items.restPointer];
+}
+
 // The item at position i (each distinct item schema is built once: schemaExpr reuses it).
 function itemExpr(compiler: SchemaCompiler, items: ItemSchemas, i: number): Expr {
-  if (i < items.prefix.length) return compiler.schemaExpr(items.prefix[i]!, pointerJoin(items.prefixPointer, i));
-  return compiler.schemaExpr(items.rest, items.restPointer);
+  return compiler.schemaExpr(...itemSchema(items, i));
 }
 
 // Items from position i on, at least `min` of them in all, given i already written.
@@ -69,4 +86,60 @@ function itemsFrom(compiler: SchemaCompiler, items: ItemSchemas, i: number, min:
   }
   const here = expr.seq([first, itemsFrom(compiler, items, i + 1, min, maxItems)]);
   return i >= min ? expr.alt([here, expr.empty]) : here;
+}
+
+/** Most rules (positions × witnesses found) an array with witnesses may take. */
+export const MAX_WITNESS_RULES = 4096;
+// Most witnesses one array may need (each item may be several at once).
+const MAX_WITNESSES = 4;
+
+// Arrays with witnesses (`contains`, or an item failing the rest's schema): one rule per
+// (items written, witnesses found), items written counted up to where positions become
+// alike (past the prefix, minItems and every witness's start) when there is no maxItems.
+// An item may be a witness or not (both where it could be: the union is the language).
+function witnessedItems(
+  compiler: SchemaCompiler,
+  items: ItemSchemas,
+  minItems: number,
+  maxItems: number,
+  witnesses: readonly Witness[],
+  pointer: string,
+): Expr {
+  if (maxItems === 0) return expr.alt([]); // no item to witness
+  const parts = compiler.parts;
+  const full = (1 << witnesses.length) - 1;
+  const alike = Math.max(1, items.prefix.length, minItems, ...witnesses.map((w) => w.from));
+  const last = maxItems === Infinity ? alike : maxItems;
+  if (witnesses.length > MAX_WITNESSES || (last + 1) * (full + 1) > MAX_WITNESS_RULES) {
+    const message = `contains (or the complement of items) on arrays of more than ${MAX_WITNESS_RULES} (positions × witnesses) states is not supported`;
+    compiler.unsupported(pointer, 'contains', message);
+    return arrayExpr(compiler, { ...items.schema, __contains: undefined }, pointer);
+  }
+  const base = compiler.ruleName(`contains:${pointer}`);
+  const name = (i: number, found: number): string => `${base}@${Math.min(i, last)},${found}`;
+  // The item at position i, witnessing `these` too.
+  const item = (i: number, these: number): Expr => {
+    const [schema, at] = itemSchema(items, i);
+    const also = witnesses.filter((_, k) => these & (1 << k)).map((w) => w.schema);
+    return compiler.schemaExpr(also.length === 0 ? schema : { allOf: [schema, ...also] }, at);
+  };
+  // Each way of writing item i after `found`: the witnesses it adds (none included).
+  const ways = (i: number, found: number): [Expr, number][] => {
+    const open = witnesses.reduce((m, w, k) => (w.from <= i && !(found & (1 << k)) ? m | (1 << k) : m), 0);
+    const out: [Expr, number][] = [];
+    for (let these = open; ; these = (these - 1) & open) {
+      out.push([item(i, these), found | these]);
+      if (these === 0) return out;
+    }
+  };
+  const sep = parts.itemSeparator();
+  for (let i = 1; i <= last; i++) {
+    for (let found = 0; found <= full; found++) {
+      const choices: Expr[] = i >= minItems && found === full ? [expr.empty] : [];
+      if (i < maxItems) for (const [next, now] of ways(i, found)) choices.push(expr.seq([sep, next, expr.ref(name(i + 1, now))]));
+      parts.builder.rules.set(name(i, found), expr.alt(choices));
+    }
+  }
+  const first = expr.alt(ways(0, 0).map(([next, now]) => expr.seq([next, expr.ref(name(1, now))])));
+  return expr.seq([parts.token('['), parts.ws(), first, parts.ws(), parts.token(']')]);
 }

@@ -2,7 +2,8 @@
  * `oneOf` as a union: an instance must satisfy exactly one branch, which a grammar can only
  * enforce when the branches that may accept it are provably disjoint. Disjointness is proven
  * kind by kind (null, boolean, object, array, string, number) from types, constants, number
- * ranges and required properties; what cannot be proven is unsupported.
+ * ranges and required properties; what cannot be proven goes the general way (each branch
+ * less the others, `negate-schema.ts`).
  */
 import type { Bound } from './numbers.ts';
 import { mergeSchemas } from './merge-schemas.ts';
@@ -29,9 +30,10 @@ const MAX_PROOF_DEPTH = 8;
 /**
  * The branches of a `oneOf`, each restricted to the kinds it keeps: kind by kind, an
  * instance of a kind that two branches accept whole is in neither; otherwise the branches
- * that constrain the kind must be provably disjoint on it.
+ * that constrain the kind must be provably disjoint on it. Null when they are not (the
+ * compiler then intersects each branch with the others' complements).
  */
-export function exclusiveBranches(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): SchemaObject[] {
+export function exclusiveBranches(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): SchemaObject[] | null {
   const kept = branches.map(() => new Set<JsonType>());
   for (const kind of KINDS) {
     const statuses = branches.map((b) => kindStatus(b, kind, pointer));
@@ -48,10 +50,7 @@ export function exclusiveBranches(compiler: SchemaCompiler, branches: readonly S
             kind,
             pointer,
           );
-    if (overlap) {
-      const message = `oneOf branches that may overlap on ${kind}s cannot be enforced exactly (only provably disjoint branches are)`;
-      compiler.unsupported(pointer, 'oneOf', message);
-    }
+    if (overlap) return null;
     statuses.forEach((s, i) => s !== 'none' && kept[i]!.add(kind));
   }
   const out: SchemaObject[] = [];
@@ -98,9 +97,9 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
   ] as const) {
     const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
     if (values === null) continue;
-    const own = standardSchema(x);
+    const own = standardSchema(x, compiler.draft);
     const both = values.filter((v) => validatesValue(compiler, own, v, pointer));
-    const other = standardSchema(y);
+    const other = standardSchema(y, compiler.draft);
     return !both.some((v) => validatesValue(compiler, other, v, pointer));
   }
   if (shared.every((t) => t === 'number' || t === 'integer')) {

@@ -3,7 +3,7 @@
  * candidates every keyword can be decided exactly by validating each value, so here even
  * keywords the grammar cannot express (if/then, uniqueItems, not, oneOf, …) are supported.
  */
-import { rx } from '../../ir/byte-regex.ts';
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import type { JsonGrammarParts } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
@@ -30,7 +30,7 @@ export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer
   delete rest.const;
   if (Object.keys(rest).some(isAssertion)) {
     if (compiler.hasDynamicRef()) compiler.unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
-    const check = standardSchema(rest);
+    const check = standardSchema(rest, compiler.draft);
     values = values.filter((v) => validatesValue(compiler, check, v, pointer));
   }
   const unique: unknown[] = [];
@@ -62,13 +62,20 @@ export function jsonValueExpr(parts: JsonGrammarParts, value: unknown): Expr {
   return expr.seq([parts.token('{'), parts.ws(), ...items, parts.ws(), parts.token('}')]);
 }
 
-// A number literal in plain decimal notation (1 and 1.0 are the same number; Python writes
-// floats with ".0"), or as JSON.stringify writes it when that has an exponent.
+// A number literal (see `numberLiteralRegex`).
 function numberLiteral(parts: JsonGrammarParts, value: number): Expr {
   if (!Number.isFinite(value)) return expr.alt([]);
+  return parts.lexeme(JSON.stringify(value), numberLiteralRegex(value));
+}
+
+/**
+ * The texts of a finite number: in plain decimal notation (1 and 1.0 are the same number;
+ * Python writes floats with ".0"), or as JSON.stringify writes it when that has an exponent.
+ */
+export function numberLiteralRegex(value: number): ByteRegex {
   const { negative, int, fraction } = plainDecimal(value);
   const sign = negative ? '-' : value === 0 ? '-?' : '';
   const plain = regexToByteRegex(`${sign}${int}${fraction === '' ? '(?:\\.0+)?' : `\\.${fraction}0*`}`);
   const text = JSON.stringify(value);
-  return parts.lexeme(text, text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain);
+  return text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain;
 }

@@ -6,6 +6,7 @@
  */
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { mergeSchemas } from './merge-schemas.ts';
+import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import type { Schema, SchemaObject } from './schema-keywords.ts';
@@ -72,7 +73,22 @@ export class SchemaFlattener {
         return true;
       }
       const own: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(schema)) if (k !== 'allOf' && k !== '$ref') own[k] = v;
+      for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
+      localUnevaluated(own, schema, compiler.draft);
+      // A conditional (and a dependent schema, one too) as one conjunct of a list, so
+      // intersections keep every one (`then` and `else` without `if` assert nothing).
+      // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
+      const conditional = schema.if !== undefined && compiler.draft !== '4';
+      const conditions = [...(conditional ? [[schema.if, schema.then ?? true, schema.else ?? true]] : []), ...dependentConditions(own)];
+      if (conditions.length > 0) own.__conditions = conditions;
+      // `contains` as a witness of a list too (from draft 6; with maxContains or a minContains
+      // above 1 it stays, refused).
+      const minContains = schema.minContains ?? 1;
+      if (schema.contains !== undefined && compiler.draft !== '4' && schema.maxContains === undefined && (minContains === 0 || minContains === 1)) {
+        if (minContains === 1) own.__contains = [{ schema: schema.contains, from: 0 }];
+        delete own.contains;
+        delete own.minContains;
+      }
       const ownId = compiler.ids.of(own);
       if (!seen.parts.has(ownId)) {
         seen.parts.add(ownId);
@@ -93,5 +109,29 @@ export class SchemaFlattener {
     } finally {
       seen.path.delete(schema);
     }
+  }
+}
+
+// Keywords that evaluate members or items of the instance in place, for `unevaluated*`.
+const IN_PLACE = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', '$ref', '$dynamicRef', '$recursiveRef'];
+
+// unevaluatedProperties / unevaluatedItems of a schema no in-place subschema evaluates
+// anything for: what its own properties and items leave, additionalProperties and the items
+// past the prefix (nothing when those are set). Before 2019-09 they are unknown keywords.
+function localUnevaluated(own: Record<string, unknown>, schema: SchemaObject, draft: string): void {
+  if (draft === '4' || draft === '7') {
+    delete own.unevaluatedProperties;
+    delete own.unevaluatedItems;
+    return;
+  }
+  if (IN_PLACE.some((k) => schema[k] !== undefined)) return;
+  if (own.unevaluatedProperties !== undefined) {
+    own.additionalProperties ??= own.unevaluatedProperties;
+    delete own.unevaluatedProperties;
+  }
+  if (own.unevaluatedItems !== undefined && own.contains === undefined) {
+    if (Array.isArray(own.items)) own.additionalItems ??= own.unevaluatedItems;
+    else own.items ??= own.unevaluatedItems;
+    delete own.unevaluatedItems;
   }
 }

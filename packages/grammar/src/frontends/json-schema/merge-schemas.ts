@@ -50,13 +50,23 @@ function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, u
   const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
   const patternsB = (b.patternProperties ?? {}) as Record<string, unknown>;
   const both = Object.keys(patternsA).length > 0 && Object.keys(patternsB).length > 0;
-  if (both && !jsonEqual(patternsA, patternsB)) {
-    unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection are not supported');
-  }
   const declaredB = Object.keys((b.properties ?? {}) as Record<string, unknown>);
   out.properties = crossProperties(a, b);
   b = { ...b, properties: crossProperties(b, a) };
-  if (both) return b;
+  if (both) {
+    if (jsonEqual(patternsA, patternsB)) return b;
+    // Keys matching only one side's patterns fall under the other's additionalProperties:
+    // with none on either side, every pattern holds where it matches.
+    const open = (s: SchemaObject): boolean => s.additionalProperties === undefined || s.additionalProperties === true;
+    if (!open(a) || !open(b)) {
+      unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection with additionalProperties are not supported');
+      return b;
+    }
+    const patterns: Record<string, unknown> = { ...patternsA };
+    for (const [p, schema] of Object.entries(patternsB)) patterns[p] = Object.hasOwn(patterns, p) ? intersection(patterns[p], schema) : schema;
+    out.patternProperties = patterns;
+    return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+  }
   // Keys matching one side's patterns fall under the other side's additionalProperties, unless
   // that side declares them: its declared names already carry the patterns' schemas (above).
   const patternsOnA = Object.keys(patternsA).length > 0;
@@ -148,13 +158,27 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       out.uniqueItems = mine === true || v === true;
       return true;
     case 'pattern':
-      // Both must match: the string keywords intersect every pattern in the list.
-      out.pattern = [...[mine].flat(), ...[v].flat()];
+    case 'multipleOf':
+      // Both must hold: the string (number) keywords intersect every pattern (multiple) in the list.
+      out[k] = [...[mine].flat(), ...[v].flat()];
+      return true;
+    case '__notValues':
+    case '__notPatterns':
+    case '__conditions':
+    case '__contains':
+    case '__notMultipleOf':
+    case '__someMember':
+    case '__otherWitness':
+    case '__oneOf':
+      // Excluded (conditional, witnessed) on either side: both lists hold.
+      out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;
     case 'anyOf':
-    case 'oneOf':
       out[k] = (mine as unknown[]).flatMap((x) => (v as unknown[]).map((y) => ({ allOf: [x, y] })));
-      if (k === 'oneOf') unsupported(pointer, 'oneOf', 'two oneOf lists on one schema are not supported');
+      return true;
+    case 'oneOf':
+      // Both hold: the second waits in a list, for the branches of the first.
+      out.__oneOf = [...((out.__oneOf as unknown[] | undefined) ?? []), v];
       return true;
     case 'not':
       out.not = { anyOf: [mine, v] };

@@ -1,11 +1,12 @@
 /**
  * Numbers and integers: one lexeme, an exact digit pattern for the bounds intersected with
- * the `multipleOf` pattern, in plain decimal notation wherever a bound or multiple applies.
+ * the `multipleOf` pattern (and, for numbers that may not be integers, the fractions), in
+ * plain decimal notation wherever a bound or multiple applies.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { jsonRegex } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
-import { decimalBounds, intRange, multipleOfRegex } from './numbers.ts';
+import { decimalBounds, intRange, MAX_MULTIPLE_STATES, multipleOfAutomaton, multipleOfRegex, nonIntegerRegex } from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { lowerBound, upperBound, type SchemaObject } from './schema-keywords.ts';
@@ -23,17 +24,12 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
     }
   }
   const parts: ByteRegex[] = [];
-  if (schema.multipleOf !== undefined) {
-    const m = schema.multipleOf;
-    if (typeof m !== 'number' || !(m > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
-    const multiples = multipleOfRegex(m);
-    if (multiples === null) {
-      const supported = 'powers of ten such as 0.01 or 100, and integers 2^a·5^b such as 2, 5, 25 are';
-      compiler.unsupported(pointer, 'multipleOf', `multipleOf ${m} is not supported (${supported})`);
-    } else {
-      parts.push(regexToByteRegex(multiples));
-    }
-  }
+  // Multiples (a list when intersections met several), and multiples a `not` excludes: those
+  // only in plain decimals, where the automaton decides them.
+  for (const m of [schema.multipleOf ?? []].flat()) parts.push(multiplesOf(compiler, m, pointer));
+  const excluded = (schema.__notMultipleOf ?? []) as number[];
+  if (excluded.length > 0) parts.push(regexToByteRegex(PLAIN_DECIMAL), rx.not(rx.alt(excluded.map((m) => multiplesOf(compiler, m, pointer)))));
+  if (schema.__fraction === true) parts.push(regexToByteRegex(nonIntegerRegex()));
   const bounded = lo.value !== -Infinity || hi.value !== Infinity;
   if (type === 'integer') {
     // Integers: an exact digit pattern for [lo, hi]; from draft 6 on, 3.0 is 3 too.
@@ -50,4 +46,18 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
     return jsonRegex.number();
   }
   return parts.length === 1 ? parts[0]! : rx.and(parts);
+}
+
+const PLAIN_DECIMAL = '-?(?:0|[1-9]\\d*)(?:\\.\\d+)?';
+
+// The plain decimals that are multiples of `m`: a regex where the last digits decide, else
+// the remainder automaton (refused past its size).
+function multiplesOf(compiler: SchemaCompiler, m: unknown, pointer: string): ByteRegex {
+  if (typeof m !== 'number' || !(m > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
+  const multiples = multipleOfRegex(m);
+  if (multiples !== null) return regexToByteRegex(multiples);
+  const automaton = multipleOfAutomaton(m);
+  if (automaton !== null) return rx.automaton(automaton);
+  compiler.unsupported(pointer, 'multipleOf', `multipleOf ${m} is not supported (its remainder automaton would exceed ${MAX_MULTIPLE_STATES} states)`);
+  return jsonRegex.number();
 }

@@ -1,9 +1,11 @@
 /**
- * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source).
+ * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source), and
+ * multiples as regexes or, for any other positive multiple, a remainder automaton.
  * Integers are exact for any bounds up to 2^53; numbers with decimal bounds and multiples are
  * exact in plain decimal notation. Of the exponent forms, bounds accept those whose sign or
  * size class settles them (see `decimalBounds`); multiples accept none.
  */
+import type { ByteAutomaton } from '../../ir/byte-regex.ts';
 
 const digits = (n: number): string => String(n);
 
@@ -183,6 +185,57 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
   return out;
 }
 
+/** Most states a `multipleOfAutomaton` may have. */
+export const MAX_MULTIPLE_STATES = 20_000;
+
+/**
+ * An automaton for plain decimals that are multiples of any positive `m` = p / 10^d (p an
+ * integer): it reads the digits left to right keeping N mod p, N the number read so far
+ * times 10^d (fraction digits counted up to d; past d only zeros may follow). Null when p is
+ * not a safe integer or the states exceed `MAX_MULTIPLE_STATES`.
+ */
+export function multipleOfAutomaton(m: number): ByteAutomaton | null {
+  const { int, fraction } = plainDecimal(m);
+  const p = Number(int + fraction);
+  const d = fraction.length;
+  const depth = Math.max(d, 1);
+  if (!Number.isSafeInteger(p) || p === 0 || 3 + p * (2 + depth) > MAX_MULTIPLE_STATES) return null;
+  // 10^k mod p.
+  const shifted = (r: number, k: number): number => {
+    for (let i = 0; i < k; i++) r = (r * 10) % p;
+    return r;
+  };
+  const [START, MINUS, ZERO] = [0, 1, 2];
+  const integer = (r: number): number => 3 + r;
+  const point = (r: number): number => 3 + p + r;
+  const fractional = (r: number, j: number): number => 3 + 2 * p + (j - 1) * p + r;
+  const edges: number[][] = Array.from({ length: 3 + p * (2 + depth) }, () => []);
+  const accepting: boolean[] = edges.map(() => false);
+  const digits = (from: number, to: (digit: number) => number, only?: number): void => {
+    for (let digit = only ?? 0; digit <= (only ?? 9); digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, to(digit));
+  };
+  edges[START]!.push(0x2d, 0x2d, MINUS);
+  for (const from of [START, MINUS]) {
+    digits(from, () => ZERO, 0);
+    for (let digit = 1; digit <= 9; digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, integer(digit % p));
+  }
+  edges[ZERO]!.push(0x2e, 0x2e, point(0));
+  accepting[ZERO] = true;
+  for (let r = 0; r < p; r++) {
+    digits(integer(r), (digit) => integer((r * 10 + digit) % p));
+    edges[integer(r)]!.push(0x2e, 0x2e, point(r));
+    accepting[integer(r)] = shifted(r, d) === 0;
+    if (d >= 1) digits(point(r), (digit) => fractional((r * 10 + digit) % p, 1));
+    else digits(point(r), () => fractional(r, 1), 0);
+    for (let j = 1; j <= depth; j++) {
+      if (j < d) digits(fractional(r, j), (digit) => fractional((r * 10 + digit) % p, j + 1));
+      else digits(fractional(r, j), () => fractional(r, j), 0);
+      accepting[fractional(r, j)] = shifted(r, Math.max(0, d - j)) === 0;
+    }
+  }
+  return { edges, accepting };
+}
+
 /**
  * Regex for plain decimals that are multiples of `m`, or null when that is not expressible
  * here: m = 10^-d (0.01, 0.1: at most d significant fraction digits), 1, or an integer m =
@@ -207,4 +260,19 @@ export function multipleOfRegex(m: number): string | null {
   const short = [...new Set(suffixes.map((s) => s.replace(/^0+(?=\d)/, '')).filter((s) => s.length < length))];
   const full = suffixes.filter((s) => s[0] !== '0' || s === '0');
   return `-?(?:${[...short, ...full, `[1-9]\\d*(?:${suffixes.join('|')})`].join('|')})(?:\\.0+)?`;
+}
+
+/**
+ * Regex for numbers that are not integers, in the spellings whose value is certain: plain
+ * decimals with a nonzero fraction digit and at most 15 significant digits (a double keeps
+ * them, so none rounds to an integer), and such mantissas with an exponent from -1 to -300
+ * (magnitudes below 1 that stay above 0). Longer spellings (`0.30000000000000004`) and
+ * exponents that leave the magnitude above 1 (`1.25e1`) are refused.
+ */
+export function nonIntegerRegex(): string {
+  const fraction = (room: number): string => `\\.\\d{0,${room - 1}}[1-9]0*`;
+  const plain = ['0\\.0{0,300}[1-9](?:\\d{0,13}[1-9])?0*'];
+  for (let length = 1; length <= 14; length++) plain.push(`[1-9]\\d{${length - 1}}${fraction(15 - length)}`);
+  const exponent = `[1-9](?:${fraction(14)}|\\.0+)?[eE]-0*(?:[1-9]\\d?|[12]\\d\\d|300)`;
+  return `-?(?:${[...plain, exponent].join('|')})`;
 }

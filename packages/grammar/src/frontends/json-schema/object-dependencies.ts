@@ -3,7 +3,8 @@
  * enforce: `dependentRequired` (and draft 4-7 `dependencies` whose values are arrays) as
  * name → names it requires; `dependencies` / `dependentSchemas` of the form
  * `{not: {required: [...]}}` as sets of names that may not all be present. Other dependent
- * schemas are unsupported.
+ * schemas are conditionals (`if: {required: [name]}, then: schema`), split off when a schema
+ * is flattened (`dependentConditions`).
  */
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -63,4 +64,47 @@ function exclusiveSet(name: string, dependent: unknown): string[] | null {
   if (notKeys.length !== 1 || notKeys[0] !== 'required') return null;
   if (!Array.isArray(not.required) || not.required.some((n) => typeof n !== 'string')) return null;
   return [...new Set([name, ...(not.required as string[])])];
+}
+
+/**
+ * Moves the dependent schemas of `own` (`dependentSchemas`, and `dependencies` with schema
+ * values) that are not exclusive sets out of it, as `[if, then, else]` conditionals: a
+ * dependent schema holds when its property is present.
+ */
+export function dependentConditions(own: Record<string, unknown>): unknown[][] {
+  const conditions: unknown[][] = [];
+  for (const keyword of ['dependentSchemas', 'dependencies']) {
+    const value = own[keyword];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const kept: Record<string, unknown> = {};
+    for (const [name, dependent] of Object.entries(value)) {
+      if (Array.isArray(dependent) || exclusiveSet(name, dependent) !== null || (typeof dependent !== 'object' && typeof dependent !== 'boolean'))
+        kept[name] = dependent;
+      else if (dependent !== true) conditions.push([{ required: [name] }, dependent, true]);
+    }
+    if (Object.keys(kept).length > 0) own[keyword] = kept;
+    else delete own[keyword];
+  }
+  return conditions;
+}
+
+/**
+ * Every dependency of `schema` (`dependentRequired`, `dependencies`, the exclusive sets left in
+ * `dependentSchemas`) as a conditional: for objects whose member count is bounded, which the
+ * permutation does not check dependencies beside. Null when there are none.
+ */
+export function dependenciesAsConditions(schema: SchemaObject): SchemaObject | null {
+  const out: Record<string, unknown> = { ...schema };
+  const conditions: unknown[][] = [];
+  for (const keyword of ['dependentRequired', 'dependencies', 'dependentSchemas']) {
+    const value = schema[keyword];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    for (const [name, dependent] of Object.entries(value)) {
+      conditions.push([{ required: [name] }, Array.isArray(dependent) ? { required: dependent } : dependent, true]);
+    }
+    delete out[keyword];
+  }
+  if (conditions.length === 0) return null;
+  out.__conditions = [...((schema.__conditions as unknown[][] | undefined) ?? []), ...conditions];
+  return out;
 }

@@ -19,18 +19,19 @@ export interface MemberRules {
 }
 
 /**
- * Tracked members in any order, each at most once; other members anywhere. The parser builds
- * the states (which are written, how many) a parse reaches, lazily.
+ * Tracked members in any order, each at most once; other members anywhere; `witnesses`
+ * (other members that must be present) as more required members. The parser builds the
+ * states (which are written, how many) a parse reaches, lazily.
  */
-export function permutedMembers(compiler: SchemaCompiler, shape: ObjectShape, rules: MemberRules): Expr {
+export function permutedMembers(compiler: SchemaCompiler, shape: ObjectShape, rules: MemberRules, witnesses: readonly Expr[] = []): Expr {
   const parts = compiler.parts;
   const { names, required, dependencies, exclusive } = shape;
   const rule = `${rules.base}@`;
   const index = new Map(names.map((name, i) => [name, i]));
   const indices = (list: readonly string[]): number[] => list.map((n) => index.get(n)!);
   parts.builder.permutations.set(rule, {
-    members: names.map((name) => rules.member(name)),
-    required: names.flatMap((name, i) => (required.has(name) ? [i] : [])),
+    members: [...names.map((name) => rules.member(name)), ...witnesses],
+    required: [...names.flatMap((name, i) => (required.has(name) ? [i] : [])), ...witnesses.map((_, i) => names.length + i)],
     other: rules.other,
     min: shape.minProperties,
     max: shape.maxProperties,
@@ -48,7 +49,9 @@ export function permutedMembers(compiler: SchemaCompiler, shape: ObjectShape, ru
  * other members. One rule per (position, members written so far), the count kept up to
  * `cap` (at least 1, which decides whether a separator comes first).
  */
-export function orderedMembers(compiler: SchemaCompiler, shape: ObjectShape, rules: MemberRules, pointer: string): Expr {
+export function orderedMembers(compiler: SchemaCompiler, shape: ObjectShape, rules: MemberRules, pointer: string, witnesses: readonly Expr[] = []): Expr {
+  if (witnesses.length > 0)
+    compiler.unsupported(pointer, 'not', `a member that must be present on an object of more than ${MAX_PERMUTATION_MEMBERS} properties is not supported`);
   if (shape.dependencies.size > 0 || shape.exclusive.length > 0) {
     const message = `dependentRequired on an object of more than ${MAX_PERMUTATION_MEMBERS} properties is not supported`;
     compiler.unsupported(pointer, 'dependentRequired', message);

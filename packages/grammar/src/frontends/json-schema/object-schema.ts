@@ -21,10 +21,14 @@ import {
   PROPERTY_NAME_KEYWORDS,
   safeTest,
   typeList,
+  type MemberWitness,
   type Schema,
   type SchemaObject,
 } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
+
+/** Most patterns one `patternProperties` may have (keys are told apart by the set they match). */
+export const MAX_PATTERN_PROPERTIES = 6;
 
 /** What an object schema says of its members. */
 export interface ObjectShape extends PropertyDependencies {
@@ -48,7 +52,12 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   if (shape === null) return expr.alt([]);
   const keyRegex = propertyNamesRegex(compiler, schema, pointer);
   const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns }, shape, keyRegex);
-  const body = shape.names.length <= MAX_PERMUTATION_MEMBERS ? permutedMembers(compiler, shape, members) : orderedMembers(compiler, shape, members, pointer);
+  // Members no name tracks that must be present, a distinct one each (see `MemberWitness`).
+  const witnesses = ((schema.__otherWitness ?? []) as MemberWitness[]).map((w) => members.witness(w));
+  const body =
+    shape.names.length <= MAX_PERMUTATION_MEMBERS
+      ? permutedMembers(compiler, shape, members, witnesses)
+      : orderedMembers(compiler, shape, members, pointer, witnesses);
   return expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
 }
 
@@ -111,41 +120,98 @@ class ObjectMembers implements MemberRules {
   // every unfinished string still has endings that are no name); otherwise the key is the
   // intersection with the names' complement, built as one automaton.
   #otherRule(): Expr | null {
-    const { compiler, pointer, keyRegex } = this;
-    const { additional, patterns } = this.schemas;
-    const parts = compiler.parts;
+    const parts = this.compiler.parts;
     const names = this.shape.names;
-    const maxStringLength = parts.caps.maxStringLength;
-    const excluding = names.length > 0 && patterns.length === 0 && keyRegex === null && maxStringLength === Infinity;
+    const excluding = names.length > 0 && this.schemas.patterns.length === 0 && this.keyRegex === null && parts.caps.maxStringLength === Infinity;
     const declared = excluding ? names.map((name) => this.#keyLexeme(name)) : undefined;
-    const notDeclared = names.length === 0 || excluding ? null : rx.not(rx.alt([...this.#spellings.values()]));
-    // (Spelled as the names are, `jsonChars`: a key that decodes to a declared name is one of
-    // its spellings, so it is that member's, never another key.)
-    const otherKey = (extra: ByteRegex | null): ByteRegex =>
-      rx.and([
-        jsonString(rx.repeat(jsonChars(ANY), 0, maxStringLength)),
-        ...(notDeclared ? [notDeclared] : []),
-        ...(keyRegex ? [keyRegex] : []),
-        ...(extra ? [extra] : []),
-      ]);
-    const others: Expr[] = [];
-    const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
-    if (patterns.length > 1) compiler.unsupported(pointer, 'patternProperties', 'more than one pattern in patternProperties is not supported');
-    patterns.forEach(([p, s], i) => {
-      const key = parts.lexeme(`/${p}/`, otherKey(patternRegexes[i]!));
-      const value = compiler.schemaExpr(s, pointerJoin(pointerJoin(pointer, 'patternProperties'), p));
-      others.push(expr.seq([key, parts.keySeparator(), value]));
+    const others = this.#regions().map(({ label, regex, schema, at }) => {
+      const key = parts.lexeme(label, this.#otherKey(regex, !excluding), undefined, label === 'KEY' ? declared : undefined);
+      return expr.seq([key, parts.keySeparator(), this.compiler.schemaExpr(schema, at)]);
     });
-    if (additional !== false) {
-      const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
-      const key = parts.lexeme('KEY', otherKey(unmatched), undefined, declared);
-      const value = compiler.schemaExpr(additional, pointerJoin(pointer, 'additionalProperties'));
-      others.push(expr.seq([key, parts.keySeparator(), value]));
-    }
     if (others.length === 0) return null;
     parts.builder.rules.set(`${this.base}.other`, expr.alt(others));
     return expr.ref(`${this.base}.other`);
   }
+
+  /**
+   * A member no name tracks that the witness speaks of (`__otherWitness`): in each region of
+   * other keys, keys the witness allows, values with its schema too.
+   */
+  witness(witness: MemberWitness): Expr {
+    const { compiler, pointer } = this;
+    const parts = compiler.parts;
+    const quoted = (p: string): ByteRegex => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties'));
+    const allowed = rx.and([
+      ...(witness.names.length > 0 ? [rx.not(rx.alt(witness.names.map((n) => jsonStringSpellings(n))))] : []),
+      ...(witness.patterns.length > 0 ? [rx.not(rx.alt(witness.patterns.map(quoted)))] : []),
+      ...witness.matches.map(quoted),
+    ]);
+    const choices = this.#regions().map(({ label, regex, schema, at }) => {
+      const key = parts.lexeme(`${label}?`, rx.and([this.#otherKey(regex, true), allowed]));
+      return expr.seq([key, parts.keySeparator(), compiler.schemaExpr({ allOf: [schema, witness.schema] }, at)]);
+    });
+    return expr.alt(choices);
+  }
+
+  // A key no name tracks (spelled as the names are, `jsonChars`: a key that decodes to a
+  // declared name is one of its spellings, so it is that member's, never another key), in
+  // `region`; the names excluded by the regex when `exclude` (else by the lexer).
+  #otherKey(region: ByteRegex | null, exclude: boolean): ByteRegex {
+    const names = this.shape.names;
+    return rx.and([
+      jsonString(rx.repeat(jsonChars(ANY), 0, this.compiler.parts.caps.maxStringLength)),
+      ...(exclude && names.length > 0 ? [rx.not(rx.alt([...this.#spellings.values()]))] : []),
+      ...(this.keyRegex ? [this.keyRegex] : []),
+      ...(region ? [region] : []),
+    ]);
+  }
+
+  // The keys no name tracks, by the set of patterns they match (a region each: those patterns
+  // and none of the others; regions that match nothing drop out of the grammar), values by all
+  // of theirs; keys no pattern matches take the additional schema (`KEY`).
+  #regions(): { label: string; regex: ByteRegex | null; schema: Schema; at: string }[] {
+    const { compiler, pointer } = this;
+    const { additional, patterns } = this.schemas;
+    const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
+    if (patterns.length > MAX_PATTERN_PROPERTIES) {
+      compiler.unsupported(pointer, 'patternProperties', `more than ${MAX_PATTERN_PROPERTIES} patterns in patternProperties are not supported`);
+    }
+    const at = (p: string): string => pointerJoin(pointerJoin(pointer, 'patternProperties'), p);
+    const count = Math.min(patterns.length, MAX_PATTERN_PROPERTIES);
+    const regions: { label: string; regex: ByteRegex | null; schema: Schema; at: string }[] = [];
+    for (let set = 1; set < 1 << count; set++) {
+      const inside = patterns.flatMap((_, i) => (set & (1 << i) ? [i] : []));
+      const outside = patternRegexes.filter((_, i) => i < count && !(set & (1 << i)));
+      const regex = rx.and([...inside.map((i) => patternRegexes[i]!), ...(outside.length > 0 ? [rx.not(rx.alt(outside))] : [])]);
+      const label = inside.map((i) => `/${patterns[i]![0]}/`).join('&');
+      if (inside.length === 1) regions.push({ label, regex, schema: patterns[inside[0]!]![1], at: at(patterns[inside[0]!]![0]) });
+      else regions.push({ label, regex, schema: { allOf: inside.map((i) => patterns[i]![1]) }, at: pointer });
+    }
+    if (additional !== false) {
+      const unmatched = patternRegexes.length === 0 ? null : rx.not(rx.alt(patternRegexes));
+      regions.push({ label: 'KEY', regex: unmatched, schema: additional, at: pointerJoin(pointer, 'additionalProperties') });
+    }
+    return regions;
+  }
+}
+
+/**
+ * Every name an object schema may track (declared, required, named by dependencies): a
+ * superset of `ObjectShape.names`.
+ */
+export function trackedNames(schema: SchemaObject): string[] {
+  const names = new Set([...Object.keys((schema.properties ?? {}) as object), ...(Array.isArray(schema.required) ? (schema.required as string[]) : [])]);
+  for (const keyword of ['dependentRequired', 'dependencies', 'dependentSchemas']) {
+    const value = schema[keyword];
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [name, dependent] of Object.entries(value)) {
+      names.add(name);
+      if (Array.isArray(dependent)) for (const n of dependent) names.add(String(n));
+      const excluded = (dependent as SchemaObject | null)?.not as SchemaObject | undefined;
+      if (Array.isArray(excluded?.required)) for (const n of excluded.required) names.add(String(n));
+    }
+  }
+  return [...names];
 }
 
 // The members tracked by name and the counts and dependencies that bound them; null when

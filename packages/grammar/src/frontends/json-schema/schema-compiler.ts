@@ -7,31 +7,44 @@
  * reached again, or one that means the same, reuses its rule.
  */
 import { GrammarLimitError } from '../../grammar-error.ts';
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { GrammarBuilder, MAX_NESTING, expr, type Expr } from '../../ir/grammar-ir.ts';
 import { JsonGrammarParts } from '../json.ts';
 import { arrayExpr } from './array-schema.ts';
 import type { JsonSchemaOptions } from './compile-json-schema.ts';
 import { exclusiveBranches } from './disjoint-branches.ts';
-import { enumExpr } from './enum-schema.ts';
+import { enumExpr, numberLiteralRegex } from './enum-schema.ts';
 import { SchemaFlattener } from './flatten-schema.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
-import { mergeSchemas } from './merge-schemas.ts';
+import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
+import { dependenciesAsConditions } from './object-dependencies.ts';
+import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
 import { numberRegex } from './number-schema.ts';
-import { objectExpr } from './object-schema.ts';
+import { objectExpr, trackedNames } from './object-schema.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaIds } from './schema-ids.ts';
-import { allowedTypes, ANNOTATIONS, isAssertion, KNOWN, typeList, type JsonType, type Schema, type SchemaObject } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  lowerBound,
+  safeTest,
+  typeList,
+  upperBound,
+  type MemberWitness,
+  type JsonType,
+  type Schema,
+  type SchemaObject,
+} from './schema-keywords.ts';
 import { containsKeyword, isOnlyRef, resolveRef, schemaDraft, type ResolvedSchema, type SchemaDraft } from './schema-refs.ts';
 import { stringRegex } from './string-schema.ts';
 
 // Keywords the grammar cannot enforce (outside enum / const, which validate their values).
 const UNSUPPORTED_KEYWORDS: readonly (readonly [string, string])[] = [
-  ['if', 'if/then/else is not supported'],
   ['unevaluatedProperties', 'unevaluatedProperties is not supported'],
   ['unevaluatedItems', 'unevaluatedItems is not supported'],
   ['$dynamicRef', '$dynamicRef is not supported'],
   ['$recursiveRef', '$recursiveRef is not supported'],
-  ['contains', 'contains is not supported'],
+  ['contains', 'contains with maxContains, or a minContains above 1, is not supported'],
 ];
 
 export class SchemaCompiler {
@@ -184,10 +197,23 @@ export class SchemaCompiler {
   // anyOf / oneOf distribute over their siblings; then `not`; then types.
   #branches(schema: SchemaObject, pointer: string): Expr {
     if (schema.enum !== undefined || schema.const !== undefined) return enumExpr(this, schema, pointer);
+    const counted = schema.minProperties !== undefined || schema.maxProperties !== undefined || this.parts.caps.maxProperties !== Infinity;
+    const conditions = counted ? dependenciesAsConditions(schema) : null;
+    if (conditions !== null) return this.#conditional(conditions, pointer);
+    if (schema.__conditions !== undefined) return this.#conditional(schema, pointer);
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       if (schema[keyword] !== undefined) return this.#distributed(schema, keyword, pointer);
     }
+    if (schema.__oneOf !== undefined) {
+      // The next oneOf list of an intersection.
+      const [next, ...more] = schema.__oneOf as unknown[];
+      const rest: Record<string, unknown> = { ...schema, oneOf: next };
+      if (more.length > 0) rest.__oneOf = more;
+      else delete rest.__oneOf;
+      return this.#distributed(rest, 'oneOf', pointer);
+    }
     if (schema.not !== undefined) return this.#withNot(schema, pointer);
+    if (schema.__someMember !== undefined) return this.#someMember(schema, pointer);
     for (const [keyword, message] of UNSUPPORTED_KEYWORDS) if (schema[keyword] !== undefined) this.unsupported(pointer, keyword, message);
     const types = allowedTypes(schema, pointer);
     const alternatives: Expr[] = [];
@@ -198,26 +224,61 @@ export class SchemaCompiler {
     return expr.alt(alternatives);
   }
 
+  // if / then / else (the first of the conditionals an intersection holds): (if ∧ then) ∪
+  // (¬if ∧ else), each merged with the other keywords.
+  #conditional(schema: SchemaObject, pointer: string): Expr {
+    const rest: Record<string, unknown> = { ...schema };
+    const [[condition, then, otherwise], ...more] = schema.__conditions as Schema[][];
+    if (more.length > 0) rest.__conditions = more;
+    else delete rest.__conditions;
+    if (then === true && otherwise === true) return this.#branches(rest, pointer);
+    const cases = (): SchemaObject[] => {
+      const holds = this.flatten({ allOf: [condition!, then!] }, pointer);
+      const fails = this.flatten({ allOf: [otherwise!] }, pointer);
+      const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+      const complement = fails === false ? [] : productOfUnions(fails, [negateSchema(this, condition!, pointerJoin(pointer, 'if'))], pointer, unsupported);
+      return [...(holds === false ? [] : [holds]), ...complement];
+    };
+    return this.#union(rest, cases, pointer, 'if', () => this.#branches(rest, pointer));
+  }
+
   // anyOf / oneOf: each branch merged with the schema's other keywords, one rule each; a
-  // oneOf's branches restricted to where they are provably disjoint.
+  // oneOf's branches restricted to where they are provably disjoint, or else each branch
+  // intersected with the complements of the others.
   #distributed(schema: SchemaObject, keyword: 'anyOf' | 'oneOf', pointer: string): Expr {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length === 0) throw new InvalidSchemaError(pointer, keyword, `${keyword} must be a non-empty array`);
     const rest: Record<string, unknown> = { ...schema };
     delete rest[keyword];
-    const merged: SchemaObject[] = [];
-    branches.forEach((branch, i) => {
+    const merged: (SchemaObject | false)[] = branches.map((branch, i) => {
       const at = pointerJoin(pointerJoin(pointer, keyword), i);
       const flat = branch === true ? {} : branch === false ? false : this.flatten(branch as SchemaObject, at);
-      const both = flat === false ? false : mergeSchemas(rest, flat, at, (p, k, m) => this.unsupported(p, k, m));
-      if (both !== false) merged.push(both);
+      return flat === false ? false : mergeSchemas(rest, flat, at, (p, k, m) => this.unsupported(p, k, m));
     });
-    const alternatives = keyword === 'oneOf' ? exclusiveBranches(this, merged, pointer) : merged;
-    // (Not through schemaExpr: the level is counted here.)
-    return expr.alt(alternatives.map((b) => this.#nested(pointer, () => this.#mergedRule(b, pointer))));
+    const possible = merged.filter((b) => b !== false);
+    if (keyword === 'anyOf') return this.#rules(possible, pointer);
+    const disjoint = exclusiveBranches(this, possible, pointer);
+    if (disjoint !== null) return this.#rules(disjoint, pointer);
+    // Overlapping branches: branch i where no other branch holds.
+    const exclusive = (): SchemaObject[] => {
+      const complements = branches.map((b, j) => negateSchema(this, b as Schema, pointerJoin(pointerJoin(pointer, keyword), j)));
+      const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+      return merged.flatMap((b, i) =>
+        b === false
+          ? []
+          : productOfUnions(
+              b,
+              complements.filter((_, j) => j !== i),
+              pointer,
+              unsupported,
+            ),
+      );
+    };
+    return this.#union({}, exclusive, pointer, 'oneOf', () => this.#rules(possible, pointer));
   }
 
-  // `not` of a type list or of constants: removes types or values; anything else unsupported.
+  // `not` of a type list or of constants removes types or values; any other `not` is the
+  // union of the complement's branches (`negate-schema.ts`), each intersected with the rest.
   #withNot(schema: SchemaObject, pointer: string): Expr {
     const rest: Record<string, unknown> = { ...schema };
     const not = schema.not;
@@ -226,22 +287,83 @@ export class SchemaCompiler {
     if (not === true) return expr.alt([]);
     if (not === false) return this.#branches(rest, pointer);
     const n = not as SchemaObject;
-    const keys = Object.keys(n).filter((k) => !ANNOTATIONS.has(k) && KNOWN.has(k));
+    const keys = Object.keys(n).filter(isAssertion);
     if (keys.length === 1 && keys[0] === 'type') {
       const excluded = new Set(typeList(n.type, at));
       if (excluded.has('number')) excluded.add('integer');
       const kept = allowedTypes(rest, pointer).filter((t) => !excluded.has(t));
-      if (excluded.has('integer') && !excluded.has('number') && kept.includes('number')) {
-        this.unsupported(pointer, 'not', 'not {type: integer} of numbers (non-integers only) is not supported');
-      }
-      return this.#branches({ ...rest, type: kept.length > 0 ? kept : [] }, pointer);
+      // Numbers but not integers: fractions (see `nonIntegerRegex`).
+      const fraction = excluded.has('integer') && !excluded.has('number') && kept.includes('number');
+      return this.#branches({ ...rest, type: kept.length > 0 ? kept : [], ...(fraction && { __fraction: true }) }, pointer);
     }
     if (keys.length === 1 && (keys[0] === 'enum' || keys[0] === 'const')) {
       const values = keys[0] === 'const' ? [n.const] : (n.enum as unknown[]);
-      return this.#branches({ ...rest, __notValues: values }, pointer);
+      return this.#branches({ ...rest, __notValues: [...((rest.__notValues as unknown[] | undefined) ?? []), ...values] }, pointer);
     }
-    this.unsupported(pointer, 'not', 'only `not` of a type or of constants is supported');
-    return this.#branches(rest, pointer);
+    return this.#union(
+      rest,
+      () => negateSchema(this, n, at),
+      pointer,
+      'not',
+      () => this.#branches(rest, pointer),
+    );
+  }
+
+  // The schema intersected with a union of branches computed by `branches` (a complement,
+  // or a oneOf's exclusive parts); one that needs an unsupported complement is refused as
+  // `keyword` (lenient: `fallback`, the keyword not enforced).
+  #union(rest: SchemaObject, branches: () => SchemaObject[], pointer: string, keyword: string, fallback: () => Expr): Expr {
+    let union: SchemaObject[];
+    try {
+      union = branches();
+    } catch (error) {
+      if (!(error instanceof NotNegatable)) throw error;
+      this.unsupported(pointer, keyword, `${keyword} needs the complement of a schema, and ${error.message}`);
+      return fallback();
+    }
+    const merged = union.flatMap((b) => {
+      const both = mergeSchemas(rest, b, pointerJoin(pointer, keyword), (p, k, m) => this.unsupported(p, k, m));
+      return both === false ? [] : [both];
+    });
+    return this.#rules(merged, pointer);
+  }
+
+  // Alternatives of merged schemas, a rule each. (Not through schemaExpr: the level is
+  // counted here.)
+  #rules(schemas: readonly SchemaObject[], pointer: string): Expr {
+    return expr.alt(schemas.map((b) => this.#nested(pointer, () => this.#mergedRule(b, pointer))));
+  }
+
+  // Objects with some member a witness (`MemberWitness`) speaks of: one of the names the
+  // object tracks (declared, required, in dependencies) that the witness allows, written with
+  // the witness's schema too; or else a member no name tracks (`__otherWitness`).
+  #someMember(schema: SchemaObject, pointer: string): Expr {
+    const [witness, ...more] = schema.__someMember as MemberWitness[];
+    const rest: Record<string, unknown> = { ...schema, type: 'object' };
+    if (more.length > 0) rest.__someMember = more;
+    else delete rest.__someMember;
+    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+    const w = witness!;
+    const speaksOf = (name: string): boolean =>
+      !w.names.includes(name) && !w.patterns.some((p) => safeTest(p, name)) && w.matches.every((p) => safeTest(p, name));
+    const named = trackedNames(rest).filter(speaksOf);
+    // Among the other members: a member of its own, or one that is another witness's too.
+    const others = (rest.__otherWitness ?? []) as MemberWitness[];
+    const both = (v: MemberWitness): MemberWitness => ({
+      names: [...v.names, ...w.names],
+      patterns: [...v.patterns, ...w.patterns],
+      matches: [...v.matches, ...w.matches],
+      schema: { allOf: [v.schema, w.schema] },
+    });
+    const branches = [
+      ...named.map((name) => mergeSchemas(rest, { required: [name], properties: { [name]: w.schema } }, pointer, unsupported)),
+      { ...rest, __otherWitness: [...others, w] },
+      ...others.map((v, i) => ({ ...rest, __otherWitness: others.map((u, j) => (j === i ? both(v) : u)) })),
+    ];
+    return this.#rules(
+      branches.filter((b) => b !== false),
+      pointer,
+    );
   }
 
   // One allowed type of a (merged) schema, less the constants a `not` excluded.
@@ -258,16 +380,59 @@ export class SchemaCompiler {
         return this.parts.lexeme('STRING', stringRegex(this, schema, pointer, excluded), pointer);
       case 'integer':
       case 'number':
-        if (excluded.some((v) => typeof v === 'number')) this.unsupported(pointer, 'not', '`not` of numeric constants is not supported');
-        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', numberRegex(this, type, schema, pointer), pointer);
+        if (type === 'integer' && schema.__fraction === true) return expr.alt([]);
+        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberExpr(type, schema, pointer, excluded), pointer);
       case 'array':
-        if (excluded.some((v) => Array.isArray(v))) this.unsupported(pointer, 'not', '`not` of array constants is not supported');
-        return arrayExpr(this, schema, pointer);
-      case 'object':
-        if (excluded.some((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) {
-          this.unsupported(pointer, 'not', '`not` of object constants is not supported');
-        }
-        return objectExpr(this, schema, pointer);
+      case 'object': {
+        // Structured constants are excluded by their shapes' complements.
+        const constants = excluded.filter((v) => typeof v === 'object' && v !== null && Array.isArray(v) === (type === 'array'));
+        if (constants.length > 0) return this.#withoutConstants(type, schema, constants, pointer);
+        return type === 'array' ? arrayExpr(this, schema, pointer) : objectExpr(this, schema, pointer);
+      }
     }
   }
+
+  // Arrays or objects less constants: the product of the complements of their shapes.
+  #withoutConstants(type: 'array' | 'object', schema: SchemaObject, constants: readonly unknown[], pointer: string): Expr {
+    const rest: Record<string, unknown> = { ...schema, type };
+    delete rest.__notValues;
+    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+    const complements = (): SchemaObject[] =>
+      productOfUnions(
+        { type },
+        constants.map((c) => negateSchema(this, constantShape(c), pointer)),
+        pointer,
+        unsupported,
+      );
+    return this.#union(rest, complements, pointer, 'not', () => (type === 'array' ? arrayExpr(this, rest, pointer) : objectExpr(this, rest, pointer)));
+  }
+
+  // Numbers less excluded constants: integers are written in plain decimals only, so an
+  // excluded value's texts are known; numbers may take exponent forms, so only constants
+  // outside their bounds (nothing to exclude) are supported.
+  #numberExpr(type: 'integer' | 'number', schema: SchemaObject, pointer: string, excluded: readonly unknown[]): ByteRegex {
+    const regex = numberRegex(this, type, schema, pointer);
+    const [lo, hi] = [lowerBound(schema, pointer), upperBound(schema, pointer)];
+    const inside = (v: number): boolean =>
+      (v > lo.value || (v === lo.value && lo.inclusive)) && (v < hi.value || (v === hi.value && hi.inclusive)) && (type === 'number' || Number.isInteger(v));
+    const numbers = excluded.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && inside(v));
+    if (numbers.length === 0) return regex;
+    if (type === 'number') this.unsupported(pointer, 'not', '`not` of numeric constants within the bounds of a non-integer number is not supported');
+    return rx.and([regex, rx.not(rx.alt(numbers.map(numberLiteralRegex)))]);
+  }
+}
+
+// The schema whose only instance is `value` (JSON equality: members in any order, 1 and 1.0 alike).
+function constantShape(value: unknown): SchemaObject {
+  if (Array.isArray(value)) return { type: 'array', prefixItems: value.map(constantShape), items: false, minItems: value.length };
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(entries.map(([k, v]) => [k, constantShape(v)])),
+      required: entries.map(([k]) => k),
+      additionalProperties: false,
+    };
+  }
+  return { const: value };
 }

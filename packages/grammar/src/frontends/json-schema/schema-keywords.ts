@@ -37,55 +37,46 @@ export const ANNOTATIONS = new Set([
   'contentMediaType',
   'contentSchema',
 ]);
-// Assertion keywords this compiler understands.
-export const KNOWN = new Set([
-  'type',
-  'enum',
-  'const',
-  '$ref',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'properties',
-  'required',
-  'additionalProperties',
-  'patternProperties',
-  'propertyNames',
-  'minProperties',
-  'maxProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'contains',
-  'minContains',
-  'maxContains',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'if',
-  'then',
-  'else',
-  'dependentRequired',
-  'dependentSchemas',
-  'dependencies',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  '$dynamicRef',
-  '$recursiveRef',
+/**
+ * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
+ * excluded), `__notPatterns` and `__notMultipleOf` (patterns a string must not match,
+ * multiples a number must not be), `__conditions` (the
+ * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
+ * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
+ * (witnesses among the members no name tracks, a distinct member each), `__oneOf` (more
+ * `oneOf` lists an intersection holds).
+ */
+export const INTERNAL = new Set([
+  '__notValues',
+  '__notPatterns',
+  '__notMultipleOf',
+  '__conditions',
+  '__contains',
+  '__fraction',
+  '__someMember',
+  '__otherWitness',
+  '__oneOf',
 ]);
 
-/** Keywords that assert something (merging marks excluded values as `__notValues`). */
-export const isAssertion = (k: string): boolean => KNOWN.has(k) || k === '__notValues';
+/** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
+export interface Witness {
+  readonly schema: Schema;
+  readonly from: number;
+}
+
+/**
+ * `__someMember`: some member whose key is none of `names`, matches none of `patterns` and
+ * every one of `matches` has a value satisfying `schema`.
+ */
+export interface MemberWitness {
+  readonly names: readonly string[];
+  readonly patterns: readonly string[];
+  readonly matches: readonly string[];
+  readonly schema: Schema;
+}
+
+/** Keywords that assert something. */
+export const isAssertion = (k: string): boolean => KNOWN.has(k) || INTERNAL.has(k);
 
 /** Keywords that constrain instances of one kind only. */
 export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
@@ -101,12 +92,32 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'dependentSchemas',
     'dependencies',
     'unevaluatedProperties',
+    '__someMember',
+    '__otherWitness',
   ],
-  array: ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'],
-  string: ['minLength', 'maxLength', 'pattern', 'format'],
-  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  array: [
+    'items',
+    'prefixItems',
+    'additionalItems',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'contains',
+    'minContains',
+    'maxContains',
+    'unevaluatedItems',
+    '__contains',
+  ],
+  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
+
+// Assertion keywords this compiler understands: those of every kind, and of one.
+export const KNOWN = new Set([
+  ...['type', 'enum', 'const', '$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', '$dynamicRef', '$recursiveRef'],
+  ...[...KIND_SPECIFIC].filter((k) => !INTERNAL.has(k)),
+]);
 
 /** Keywords a `propertyNames` schema may use (it must be a string schema). */
 export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);

@@ -1,6 +1,6 @@
 /**
  * Strings: one lexeme, built by regex intersection of what the string keywords allow
- * (length ∧ every pattern ∧ format), less the constants a `not` excludes.
+ * (length ∧ every pattern ∧ format), less the patterns and constants a `not` excludes.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { ANY } from '../../ir/code-point-sets.ts';
@@ -30,6 +30,8 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
     if (typeof pattern !== 'string') throw new InvalidSchemaError(pointer, 'pattern', 'pattern must be a string');
     parts.push(schemaPattern(compiler, pattern, 'search', pointer, 'pattern'));
   }
+  // Patterns a `not` excludes (see `negate-schema.ts`).
+  for (const pattern of (schema.__notPatterns ?? []) as string[]) parts.push(rx.not(schemaPattern(compiler, pattern, 'search', pointer, 'pattern')));
   if (schema.format !== undefined) {
     const format = String(schema.format);
     const source = FORMAT_PATTERNS[format];

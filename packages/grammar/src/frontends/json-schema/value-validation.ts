@@ -7,7 +7,8 @@ import { validate as validateInstance, type Schema as CfSchema } from '@cfworker
 import { GrammarError } from '../../grammar-error.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { SchemaObject } from './schema-keywords.ts';
+import type { MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
+import type { SchemaDraft } from './schema-refs.ts';
 
 /** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
 export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean {
@@ -24,20 +25,88 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 }
 
 /**
- * Merged schemas encode two things their own way: several patterns as a list, and excluded
- * constants (`__notValues`). This spells them as standard keywords for the validator.
+ * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
+ * constants (`__notValues`), patterns (`__notPatterns`) and multiples (`__notMultipleOf`), conditionals (`__conditions`),
+ * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
+ * must hold (`__someMember`, `__otherWitness`). This spells them as standard keywords of
+ * `draft` for the validator.
  */
-export function standardSchema(merged: SchemaObject): SchemaObject {
+export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
   const out: Record<string, unknown> = { ...merged };
   const extra: SchemaObject[] = [];
-  if (Array.isArray(out.pattern)) {
-    extra.push(...(out.pattern as unknown[]).map((pattern) => ({ pattern })));
-    delete out.pattern;
+  for (const keyword of ['pattern', 'multipleOf']) {
+    if (!Array.isArray(out[keyword])) continue;
+    extra.push(...(out[keyword] as unknown[]).map((value) => ({ [keyword]: value })));
+    delete out[keyword];
+  }
+  if (out.__notMultipleOf !== undefined) {
+    extra.push(...(out.__notMultipleOf as unknown[]).map((multipleOf) => ({ not: { multipleOf } })));
+    delete out.__notMultipleOf;
   }
   if (out.__notValues !== undefined) {
     extra.push({ not: { enum: out.__notValues } });
     delete out.__notValues;
   }
+  if (out.__conditions !== undefined) {
+    // (As a union: draft 4 has no `if`.)
+    const spelled = (out.__conditions as unknown[][]).map(([condition, then, otherwise]) => ({
+      anyOf: [{ allOf: [condition, then] }, { allOf: [{ not: condition }, otherwise] }],
+    }));
+    extra.push(...spelled);
+    delete out.__conditions;
+  }
+  if (out.__notPatterns !== undefined) {
+    extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
+    delete out.__notPatterns;
+  }
+  if (out.__oneOf !== undefined) {
+    extra.push(...(out.__oneOf as unknown[]).map((oneOf) => ({ oneOf })));
+    delete out.__oneOf;
+  }
+  if (out.__fraction === true) {
+    extra.push({ not: { type: 'integer' } });
+    delete out.__fraction;
+  }
+  for (const keyword of ['__someMember', '__otherWitness']) {
+    if (out[keyword] === undefined) continue;
+    extra.push(...(out[keyword] as MemberWitness[]).map(memberWitnessSchema));
+    delete out[keyword];
+  }
+  if (out.__contains !== undefined) {
+    // Some item from position `from` on holds: not all of them fail.
+    for (const { schema, from } of out.__contains as Witness[]) {
+      const fail = { not: schema };
+      const rest =
+        from === 0
+          ? { items: fail }
+          : draft === '2020-12' || draft === '2019-09'
+            ? { prefixItems: Array(from).fill(true), items: fail }
+            : { items: Array(from).fill(true), additionalItems: fail };
+      extra.push({ not: { type: 'array', ...rest } });
+    }
+    delete out.__contains;
+  }
   if (extra.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...extra];
   return out;
+}
+
+// A member witness as standard keywords: a non-object, or not every member it speaks of
+// fails its schema. Keys that must match a pattern and avoid names or other patterns have no
+// spelling without lookaheads: such a witness is spelled as never met (values are dropped,
+// never wrongly kept).
+function memberWitnessSchema({ names, patterns, matches, schema }: MemberWitness): SchemaObject {
+  const fails = { not: schema };
+  let every: SchemaObject;
+  if (matches.length === 0) {
+    every = {
+      properties: Object.fromEntries(names.map((n) => [n, true])),
+      patternProperties: Object.fromEntries(patterns.map((p) => [p, true])),
+      additionalProperties: fails,
+    };
+  } else if (matches.length === 1 && names.length === 0 && patterns.length === 0) {
+    every = { patternProperties: { [matches[0]!]: fails } };
+  } else {
+    return { not: {} };
+  }
+  return { anyOf: [{ not: { type: 'object' } }, { not: every }] };
 }

@@ -1,0 +1,281 @@
+/**
+ * Schema-level negation: the complement of a schema within JSON values, as a union of
+ * schemas the compiler can build. A schema is an intersection of keywords, each constraining
+ * one kind of value (or every kind), so a value fails it iff it has a type the schema does
+ * not allow, or fails one keyword: the complement is one branch per keyword, each restricted
+ * to the kinds the keyword speaks of (`minLength: 3` fails only on strings shorter than 3).
+ * Where a keyword holds a subschema, its branch pushes `not` inward (`properties: {a: S}`
+ * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
+ * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
+ * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
+ * complement here (`format`, `uniqueItems`, `propertyNames`, …) throw a
+ * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
+ */
+import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+
+/** Most branches one complement (or one product of complements) may have. */
+export const MAX_NEGATION_BRANCHES = 64;
+
+/** A keyword whose complement is not supported (or a complement past the cap). */
+export class NotNegatable extends Error {
+  constructor(readonly keyword: string) {
+    super(keyword === 'branches' ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches` : `the complement of ${keyword} is not supported`);
+  }
+}
+
+// Count bounds: the kind each speaks of, and its opposite.
+const COUNT_BOUNDS: Record<string, readonly ['string' | 'object' | 'array', string]> = {
+  minLength: ['string', 'maxLength'],
+  maxLength: ['string', 'minLength'],
+  minProperties: ['object', 'maxProperties'],
+  maxProperties: ['object', 'minProperties'],
+  minItems: ['array', 'maxItems'],
+  maxItems: ['array', 'minItems'],
+};
+
+// Kinds named by the type keyword, numbers as one kind (integers a part of it).
+const OTHER_KINDS: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'string'];
+
+/**
+ * The complement of `schema` within JSON values, as a list of schemas whose union it is
+ * (empty: every value satisfies `schema`). Throws `NotNegatable`.
+ */
+export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: string): SchemaObject[] {
+  if (schema === true) return [];
+  if (schema === false) return [{}];
+  const flat = compiler.flatten(schema, pointer);
+  if (flat === false) return [{}];
+  return new Negation(compiler, flat, pointer).branches();
+}
+
+/**
+ * The intersection of unions: every way of picking one branch of each, merged, the empty
+ * ones dropped. Throws `NotNegatable` past `MAX_NEGATION_BRANCHES`.
+ */
+export function productOfUnions(
+  seed: SchemaObject,
+  unions: readonly (readonly SchemaObject[])[],
+  pointer: string,
+  unsupported: ReportUnsupported,
+): SchemaObject[] {
+  let product: SchemaObject[] = [seed];
+  for (const union of unions) {
+    const next: SchemaObject[] = [];
+    for (const left of product) {
+      for (const right of union) {
+        const both = mergeSchemas(left, right, pointer, unsupported);
+        if (both !== false) next.push(both);
+      }
+    }
+    if (next.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    product = next;
+  }
+  return product;
+}
+
+// The complement of one flattened schema.
+class Negation {
+  readonly #out: SchemaObject[] = [];
+  readonly #types: JsonType[];
+  readonly #numbers: 'number' | 'integer' | null;
+
+  constructor(
+    private readonly compiler: SchemaCompiler,
+    private readonly schema: SchemaObject,
+    private readonly pointer: string,
+  ) {
+    this.#types = allowedTypes(schema, pointer);
+    this.#numbers = this.#types.includes('number') ? 'number' : this.#types.includes('integer') ? 'integer' : null;
+  }
+
+  branches(): SchemaObject[] {
+    const schema = this.schema;
+    if (schema.type !== undefined) this.#outsideTypes();
+    let bounds = false;
+    let items = false;
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (!isAssertion(keyword) || keyword === 'type') continue;
+      if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(keyword)) {
+        if (!bounds) this.#bounds();
+        bounds = true;
+      } else if (['prefixItems', 'items', 'additionalItems'].includes(keyword)) {
+        if (!items) this.#items();
+        items = true;
+      } else {
+        this.#keyword(keyword, value);
+      }
+      if (this.#out.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    }
+    return this.#out;
+  }
+
+  // Values of types the schema does not allow.
+  #outsideTypes(): void {
+    const others: JsonType[] = OTHER_KINDS.filter((t) => !this.#types.includes(t));
+    if (this.#numbers === null) others.push('number');
+    if (others.length > 0) this.#out.push({ type: others });
+    // Numbers that are not integers (the compiler refuses them where numbers are allowed).
+    if (this.#numbers === 'integer') this.#out.push({ type: 'number', not: { type: 'integer' } });
+  }
+
+  // The schema's own types (a branch for a keyword that constrains every kind).
+  #anyKind(): SchemaObject {
+    return this.schema.type === undefined ? {} : { type: this.#types };
+  }
+
+  // The type of one kind within the schema's types, or null when it allows none.
+  #kind(kind: 'string' | 'object' | 'array' | 'number'): JsonType | null {
+    if (kind === 'number') return this.#numbers;
+    return this.#types.includes(kind) ? kind : null;
+  }
+
+  // A branch of `kind` values (none when the schema allows no such values).
+  #add(kind: 'string' | 'object' | 'array' | 'number', keywords: Record<string, unknown>): void {
+    const type = this.#kind(kind);
+    if (type !== null) this.#out.push({ type, ...keywords });
+  }
+
+  #keyword(keyword: string, value: unknown): void {
+    const count = (): number => value as number;
+    switch (keyword) {
+      case 'enum':
+        this.#out.push({ ...this.#anyKind(), __notValues: value });
+        return;
+      case 'const':
+        this.#out.push({ ...this.#anyKind(), __notValues: [value] });
+        return;
+      case '__notValues':
+        this.#out.push({ ...this.#anyKind(), enum: value });
+        return;
+      case 'not':
+        this.#both(value as Schema);
+        return;
+      case 'anyOf':
+        this.#out.push(...this.#allFail(value as Schema[]));
+        return;
+      case 'oneOf':
+      case '__oneOf':
+        // None holds, or two do (for each list).
+        for (const branches of keyword === 'oneOf' ? [value as Schema[]] : (value as Schema[][])) {
+          this.#out.push(...this.#allFail(branches));
+          branches.forEach((a, i) => branches.slice(i + 1).forEach((b) => this.#both(a, b)));
+        }
+        return;
+      case '__conditions':
+        // For each conditional: (if ∧ ¬then) ∪ (¬if ∧ ¬else).
+        for (const [condition, then, otherwise] of value as Schema[][]) {
+          if (then !== true) this.#both(condition!, { not: then });
+          if (otherwise !== true) this.#out.push({ ...this.#anyKind(), not: { anyOf: [condition, otherwise] } });
+        }
+        return;
+      case 'pattern':
+        for (const pattern of [value].flat()) this.#add('string', { __notPatterns: [pattern] });
+        return;
+      case '__notPatterns':
+        for (const pattern of value as string[]) this.#add('string', { pattern });
+        return;
+      case 'minLength':
+      case 'maxLength':
+      case 'minProperties':
+      case 'maxProperties':
+      case 'minItems':
+      case 'maxItems': {
+        // A count bound fails where the opposite bound, one past it, holds.
+        const [kind, opposite] = COUNT_BOUNDS[keyword]!;
+        const bound = keyword.startsWith('min') ? count() - 1 : count() + 1;
+        if (bound >= 0) this.#add(kind, { [opposite]: bound });
+        return;
+      }
+      case 'required':
+        if (Array.isArray(value)) for (const name of value as string[]) this.#add('object', { properties: { [name]: false } });
+        return;
+      case 'properties':
+        for (const [name, member] of Object.entries(value as Record<string, Schema>)) {
+          if (member !== true) this.#add('object', { required: [name], properties: { [name]: { not: member } } });
+        }
+        return;
+      case 'multipleOf':
+        for (const m of [value].flat()) this.#add('number', { __notMultipleOf: [m] });
+        return;
+      case '__notMultipleOf':
+        for (const m of value as unknown[]) this.#add('number', { multipleOf: m });
+        return;
+      case '__fraction':
+        if (this.#numbers !== null) this.#out.push({ type: 'integer' });
+        return;
+      case '__contains':
+        // No item from `from` on holds.
+        for (const { schema, from } of value as Witness[]) this.#add('array', { prefixItems: Array<Schema>(from).fill(true), items: { not: schema } });
+        return;
+      case 'dependentRequired':
+      case 'dependentSchemas':
+      case 'dependencies':
+        for (const [name, dependent] of Object.entries(value as Record<string, unknown>)) {
+          if (Array.isArray(dependent)) {
+            for (const needed of dependent as string[]) if (needed !== name) this.#add('object', { required: [name], properties: { [needed]: false } });
+          } else if (dependent !== true) {
+            this.#add('object', { required: [name], not: dependent });
+          }
+        }
+        return;
+      case 'additionalProperties':
+      case 'patternProperties':
+      case 'propertyNames':
+      case 'uniqueItems':
+      case 'unevaluatedProperties':
+      case 'unevaluatedItems':
+        if (keyword === 'uniqueItems' ? value !== true : value === true) return;
+        if (keyword === 'additionalProperties') {
+          // Some member neither declared nor matched has a value that fails it.
+          const names = Object.keys((this.schema.properties ?? {}) as object);
+          const patterns = Object.keys((this.schema.patternProperties ?? {}) as object);
+          this.#add('object', { __someMember: [{ names, patterns, matches: [], schema: value === false ? true : { not: value } }] });
+          return;
+        }
+        if (keyword === 'patternProperties') {
+          // Some member a pattern matches has a value that fails its schema.
+          for (const [match, schema] of Object.entries(value as Record<string, Schema>)) {
+            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], schema: { not: schema } }] });
+          }
+          return;
+        }
+        throw new NotNegatable(keyword);
+      default:
+        throw new NotNegatable(keyword);
+    }
+  }
+
+  // A branch where all of `schemas` hold (flattened: branches never hold an allOf).
+  #both(...schemas: Schema[]): void {
+    const flat = this.compiler.flatten({ allOf: [this.#anyKind(), ...schemas] }, this.pointer);
+    if (flat !== false) this.#out.push(flat);
+  }
+
+  // Every branch fails: the product of their complements, within the schema's types.
+  #allFail(branches: readonly Schema[]): SchemaObject[] {
+    const unions = branches.map((b) => negateSchema(this.compiler, b, this.pointer));
+    return productOfUnions(this.#anyKind(), unions, this.pointer, (p, k, m) => this.compiler.unsupported(p, k, m));
+  }
+
+  // Numbers below the lower bound or above the upper one.
+  #bounds(): void {
+    const lo = lowerBound(this.schema, this.pointer);
+    const hi = upperBound(this.schema, this.pointer);
+    if (lo.value !== -Infinity) this.#add('number', lo.inclusive ? { exclusiveMaximum: lo.value } : { maximum: lo.value });
+    if (hi.value !== Infinity) this.#add('number', hi.inclusive ? { exclusiveMinimum: hi.value } : { minimum: hi.value });
+  }
+
+  // Arrays with an item that fails its position's schema: a prefix position, or one of the
+  // rest's (a witness of `not` the rest's schema, from the first position past the prefix).
+  #items(): void {
+    const schema = this.schema;
+    const [prefix, rest] = Array.isArray(schema.items)
+      ? [schema.items as Schema[], (schema.additionalItems ?? true) as Schema]
+      : [(schema.prefixItems ?? []) as Schema[], (schema.items ?? true) as Schema];
+    prefix.forEach((item, i) => item !== true && this.#add('array', { minItems: i + 1, prefixItems: [...Array<Schema>(i).fill(true), { not: item }] }));
+    if (rest === false) this.#add('array', { minItems: prefix.length + 1 });
+    else if (rest !== true) this.#add('array', { __contains: [{ schema: { not: rest }, from: prefix.length }] });
+  }
+}

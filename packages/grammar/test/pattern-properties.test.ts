@@ -1,0 +1,48 @@
+// Several patternProperties on one object, and intersections whose sides have different
+// ones: a key takes the schemas of every pattern it matches (the grammar tells keys apart by
+// the set of patterns they match), else the additional schema. Checked against ajv on random
+// objects whose keys often match one, several or none of the patterns.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_PATTERN_PROPERTIES } from '../src/frontends/json-schema/object-schema.ts';
+import { schemaErrorOf } from './support/json-schema-oracle.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
+
+const KEYS = ['a', 'ab', 'b', 'xb', 'x', 'x1', 'a1', 'q', 'name', 'x-a'];
+const VALUES = [0, 3, 2.5, -1, 'x', 'long string', true, null, [], {}];
+const objects = fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), { maxKeys: 4 });
+
+const CASES: { name: string; schema: unknown }[] = [
+  {
+    name: 'three overlapping patterns, closed',
+    schema: { type: 'object', patternProperties: { '^a': { type: 'integer' }, b$: { minimum: 3 }, '^x': { type: 'string' } }, additionalProperties: false },
+  },
+  {
+    name: 'patterns with a declared property they match and an additional schema',
+    schema: {
+      type: 'object',
+      properties: { ab: { type: 'number' } },
+      patternProperties: { '^a': { maximum: 10 }, '\\d$': { type: 'string' } },
+      additionalProperties: { type: 'boolean' },
+    },
+  },
+  {
+    name: 'an intersection of objects with different patterns (no additionalProperties)',
+    schema: {
+      allOf: [{ type: 'object', patternProperties: { '^a': { type: 'integer' } } }, { patternProperties: { '^x': { maxLength: 2 }, '^a': { minimum: 0 } } }],
+    },
+  },
+];
+
+describe('patternProperties', () => {
+  it.each(CASES)('$name: accepted iff ajv accepts', ({ schema }) => {
+    expectAgreement(schema, objects, { numRuns: 300, seed: 3 });
+  });
+
+  it(`more than ${MAX_PATTERN_PROPERTIES} patterns, and different patterns beside additionalProperties in an intersection, are refused`, () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_PATTERN_PROPERTIES + 1 }, (_, i) => [`^p${i}`, { type: 'integer' }]));
+    expect(schemaErrorOf({ type: 'object', patternProperties: many })).toMatchObject({ code: 'unsupported', keyword: 'patternProperties' });
+    const closed = { allOf: [{ patternProperties: { '^a': {} }, additionalProperties: false }, { patternProperties: { '^x': {} } }] };
+    expect(schemaErrorOf(closed)).toMatchObject({ code: 'unsupported', keyword: 'patternProperties' });
+  });
+});

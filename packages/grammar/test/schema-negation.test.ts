@@ -1,0 +1,227 @@
+// Schema-level negation (src/frontends/json-schema/negate-schema.ts) and what is built on it:
+// `not` of general schemas, `oneOf` with overlapping branches (each branch less the others),
+// `if`/`then`/`else`, and integers less constants. Each schema's grammar is checked against
+// ajv on random instances near hand-picked valid and invalid ones (accepted iff ajv accepts,
+// both kinds met), and the complements the compiler cannot build exactly are refused with the
+// schema's pointer.
+import { describe, expect, it } from 'vitest';
+import { SchemaError } from '../src/index.ts';
+import { schemaErrorOf } from './support/json-schema-oracle.ts';
+import { nearInstances } from './support/json-instances.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
+
+const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
+  {
+    name: 'not required: properties that exclude each other',
+    schema: { type: 'object', properties: { a: { type: 'integer' }, b: {} }, not: { required: ['a', 'b'] } },
+    bases: [{ a: 1 }, { b: 1 }, { a: 1, b: 2 }, {}, { a: 'x' }],
+  },
+  {
+    name: 'not allOf of required (two forms of the same exclusion)',
+    schema: { not: { allOf: [{ required: ['site'] }, { required: ['app'] }] }, required: ['id'] },
+    bases: [{ id: 1, site: 2 }, { id: 1, app: 2 }, { id: 1, site: 1, app: 2 }, { site: 1 }, 'x'],
+  },
+  {
+    name: 'not anyOf: neither branch holds',
+    schema: { type: 'object', not: { anyOf: [{ required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] } },
+    bases: [{}, { a: 1 }, { b: 'x' }, { b: 1 }, { c: [] }],
+  },
+  {
+    name: 'not of a pattern, with a length',
+    schema: { type: 'string', minLength: 1, not: { pattern: '^[.,*\\\\\\-\\s{}()]+$' } },
+    bases: ['a', '.', '..x', ' ', '', '(a)', '-'],
+  },
+  {
+    name: 'not of bounds and lengths across kinds',
+    schema: { not: { minimum: 3, maxLength: 2, type: ['number', 'string', 'null'] } },
+    bases: [3, 2, 2.5, 'abc', 'ab', null, true, [], {}, 10],
+  },
+  {
+    name: 'not of a property schema (pushed inward)',
+    schema: { type: 'object', not: { properties: { kind: { enum: ['a', 'b'] }, n: { type: 'number', maximum: 5 } } } },
+    bases: [{ kind: 'c' }, { kind: 'a' }, { n: 6 }, { n: 5 }, {}, { kind: 'a', n: 7 }],
+  },
+  {
+    name: 'not of items, prefixItems and array bounds',
+    schema: { type: 'array', not: { prefixItems: [{ type: 'string' }], items: { type: 'number' }, maxItems: 3 } },
+    bases: [['a', 1], [1], ['a', 'b'], ['a', 1, 2, 3], [], ['a', 1, 2]],
+  },
+  {
+    name: 'not of dependentRequired and of object bounds',
+    schema: { type: 'object', not: { dependentRequired: { a: ['b'] }, minProperties: 1 } },
+    bases: [{}, { a: 1 }, { a: 1, b: 2 }, { b: 1 }, { c: 1 }],
+  },
+  {
+    name: 'not of a not and of an enum',
+    schema: { not: { not: { type: 'string', maxLength: 2 }, enum: ['x', 'yy', 'zzz', null] } },
+    bases: ['x', 'yy', 'zzz', 'w', 1, 2, null],
+  },
+  {
+    name: 'integers less constants (1 and 1.0 are one value)',
+    schema: { type: 'integer', minimum: 1024, maximum: 65535, not: { enum: [6379, 6380, 43215, 2.5] } },
+    bases: [1024, 6379, 6380, 6381, 43215, 65535, 65536, 1023],
+  },
+  {
+    name: 'oneOf of required names (overlapping: exactly one present)',
+    schema: { type: 'object', properties: { ssn: { type: 'string' }, ein: { type: 'string' } }, oneOf: [{ required: ['ssn'] }, { required: ['ein'] }] },
+    bases: [{ ssn: 'a' }, { ein: 'b' }, { ssn: 'a', ein: 'b' }, {}, { ssn: 1 }],
+  },
+  {
+    name: 'oneOf of overlapping string and object branches',
+    schema: {
+      oneOf: [
+        { type: 'string', maxLength: 3 },
+        { type: 'string', pattern: '^a' },
+        { type: 'object', properties: { type: { enum: ['x', 'y'] } } },
+        { type: 'object', properties: { type: { const: 'y' } }, required: ['type'] },
+      ],
+    },
+    bases: ['ab', 'abcd', 'bcde', 'b', { type: 'x' }, { type: 'y' }, {}, { type: 'z' }, 1],
+  },
+  {
+    name: 'oneOf of number ranges that overlap',
+    schema: {
+      oneOf: [
+        { type: 'integer', minimum: 0, maximum: 10 },
+        { type: 'integer', minimum: 5 },
+      ],
+    },
+    bases: [0, 4, 5, 10, 11, -1, 7.5],
+  },
+  {
+    name: 'if / then / else on a discriminating property',
+    schema: {
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      if: { properties: { kind: { const: 'circle' } }, required: ['kind'] },
+      then: { required: ['radius'], properties: { radius: { type: 'number', minimum: 0 } } },
+      else: { required: ['side'] },
+    },
+    bases: [{ kind: 'circle', radius: 1 }, { kind: 'circle', side: 1 }, { kind: 'square', side: 2 }, { side: 1 }, { kind: 'circle', radius: -1 }],
+  },
+  {
+    name: 'if / then without else, on strings',
+    schema: { type: 'string', if: { maxLength: 2 }, then: { pattern: '^x' } },
+    bases: ['x', 'xy', 'ab', 'abc', ''],
+  },
+  {
+    name: 'two conditionals in one intersection, and the complement of one',
+    schema: {
+      allOf: [
+        { if: { required: ['a'] }, then: { required: ['b'] } },
+        { if: { required: ['c'] }, then: { properties: { a: false } }, else: { required: ['d'] } },
+        { not: { if: { required: ['e'] }, then: { required: ['f'] }, else: { minProperties: 3 } } },
+      ],
+    },
+    bases: [{ a: 1, b: 1, d: 1 }, { c: 1 }, { c: 1, a: 1, b: 1 }, { e: 1 }, { e: 1, f: 1, d: 1 }, { d: 1, x: 1 }, 'x'],
+  },
+  {
+    name: 'dependent schemas as conditionals (draft 2020-12 and draft-7 spellings)',
+    schema: {
+      type: 'object',
+      dependentSchemas: { a: { required: ['b'], properties: { b: { type: 'integer' } } } },
+      dependencies: { c: { properties: { d: { const: 1 } } }, e: ['f'] },
+    },
+    bases: [{ a: 1, b: 2 }, { a: 1 }, { a: 1, b: 'x' }, { c: 1, d: 1 }, { c: 1, d: 2 }, { d: 2 }, { e: 1, f: 1 }, { e: 1 }],
+  },
+  {
+    name: 'dependentRequired and exclusive members beside member counts',
+    schema: {
+      type: 'object',
+      dependentRequired: { a: ['b'] },
+      dependencies: { x: { not: { required: ['y'] } } },
+      minProperties: 1,
+      maxProperties: 3,
+    },
+    bases: [{ a: 1, b: 1 }, { a: 1 }, { b: 1 }, {}, { x: 1, y: 1 }, { x: 1, b: 1, c: 1 }, { a: 1, b: 1, c: 1, d: 1 }],
+  },
+  {
+    name: 'numbers that are not integers (fractions), and bounded integers negated',
+    schema: { type: 'array', items: { type: 'number', not: { type: 'integer', minimum: 3 } } },
+    bases: [[0.5], [1], [3], [3.0], [2.75, -4], [1e-7], [10]],
+  },
+  {
+    name: 'contains, and its complement',
+    schema: { type: 'array', contains: { type: 'integer', minimum: 5 }, not: { contains: { const: 'x' } }, maxItems: 4 },
+    bases: [[5], [1, 6], [1, 2], [], [6, 'x'], ['y', 7, 'z'], [1, 2, 3, 4, 5]],
+  },
+  {
+    name: 'the complement of items past a prefix, with no maxItems',
+    schema: { type: 'array', not: { prefixItems: [{ type: 'string' }], items: { type: 'integer' } } },
+    bases: [['a', 1], ['a', 1, 'b'], [1], [], ['a'], ['a', 1, 2, 2.5]],
+  },
+  {
+    name: 'two witnesses, one item may be both',
+    schema: { type: 'array', allOf: [{ contains: { type: 'integer' } }, { contains: { minimum: 3 } }], minItems: 1 },
+    bases: [[3], [1, 4.5], [1, 2], [4.5], ['a', 7], []],
+  },
+  {
+    name: 'oneOf of closed objects (a member no name tracks must be present in the complement)',
+    schema: {
+      oneOf: [
+        { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false },
+        { type: 'object', properties: { a: {}, b: {} }, required: ['b'], additionalProperties: false },
+        { type: 'object', properties: { c: {} }, additionalProperties: { type: 'string' } },
+      ],
+    },
+    bases: [{ a: 1 }, { b: 1 }, { a: 1, b: 1 }, { a: 'x', b: 1 }, { a: 1, c: 1 }, { c: 1, d: 'x' }, { d: 1 }, {}],
+  },
+  {
+    name: 'not of patternProperties and of additionalProperties beside patterns',
+    schema: {
+      type: 'object',
+      properties: { xa: { type: 'string' } },
+      not: { patternProperties: { '^x': { type: 'integer' } }, additionalProperties: { type: 'boolean' } },
+    },
+    bases: [{}, { x1: 1 }, { x1: 's' }, { xa: 's' }, { y: true }, { y: 1 }, { x1: 1, y: false }],
+  },
+  {
+    name: 'objects and arrays less constants (members in any order)',
+    schema: { type: ['object', 'array'], not: { enum: [{ a: 'x', b: [true, null] }, ['y', false], { c: {} }] } },
+    bases: [{ a: 'x', b: [true, null] }, { b: [true, null], a: 'x' }, { a: 'x' }, ['y', false], ['y'], { c: {} }, { c: { d: null } }, []],
+  },
+  {
+    name: 'two oneOf lists in one intersection, and the complement of both',
+    schema: {
+      allOf: [{ oneOf: [{ type: 'string' }, { maxLength: 2 }] }, { oneOf: [{ minLength: 1 }, { type: 'number' }] }],
+      properties: { n: { not: { allOf: [{ oneOf: [{ type: 'integer' }, { minimum: 3 }] }, { oneOf: [{ maximum: 9 }, { type: 'null' }] }] } } },
+    },
+    bases: ['a', 'abc', '', 3, 'ab', null, { n: 2 }, { n: 5 }, { n: 10 }, { n: 3.5 }, { n: null }],
+  },
+];
+
+describe('schema-level negation against ajv', () => {
+  it.each(CASES)('$name', ({ schema, bases }) => {
+    expectAgreement(schema, nearInstances(bases), { numRuns: 300, seed: 5 });
+  });
+});
+
+// [schema, pointer, keyword, what the message names]
+const REFUSED: [unknown, string, string, string][] = [
+  [{ not: { type: 'string', format: 'email' } }, '', 'not', 'format'],
+  [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
+  [{ not: { type: 'object', propertyNames: { maxLength: 2 } } }, '', 'not', 'propertyNames'],
+  [
+    {
+      oneOf: [
+        { type: 'array', uniqueItems: true },
+        { type: 'array', minItems: 1 },
+      ],
+    },
+    '',
+    'oneOf',
+    'uniqueItems',
+  ],
+  [{ type: 'number', not: { enum: [2.5] } }, '', 'not', 'numeric constants'],
+  [{ type: 'array', contains: { type: 'integer' }, maxContains: 2 }, '', 'contains', 'maxContains'],
+  [{ oneOf: Array.from({ length: 8 }, (_, i) => ({ type: 'object', minProperties: i, required: [`p${i}`, `q${i}`] })) }, '', 'oneOf', 'branches'],
+];
+
+describe('complements that cannot be built exactly', () => {
+  it.each(REFUSED)('%j: unsupported at %j (%s)', (schema, pointer, keyword, named) => {
+    const error = schemaErrorOf(schema);
+    expect(error).toBeInstanceOf(SchemaError);
+    expect(error).toMatchObject({ code: 'unsupported', pointer, keyword });
+    expect(error?.message).toContain(named);
+  });
+});
