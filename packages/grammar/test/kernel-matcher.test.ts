@@ -125,6 +125,63 @@ describe('a cold kernel grammar commits whole texts before any mask', () => {
   );
 });
 
+describe('forced bytes agree with the reference at every byte of accepted texts', () => {
+  // The kernel ends the lexeme in progress once per position for all the bytes it tries: ends
+  // that scan, that skip an ignored lexeme, that are refused, and lazy lexemes are all met here.
+  const ORDER = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', maxLength: 4 },
+      customer: {
+        type: 'object',
+        properties: { name: { type: 'string' }, contact: { enum: ['mail', 'phone'] } },
+        required: ['name', 'contact'],
+        additionalProperties: false,
+      },
+      priority: { enum: ['standard_delivery', 'express_delivery'] },
+      gift: { type: 'boolean' },
+    },
+    required: ['id', 'customer', 'priority', 'gift'],
+    additionalProperties: false,
+  };
+  const texts: [string, string, () => CompiledGrammar][] = [
+    ...loadCases().flatMap((c) =>
+      c.accept.map((text): [string, string, () => CompiledGrammar] => [c.name, text, () => compileGrammar(parseGrammar(c.format, c.grammar))]),
+    ),
+    [
+      'order schema',
+      '{"id": "a1", "customer": {"name": "Jo", "contact": "phone"}, "priority": "express_delivery", "gift": true}',
+      () => compileGrammar(jsonSchemaGrammar(ORDER).grammar),
+    ],
+    [
+      'order schema',
+      '{"gift":false,"priority":"standard_delivery","customer":{"contact":"mail","name":""},"id":""}',
+      () => compileGrammar(jsonSchemaGrammar(ORDER).grammar),
+    ],
+  ];
+  it.each(texts)('%s: %s', (_, text, make) => {
+    const grammar = make();
+    const index = vocab('stories260k');
+    const kernelGrammar = new KernelGrammar(kernel, make());
+    try {
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+      const reference = new Matcher(grammar, index);
+      const bytes = new TextEncoder().encode(text);
+      for (let at = 0; at <= bytes.length; at++) {
+        // Twice: cold (the kernel asks for lexer transitions and start states), then warm.
+        for (let pass = 0; pass < 2; pass++)
+          expect(Array.from(matcher.forcedBytes()), `${text.slice(0, at)} (pass ${pass})`).toEqual(Array.from(reference.forcedBytes()));
+        if (at < bytes.length) {
+          expect(matcher.commitBytes(bytes.subarray(at, at + 1))).toBe(true);
+          expect(reference.commitBytes(bytes.subarray(at, at + 1))).toBe(true);
+        }
+      }
+    } finally {
+      kernelGrammar.dispose();
+    }
+  });
+});
+
 describe('a cold kernel grammar builds permutation states itself', () => {
   it.each([
     '{"inner": {"y": 1, "x": 2}, "k11": true, "k1": "b", "k0": 5}',

@@ -3,10 +3,10 @@
 // matcher as it was; the history of states before each byte makes rollback a restore.
 import { STATUS_INVALID, STATUS_OK, STATUS_REJECTED } from '../src/abi';
 import { TOKEN_EMPTY, TOKEN_SPECIAL, VH_BYTES_AT, VH_FLAGS_AT, VH_OFFSETS_AT, VH_TOKEN_COUNT } from '../../format/src/vocab-layout';
-import { addItem, beginSet, closeSet, restore } from './earley';
-import { HISTORY_CHART_LEN, HISTORY_LEX, HISTORY_LEX_LEN, HISTORY_WORDS, UNKNOWN } from './layouts';
+import { addItem, beginSet, closeSet, restore, truncateSets } from './earley';
+import { DEAD, END_IGNORED, END_REJECTED, END_UNKNOWN, HISTORY_CHART_LEN, HISTORY_LEX, HISTORY_LEX_LEN, HISTORY_WORDS, UNKNOWN } from './layouts';
 import { Matcher, now } from './matcher';
-import { endLexeme, step } from './step';
+import { currentLex, endLexeme, endLexemeForced, FORCED_STEP, step } from './step';
 import { vecGet, vecPush } from './vec';
 import { headerWord } from './vocab';
 
@@ -122,7 +122,8 @@ export function matcherRollback(mp: usize, n: i32): i32 {
  * Writes into `out` (at most `maxBytes`) the bytes the grammar forces next: while the output
  * is not complete and exactly one byte can follow, that byte. The count is read with
  * `matcherForcedCount`. The matcher is left unchanged; a need status means "fill in and call
- * again".
+ * again". At each position the lexeme in progress is ended once for all the bytes tried
+ * (FORCED_STEP), not once per byte it cannot take.
  */
 export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
   const m = changetype<Matcher>(mp);
@@ -133,19 +134,40 @@ export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
   const chartLen = m.chartLen;
   let status = STATUS_OK;
   while (m.forcedCount < maxBytes) {
-    const accepting = matcherIsAccepting(mp);
-    if (accepting !== 0) {
-      if (notAnAnswer(accepting)) status = accepting;
-      break;
-    }
     const here0 = m.lex;
     const here1 = m.lexLen;
     const here2 = m.chartLen;
+    m.forcedEnd = END_UNKNOWN;
+    // Complete here (as matcherIsAccepting, with the lexeme's end memoized): nothing is forced.
+    let accepting = 0;
+    if (here1 === 0) accepting = vecGet(m.setAccepting, here2 - 1);
+    else {
+      const ended = endLexemeForced(m);
+      if (ended === STATUS_OK) accepting = vecGet(m.setAccepting, m.chartLen - 1);
+      else if (ended !== STATUS_REJECTED) status = ended;
+      restoreKeepingNext(m, here0, here1, here2);
+    }
+    if (status !== STATUS_OK || accepting !== 0) break;
+    // Bytes whose lexer transitions say `step` would refuse them are skipped without it: DEAD
+    // from the lexeme in progress, and either nothing to end, ending refused, or DEAD again
+    // from the state after the end. (Unknown transitions and states go through `step`,
+    // which asks the host for them.)
+    const lexHere = here0 === UNKNOWN ? currentLex(m) : here0;
+    const row = lexHere === UNKNOWN ? 0 : lexRow(m, lexHere);
+    const ended = m.forcedEnd;
+    let after = 0;
+    if (here1 > 0 && ended !== END_REJECTED && ended !== END_UNKNOWN) {
+      const top = ended === END_IGNORED ? here2 - 1 : here2;
+      const start = m.setLex.len > top ? vecGet(m.setLex, top) : UNKNOWN;
+      if (start !== UNKNOWN) after = lexRow(m, start);
+    }
+    const noEnd = here1 === 0 || ended === END_REJECTED;
     let only = -1;
     let several = false;
     for (let byte = 0; byte < 256 && !several; byte++) {
-      const s = step(m, byte);
-      restore(m, here0, here1, here2);
+      if (row !== 0 && load<i32>(row + (<usize>byte << 2)) === DEAD && (noEnd || (after !== 0 && load<i32>(after + (<usize>byte << 2)) === DEAD))) continue;
+      const s = step(m, byte, FORCED_STEP);
+      restoreKeepingNext(m, here0, here1, here2);
       if (s === STATUS_OK) {
         if (only >= 0) several = true;
         only = byte;
@@ -155,13 +177,33 @@ export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
       }
     }
     if (status !== STATUS_OK || several || only < 0) break;
-    step(m, only);
+    step(m, only, FORCED_STEP);
     store<u8>(out + <usize>m.forcedCount, <u8>only);
     m.forcedCount++;
   }
   restore(m, lex, lexLen, chartLen);
   if (status !== STATUS_OK) m.forcedCount = 0;
   return status;
+}
+
+// The transitions of lexer state `state` (256 i32s: a state, DEAD or UNKNOWN).
+// @ts-expect-error: decorator (AssemblyScript)
+@inline
+function lexRow(m: Matcher, state: i32): usize {
+  if (!ASC_NO_ASSERT) assert(state >= 0 && state < m.g.lexStates, 'lexer state out of range');
+  return load<usize>(m.g.lexRows + (<usize>state << 2));
+}
+
+// Returns to (lex, lexLen, chartLen) keeping the parser set just past the chart, which
+// ending the same lexeme again reuses (see endLexemeForced in step.ts).
+// @ts-expect-error: decorator (AssemblyScript)
+@inline
+function restoreKeepingNext(m: Matcher, lex: i32, lexLen: i32, chartLen: i32): void {
+  m.lex = lex;
+  m.lexLen = lexLen;
+  truncateSets(m, chartLen + 1);
+  if (m.setCanon.len > chartLen) m.setCanon.len = chartLen;
+  m.chartLen = chartLen;
 }
 
 export function matcherForcedCount(mp: usize): i32 {

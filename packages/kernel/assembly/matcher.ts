@@ -83,6 +83,9 @@ export class Matcher {
   canonScratchCap: i32 = 0;
   // Bytes found by the last matcherForcedBytes.
   forcedCount: i32 = 0;
+  // While matcherForcedBytes tries the bytes at one position: the END_* memo of ending the
+  // lexeme there (every byte the lexeme cannot take ends it the same way).
+  forcedEnd: i32 = 0;
   // What the host must provide after a STATUS_NEED_*.
   needState: i32 = 0;
   needByte: i32 = 0; // after STATUS_NEED_TRANSITION: the byte whose transition is missing

@@ -82,6 +82,30 @@ function endLexemeOnce(m: Matcher, depth: i32): i32 {
 }
 
 /**
+ * endLexeme for matcherForcedBytes, which tries every byte from one state: done once per
+ * position (`m.forcedEnd`, reset there), then reused as endLexemeOnce does (the set it built
+ * is kept right past the chart by restoreKeepingNext).
+ */
+export function endLexemeForced(m: Matcher): i32 {
+  const k = m.chartLen;
+  const memo = m.forcedEnd;
+  if (memo === END_REJECTED) return STATUS_REJECTED;
+  if (memo === END_IGNORED || (memo >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === memo - END_SET)) {
+    if (memo !== END_IGNORED) m.chartLen = k + 1;
+    m.lex = UNKNOWN;
+    m.lexLen = 0;
+    return STATUS_OK;
+  }
+  const status = endLexeme(m);
+  if (status === STATUS_REJECTED) m.forcedEnd = END_REJECTED;
+  else if (status === STATUS_OK) m.forcedEnd = m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED;
+  return status;
+}
+
+/** `step`'s `pathDepth` for matcherForcedBytes: ending the lexeme is memoized per position (endLexemeForced). */
+export const FORCED_STEP = -2;
+
+/**
  * Ends the lexeme in progress: the parser scans the winning lexemes it expects, or the
  * lexeme is skipped when it is ignored.
  */
@@ -147,7 +171,10 @@ function transition(m: Matcher, state: i32, byte: i32): i32 {
   return next;
 }
 
-/** One byte. `pathDepth` >= 0: the mask walk, stepping from the path state at that depth. */
+/**
+ * One byte. `pathDepth` >= 0: the mask walk, stepping from the path state at that depth;
+ * FORCED_STEP: matcherForcedBytes, trying bytes from one state.
+ */
 export function step(m: Matcher, byte: i32, pathDepth: i32 = -1): i32 {
   let state = currentLex(m);
   if (state === UNKNOWN) return STATUS_NEED_START;
@@ -155,7 +182,7 @@ export function step(m: Matcher, byte: i32, pathDepth: i32 = -1): i32 {
   if (next === UNKNOWN) return STATUS_NEED_TRANSITION;
   if (next === DEAD) {
     if (m.lexLen === 0) return STATUS_REJECTED;
-    const status = pathDepth < 0 ? endLexeme(m) : endLexemeOnce(m, pathDepth);
+    const status = pathDepth === FORCED_STEP ? endLexemeForced(m) : pathDepth < 0 ? endLexeme(m) : endLexemeOnce(m, pathDepth);
     if (status !== STATUS_OK) return status;
     state = currentLex(m);
     if (state === UNKNOWN) return STATUS_NEED_START;

@@ -13,7 +13,21 @@ import type { VocabIndex } from '@sieve/format';
 export function continuationEncoder(vocab: VocabIndex, encode: (text: string) => number[]): (bytes: Uint8Array) => number[] {
   const tokenOf = tokenLookup(vocab);
   const decoder = new TextDecoder('utf-8', { fatal: true });
+  // The same bytes come back often — fast-forward's forced text and the budget's completions,
+  // step after step and generation after generation — and the tokenizer's encoder costs
+  // hundreds of µs at 262k tokens: its answers are kept (the encoder is deterministic).
+  const known = new Map<string, readonly number[]>();
   return (bytes) => {
+    const id = key(bytes);
+    const hit = known.get(id);
+    if (hit !== undefined) return hit.slice();
+    const ids = encodeBytes(bytes);
+    if (known.size >= MAX_KEPT_ENCODINGS) known.clear();
+    known.set(id, ids.slice());
+    return ids;
+  };
+
+  function encodeBytes(bytes: Uint8Array): number[] {
     const text = wholeCharacters(decoder, bytes);
     if (text.length === 0) return [];
     const ids = encode(text);
@@ -26,8 +40,11 @@ export function continuationEncoder(vocab: VocabIndex, encode: (text: string) =>
       ids.splice(0, 1, ...(split as number[]));
     }
     return ids;
-  };
+  }
 }
+
+// Encodings a continuation encoder keeps (all dropped when full).
+const MAX_KEPT_ENCODINGS = 4096;
 
 /** The text token spelled exactly `bytes` (the lowest id among duplicates), if any. */
 export function tokenLookup(vocab: VocabIndex): (bytes: Uint8Array) => number | undefined {

@@ -16,6 +16,27 @@ const SAMPLE = 16;
 const SEEDS = [1, 2];
 const PROMPT = 'Once upon a time, there was a little girl named Lily.';
 
+// The generation benchmark's schema-heavy order (apps/demo/src/generation-bench.ts).
+const ORDER = {
+  type: 'object',
+  properties: {
+    order_identifier: { type: 'string', maxLength: 12 },
+    customer_information: {
+      type: 'object',
+      properties: {
+        full_name: { type: 'string', maxLength: 20 },
+        preferred_contact_method: { enum: ['electronic_mail', 'telephone_call', 'postal_letter'] },
+      },
+      required: ['full_name', 'preferred_contact_method'],
+      additionalProperties: false,
+    },
+    shipping_priority: { enum: ['standard_delivery', 'express_delivery', 'overnight_delivery'] },
+    gift_wrapping_requested: { type: 'boolean' },
+  },
+  required: ['order_identifier', 'customer_information', 'shipping_priority', 'gift_wrapping_requested'],
+  additionalProperties: false,
+};
+
 let engine: InThreadEngine;
 beforeAll(async () => {
   engine = await storiesEngine();
@@ -126,6 +147,29 @@ describe('JSON Schema generation', () => {
         expect(result.text).toMatch(/^([a-z ]{1,12}\n)+$/);
       }
     }
+  });
+
+  // Budget-aware ending decides token by token (a draw refused, the proof's token taken after
+  // 64 refusals), so how it is computed must not change what it decides: these tokens were
+  // written before its checks were made cheaper, and must stay exactly the same.
+  it.each([
+    [
+      2,
+      160,
+      64,
+      '126,436,419,107,417,339,299,98,427,325,304,275,422,436,467,410,436,419,119,412,264,295,418,98,418,411,421,417,363,436,432,410,436,414,117,418,285,98,292,377,417,431,417,285,436,467,410,436,336,317,426,410,37,432,410,436,428,417,431,413,98,424,420,412,339,299,98,276,456,425,411,356,266,436,467,410,431,100,421,372,432,313,429,425,356,287,285,98,271,431,304,423,294,417,289,436,467,410,126,436,427,276,431,285,420,266,98,429,289,413,412,429,413,98,423,316,415,414,418,436,467,410,436,413,104,305,427,415,289,411,98,429,388,436,432,313,431,425,306,98,416,314,411,436,467,410,436,262,423,290,266,261,306,426,410,453,420,436,128,128',
+    ],
+    [
+      3,
+      140,
+      40,
+      '126,436,419,107,417,339,299,98,427,325,304,275,422,436,467,410,436,419,119,412,264,295,418,98,418,411,421,417,363,436,432,410,436,428,417,431,413,98,424,420,412,339,299,98,276,456,425,411,356,266,436,467,259,117,425,411,432,313,429,120,356,287,285,98,271,431,304,423,294,417,289,436,467,410,126,436,427,276,431,285,420,266,98,429,289,413,412,429,413,98,423,316,415,414,418,436,467,313,413,104,305,427,415,289,411,98,429,388,436,432,313,431,425,306,98,416,314,411,436,467,313,436,128,432,313,304,418,285,98,292,377,417,431,417,285,436,467,313,436,128',
+    ],
+  ])('the budget’s decisions are pinned: seed %i, %i tokens (%i refusals)', async (seed, maxTokens, refusals, tokens) => {
+    const result = await engine.generate({ prompt: PROMPT, constraint: JsonSchema(ORDER), sampling: { seed, temperature: 0.8, topK: 0, topP: 1 }, maxTokens });
+    expect(result.stats.budgetRejections).toBe(refusals);
+    expect(result.tokens.join()).toBe(tokens);
+    expect(result.complete).toBe(true);
   });
 
   it('without enough budget for the shortest instance, nothing is promised', async () => {
