@@ -48,8 +48,10 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
     // Unknown formats are annotations (2020-12): they do not constrain.
   }
   // Patterns and formats match JSON string content only, so a length that allows any is no
-  // constraint beside them (and an intersection is a product automaton to build).
-  if (parts.length === 0 || minLength > 0 || maxLength < Infinity) parts.unshift(length);
+  // constraint beside them (and an intersection is a product automaton to build); a pattern's
+  // complement matches any bytes (a quote too), so beside one the length keeps content JSON's.
+  const contentOnly = parts.length > 0 && parts.every((part) => part.kind !== 'not');
+  if (!contentOnly || minLength > 0 || maxLength < Infinity) parts.unshift(length);
   return rx.and(parts);
 }
 
