@@ -153,9 +153,9 @@ export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
     // from the state after the end. (Unknown transitions and states go through `step`,
     // which asks the host for them.)
     const lexHere = here0 === UNKNOWN ? currentLex(m) : here0;
-    const row = lexHere === UNKNOWN ? 0 : lexRow(m, lexHere);
+    const row: usize = lexHere === UNKNOWN ? 0 : lexRow(m, lexHere);
     const ended = m.forcedEnd;
-    let after = 0;
+    let after: usize = 0;
     if (here1 > 0 && ended !== END_REJECTED && ended !== END_UNKNOWN) {
       const top = ended === END_IGNORED ? here2 - 1 : here2;
       const start = m.setLex.len > top ? vecGet(m.setLex, top) : UNKNOWN;

@@ -36,13 +36,7 @@ function endLexemeOnce(m: Matcher, depth: i32): i32 {
   const entry = m.walkPath.ptr + (<usize>depth << PATH_ENTRY_SHIFT);
   const memo = load<i32>(entry, PATH_END);
   const k = m.chartLen;
-  if (memo === END_REJECTED) return STATUS_REJECTED;
-  if (memo === END_IGNORED || (memo >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === memo - END_SET)) {
-    if (memo !== END_IGNORED) m.chartLen = k + 1;
-    m.lex = UNKNOWN;
-    m.lexLen = 0;
-    return STATUS_OK;
-  }
+  if (endHolds(m, k, memo)) return applyEnd(m, k, memo);
   // Ending a lexeme depends on the lexer state and the chart only; the chart is named by
   // the serial of its top set (a set is never changed while it lives).
   const level = k - load<i32>(m.walkPath.ptr, PATH_CHART_LEN);
@@ -53,22 +47,13 @@ function endLexemeOnce(m: Matcher, depth: i32): i32 {
   const memoed = level < END_LEVELS && load<i32>(slot, END_MEMO_STAMP) === m.walkStamp && load<i32>(slot, END_MEMO_TOP_SERIAL) === topSerial && load<i32>(slot, END_MEMO_LEX) === lex;
   if (memoed) {
     const shared = load<i32>(slot, END_MEMO_VALUE);
-    if (shared === END_REJECTED) {
-      store<i32>(entry, END_REJECTED, PATH_END);
-      return STATUS_REJECTED;
-    }
-    if (shared === END_IGNORED || (shared >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === shared - END_SET)) {
+    if (endHolds(m, k, shared)) {
       store<i32>(entry, shared, PATH_END);
-      if (shared !== END_IGNORED) m.chartLen = k + 1;
-      m.lex = UNKNOWN;
-      m.lexLen = 0;
-      return STATUS_OK;
+      return applyEnd(m, k, shared);
     }
   }
   const status = endLexeme(m);
-  let value = END_UNKNOWN;
-  if (status === STATUS_REJECTED) value = END_REJECTED;
-  else if (status === STATUS_OK) value = m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED;
+  const value = endValue(m, k, status);
   if (value !== END_UNKNOWN) {
     store<i32>(entry, value, PATH_END);
     if (level < END_LEVELS) {
@@ -88,18 +73,33 @@ function endLexemeOnce(m: Matcher, depth: i32): i32 {
  */
 export function endLexemeForced(m: Matcher): i32 {
   const k = m.chartLen;
-  const memo = m.forcedEnd;
-  if (memo === END_REJECTED) return STATUS_REJECTED;
-  if (memo === END_IGNORED || (memo >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === memo - END_SET)) {
-    if (memo !== END_IGNORED) m.chartLen = k + 1;
-    m.lex = UNKNOWN;
-    m.lexLen = 0;
-    return STATUS_OK;
-  }
+  if (endHolds(m, k, m.forcedEnd)) return applyEnd(m, k, m.forcedEnd);
   const status = endLexeme(m);
-  if (status === STATUS_REJECTED) m.forcedEnd = END_REJECTED;
-  else if (status === STATUS_OK) m.forcedEnd = m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED;
+  const value = endValue(m, k, status);
+  if (value !== END_UNKNOWN) m.forcedEnd = value;
   return status;
+}
+
+// A remembered end of the lexeme in progress (END_* of a chart `k` sets long) holds while the
+// set it built is still right past the chart (a rejection or an ignored lexeme always does).
+function endHolds(m: Matcher, k: i32, memo: i32): bool {
+  return memo === END_REJECTED || memo === END_IGNORED || (memo >= END_SET && m.setSerial.len > k && m.setAccepting.len > k && vecGet(m.setSerial, k) === memo - END_SET);
+}
+
+// Takes a remembered end that holds (endHolds) again, without running it: the status it had.
+function applyEnd(m: Matcher, k: i32, memo: i32): i32 {
+  if (memo === END_REJECTED) return STATUS_REJECTED;
+  if (memo !== END_IGNORED) m.chartLen = k + 1;
+  m.lex = UNKNOWN;
+  m.lexLen = 0;
+  return STATUS_OK;
+}
+
+// What to remember of an end just run from a chart `k` sets long (END_UNKNOWN: neither rejected nor done).
+function endValue(m: Matcher, k: i32, status: i32): i32 {
+  if (status === STATUS_REJECTED) return END_REJECTED;
+  if (status === STATUS_OK) return m.chartLen > k ? END_SET + vecGet(m.setSerial, k) : END_IGNORED;
+  return END_UNKNOWN;
 }
 
 /** `step`'s `pathDepth` for matcherForcedBytes: ending the lexeme is memoized per position (endLexemeForced). */
