@@ -1,6 +1,6 @@
 /**
  * The page side of a worker engine: constraint builders, the worker client, errors and types.
- * Nothing here loads transformers.js or the grammar compiler.
+ * Nothing here loads transformers.js or compiles a grammar (though @sieve/grammar's modules are still bundled with it).
  *
  * @module @sieve/runtime/client
  */
