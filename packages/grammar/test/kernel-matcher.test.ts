@@ -125,6 +125,46 @@ describe('a cold kernel grammar commits whole texts before any mask', () => {
   );
 });
 
+describe('completes() agrees with the reference at every byte of accepted texts, and changes nothing', () => {
+  it.each(loadCases().filter((c) => c.accept.length > 0))(
+    '$name',
+    (grammarCase) => {
+      const grammar = compileGrammar(parseGrammar(grammarCase.format, grammarCase.grammar));
+      const index = vocab('stories260k');
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      try {
+        for (const text of grammarCase.accept) {
+          const bytes = new TextEncoder().encode(text).subarray(0, 300);
+          const whole = bytes.length === new TextEncoder().encode(text).length;
+          const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: index.meta.eos_token_ids });
+          const reference = new Matcher(grammar, index);
+          let completing = 0;
+          for (let at = 0; at <= bytes.length; at++) {
+            const rest = bytes.subarray(at);
+            for (const probe of [rest, rest.subarray(0, Math.max(0, rest.length - 1)), Uint8Array.of(0xff, ...rest.subarray(0, 8))]) {
+              const expected = reference.completes(probe);
+              expect(matcher.completes(probe), `${text} at ${at}`).toBe(expected);
+              if (expected) completing++;
+            }
+            if (whole) expect(reference.completes(rest)).toBe(true);
+            // Nothing changed: the same acceptance, and the next byte still commits.
+            expect(matcher.isAccepting()).toBe(reference.isAccepting());
+            if (at < bytes.length) {
+              expect(matcher.commitBytes(bytes.subarray(at, at + 1))).toBe(true);
+              expect(reference.commitBytes(bytes.subarray(at, at + 1))).toBe(true);
+            }
+          }
+          if (whole) expect(completing).toBeGreaterThan(bytes.length);
+          matcher.dispose();
+        }
+      } finally {
+        kernelGrammar.dispose();
+      }
+    },
+    60_000,
+  );
+});
+
 describe('forced bytes agree with the reference at every byte of accepted texts', () => {
   // The kernel ends the lexeme in progress once per position for all the bytes it tries: ends
   // that scan, that skip an ignored lexeme, that are refused, and lazy lexemes are all met here.

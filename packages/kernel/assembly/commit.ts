@@ -72,6 +72,26 @@ function commitBytes(m: Matcher, bytes: usize, length: i32): i32 {
   return STATUS_OK;
 }
 
+/**
+ * 1 if feeding `length` bytes would leave the output complete, 0 if not (the bytes are not
+ * allowed, or end short of a complete output), or a need or limit status (then call again).
+ * The matcher is left unchanged.
+ */
+export function matcherCompletes(mp: usize, bytes: usize, length: i32): i32 {
+  const m = changetype<Matcher>(mp);
+  if (m.finished) return length === 0 ? 1 : 0;
+  const lex = m.lex;
+  const lexLen = m.lexLen;
+  const chartLen = m.chartLen;
+  const historyLen = m.history.len;
+  const status = matcherCommitBytes(mp, bytes, length);
+  if (status !== STATUS_OK) return status === STATUS_REJECTED ? 0 : status;
+  const accepting = matcherIsAccepting(mp);
+  restore(m, lex, lexLen, chartLen);
+  m.history.len = historyLen;
+  return accepting;
+}
+
 function isEos(m: Matcher, token: i32): bool {
   for (let i = 0; i < m.eos.len; i++) if (vecGet(m.eos, i) === token) return true;
   return false;

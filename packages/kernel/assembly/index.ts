@@ -23,7 +23,7 @@ export {
   matcherResolveStart,
   matcherTokenCount,
 } from './matcher';
-export { matcherCommitBytes, matcherCommitToken, matcherForcedBytes, matcherForcedCount, matcherIsAccepting, matcherRollback, matcherStart } from './commit';
+export { matcherCommitBytes, matcherCommitToken, matcherCompletes, matcherForcedBytes, matcherForcedCount, matcherIsAccepting, matcherRollback, matcherStart } from './commit';
 export { matcherMaskAbort, matcherMaskBegin, matcherMaskResume } from './mask-walk';
 export { matcherStateKey } from './state-key';
 

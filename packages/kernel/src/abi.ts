@@ -21,7 +21,7 @@ export const STATUS_CAPACITY = -5;
  * The version of this ABI (exports, their arguments, statuses, layouts): kernel.wasm reports
  * it (`kernelAbiVersion`) and `loadKernel` refuses a build that speaks another one.
  */
-export const KERNEL_ABI_VERSION = 4;
+export const KERNEL_ABI_VERSION = 5;
 
 /** The token or byte is not allowed; the matcher is unchanged. */
 export const STATUS_REJECTED = 1;

@@ -51,6 +51,7 @@ export interface KernelExports {
   matcherCommitToken(matcher: number, token: number): number;
   matcherCommitBytes(matcher: number, bytes: number, length: number): number;
   matcherIsAccepting(matcher: number): number;
+  matcherCompletes(matcher: number, bytes: number, length: number): number;
   matcherIsFinished(matcher: number): number;
   matcherTokenCount(matcher: number): number;
   matcherRollback(matcher: number, n: number): number;

@@ -142,9 +142,11 @@ export interface ActiveConstraint {
   completion(): Uint8Array | null;
   /**
    * Commits `token` only if `fits` accepts the completion known after it (or none is known);
-   * `false`, changing nothing, otherwise.
+   * `false`, changing nothing, otherwise. `known`, a completion of the output before the
+   * token, is tried first: inside free text it usually still completes the output after it,
+   * which the kernel checks by feeding it, with no grammar analysis.
    */
-  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean;
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean, known?: Uint8Array): boolean;
   /** Whether the output so far is complete (EOS allowed); null when the constraint cannot tell. */
   accepting(): boolean | null;
   /** An independent copy (beam search); throws `TypeError` for a custom `step()` constraint. */
@@ -317,7 +319,14 @@ class GrammarConstraint implements ActiveConstraint {
   completion(): Uint8Array | null {
     return this.#syncedShadow().shortestCompletion();
   }
-  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean, known?: Uint8Array): boolean {
+    if (known !== undefined) {
+      if (!this.commit(token)) return false;
+      for (const completion of keptCompletions(this.#context.vocabIndex.tokenBytes(token), known))
+        if (this.#matcher.completes(completion) && fits(completion)) return true;
+      this.#matcher.rollback(1);
+      this.#committed.pop();
+    }
     const shadow = this.#syncedShadow();
     if (!shadow.commitToken(token)) return false;
     // No known completion after the token counts as not fitting: the proof's token always does.
@@ -350,6 +359,24 @@ class GrammarConstraint implements ActiveConstraint {
     }
     this.#committed = [];
     return this.#shadow;
+  }
+}
+
+/**
+ * Completions of the output after a token that are worth a check before any grammar
+ * analysis, from `known`, a completion before it: `known` itself (the token stayed inside
+ * free text); `known` less the bytes the token shares with its start (the token opened
+ * free text where `known` leaves it empty: ` "ab` before ` ""}`); `known` less its first
+ * bytes where the token ends with them (the token closed the text and went on the way
+ * `known` does: `ab"` before `"}`), longest first.
+ */
+export function* keptCompletions(token: Uint8Array, known: Uint8Array): Generator<Uint8Array> {
+  yield known;
+  let shared = 0;
+  while (shared < token.length && shared < known.length && token[shared] === known[shared]) shared++;
+  if (shared > 0 && shared < token.length) yield known.subarray(shared);
+  for (let k = Math.min(token.length, known.length); k > 0; k--) {
+    if (known.subarray(0, k).every((byte, i) => byte === token[token.length - k + i])) yield known.subarray(k);
   }
 }
 
@@ -451,10 +478,10 @@ class AllOfConstraint implements ActiveConstraint {
   completion(): Uint8Array | null {
     return this.#dynamic()?.completion() ?? null;
   }
-  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean, known?: Uint8Array): boolean {
     const dynamic = this.#dynamic();
     if (dynamic === null) return this.commit(token);
-    if (!dynamic.commitWithin(token, fits)) return false;
+    if (!dynamic.commitWithin(token, fits, known)) return false;
     for (const part of this.#parts) if (part !== dynamic) part.commit(token);
     return true;
   }
@@ -540,8 +567,8 @@ class ThinkConstraint implements ActiveConstraint {
     return this.#inner.completion();
   }
 
-  commitWithin(token: number, fits: (completion: Uint8Array) => boolean): boolean {
-    if (!this.#thinking) return this.#inner.commitWithin(token, fits);
+  commitWithin(token: number, fits: (completion: Uint8Array) => boolean, known?: Uint8Array): boolean {
+    if (!this.#thinking) return this.#inner.commitWithin(token, fits, known);
     if (!this.#optional) return this.commit(token);
     // A token that completes the trigger starts the inner constraint: only if its completion fits.
     const rest = this.#afterTrigger(this.#context.vocabIndex.tokenBytes(token));

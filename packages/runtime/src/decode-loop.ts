@@ -197,7 +197,8 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   };
   // Commits a token; with the budget on, only if a completion still fits after it. The
   // proof's own next token always does; a token writing the proof's next bytes does when the
-  // rest of the proof fits; any other asks the grammar for the shortest completion after it.
+  // rest of the proof fits; any other keeps the proof if its bytes still complete the output
+  // after it (most tokens inside free text), else asks the grammar for the shortest completion.
   let commitMs = 0;
   const commitToken = (token: number): boolean => {
     const t0 = performance.now();
@@ -222,8 +223,12 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       proof = rest;
       return true;
     }
+    // The proof's bytes, when they still complete the output after the token, keep its tokens.
+    const known = proof;
     let next: Proof | null = null;
-    if (!constraint.commitWithin(token, (completion) => (next = proofWithin(completion, left)) !== null)) return false;
+    const fits = (completion: Uint8Array): boolean =>
+      (next = completion === known.bytes ? (known.tokens.length <= left ? known : null) : proofWithin(completion, left)) !== null;
+    if (!constraint.commitWithin(token, fits, known.bytes)) return false;
     proof = next;
     return true;
   };

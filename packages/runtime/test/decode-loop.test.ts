@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { AllOf, BanTokens, JsonSchema, LogitBias, Regex, ThinkThen, type Constraint } from '../src/constraint-specs.ts';
-import { activate, Grammar, type ConstraintContext } from '../src/constraints.ts';
+import { activate, Grammar, keptCompletions, type ConstraintContext } from '../src/constraints.ts';
 import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
 import { beamSearch } from '../src/beam-search.ts';
 import type { ChatCompletionChunk } from '../src/chat-completions.ts';
@@ -329,6 +329,19 @@ describe('composition and custom constraints', () => {
     for (const r of [a, b]) expect(r.text).toMatch(/^[a-z]{3,6}$/);
     await engine.release(grammar);
     await expect(engine.generate({ prompt: PROMPT, constraint: grammar })).rejects.toThrow(/no compiled grammar/);
+  });
+});
+
+describe('budget-aware ending', () => {
+  it('tries the completion it knew before a token, and the parts of it the token leaves', () => {
+    const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+    const kept = (token: string, known: string): string[] => [...keptCompletions(bytes(token), bytes(known))].map((b) => new TextDecoder().decode(b));
+    // Inside free text; opening it where the completion leaves it empty; closing it.
+    expect(kept('abc', '"}')).toEqual(['"}']);
+    expect(kept(' "ab', ' "", "b": 1}')).toEqual([' "", "b": 1}', '", "b": 1}']);
+    expect(kept('ab",', '", "b": 1}')).toEqual(['", "b": 1}', ' "b": 1}']);
+    // A token that writes the completion's start whole is not this case (the loop advances the proof).
+    expect(kept('"}', '"}')).toEqual(['"}', '']);
   });
 });
 

@@ -309,6 +309,12 @@ export class IndexedMatcher implements TokenMatcher {
     return true;
   }
 
+  completes(bytes: Uint8Array): boolean {
+    const state = this.#state;
+    if (state === FINISHED) return bytes.length === 0;
+    return bytes.length === 0 ? this.isAccepting() : this.#ensureLive().completes(bytes);
+  }
+
   rollback(n: number): void {
     if (!(Number.isInteger(n) && n >= 0 && n <= this.tokenCount)) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);
     if (n === 0) return;

@@ -232,6 +232,11 @@ export class KernelMatcher implements TokenMatcher {
     return this.#run(() => this.#k.matcherIsAccepting(this.#m)) === 1;
   }
 
+  /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
+  completes(bytes: Uint8Array): boolean {
+    return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCompletes(this.#m, ptr, bytes.length)) === 1);
+  }
+
   get isFinished(): boolean {
     return this.#k.matcherIsFinished(this.#m) === 1;
   }
@@ -253,14 +258,7 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Feeds bytes; `false`, changing nothing, if they are not allowed. */
   commitBytes(bytes: Uint8Array): boolean {
-    const k = this.#k;
-    const ptr = k.alloc(Math.max(1, bytes.length)) >>> 0;
-    try {
-      new Uint8Array(k.memory.buffer, ptr, bytes.length).set(bytes);
-      return this.#run(() => k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK;
-    } finally {
-      k.free(ptr);
-    }
+    return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK);
   }
 
   /**
@@ -361,6 +359,18 @@ export class KernelMatcher implements TokenMatcher {
 
   // Runs a kernel operation, answering its needs until it completes (it starts over after
   // each: lexer rows are dropped only before it); limits become errors.
+  // `use` of a copy of `bytes` in kernel memory (at the pointer it is given).
+  #withBytes<T>(bytes: Uint8Array, use: (ptr: number) => T): T {
+    const k = this.#k;
+    const ptr = k.alloc(Math.max(1, bytes.length)) >>> 0;
+    try {
+      new Uint8Array(k.memory.buffer, ptr, bytes.length).set(bytes);
+      return use(ptr);
+    } finally {
+      k.free(ptr);
+    }
+  }
+
   #run(operation: () => number): number {
     this.#k.lexerTrim(this.grammar.ptr);
     let status = operation();

@@ -22,6 +22,8 @@ export interface TokenMatcher {
   computeMask(): Brle;
   computeMaskBitset(): Uint32Array;
   isAccepting(): boolean;
+  /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
+  completes(bytes: Uint8Array): boolean;
   readonly isFinished: boolean;
   readonly tokenCount: number;
   rollback(n: number): void;
@@ -111,6 +113,19 @@ export class Matcher implements TokenMatcher {
       return this.#endLexeme() && this.#last.accepting;
     } finally {
       this.#restore(saved);
+    }
+  }
+
+  /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
+  completes(bytes: Uint8Array): boolean {
+    if (this.#finished) return bytes.length === 0;
+    const saved = this.#save();
+    const historyLength = this.#history.length;
+    try {
+      return this.commitBytes(bytes) && this.isAccepting();
+    } finally {
+      this.#restore(saved);
+      this.#history.length = historyLength;
     }
   }
 
