@@ -110,13 +110,72 @@ describe('regex front-end matches the JavaScript engine', () => {
   });
 });
 
+describe('anchors inside a pattern hold only at the text’s ends', () => {
+  // Real schemas' patterns (`^$|(^…$)`, `($|\/)`, `(^Hpt_|^Int_|_Armour_)`) and corners: an
+  // anchor after text, inside a repeated group, before a `^`.
+  const anchored: [string, string][] = [
+    ['^$|(^(?:\\S+\\s+){0,3}\\S+$)', 'ab -'],
+    ['(^[a-c]+$)', 'abcx'],
+    ['^([^,]|$)', 'a,'],
+    ['(^Hp_|^In_|_Ar_)', 'HpIn_Arx'],
+    ['(^$)|(^[a-f0-9]{2}-[a-f0-9]{2}$)', 'af9-g'],
+    ['^\\d+-\\d+|^\\d+$', '12-a'],
+    ['^(\\/?((\\.{2})|([a-z0-9\\-]*))($|\\/))*$', '/.a-'],
+    ['^$[a-z$_]*$', 'a$_'],
+    ['(a|^)b', 'abx'],
+    ['a($|b)c', 'abc'],
+    ['(^a|b)*$', 'abx'],
+    ['(x$)*', 'xy'],
+    ['(^|,)a(,|$)', 'a,b'],
+    ['(^)+a', 'ab'],
+    ['($)?a', 'ab'],
+    ['(^a$|b){2,3}', 'ab'],
+    ['x(^|$)', 'xy'],
+  ];
+  it.each(anchored)('/%s/ over %s, in search and in match mode', (pattern, alphabet) => {
+    const grammarOf = (mode: 'search' | 'match') => {
+      const builder = new GrammarBuilder();
+      builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'p', regex: regexToByteRegex(pattern, { mode, flags: 'u' }) })));
+      return compileGrammar(builder.build('start'));
+    };
+    const search = grammarOf('search');
+    const match = grammarOf('match');
+    const searchRe = new RegExp(pattern, 'u');
+    const matchRe = fullMatch(pattern, 'u');
+    let matched = 0;
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 7 }), (chars) => {
+        const s = chars.join('');
+        const bytes = encoder.encode(s);
+        const inSearch = recognize(search, bytes);
+        const inMatch = recognize(match, bytes);
+        expect(inSearch.accepted && inSearch.complete, `search ${JSON.stringify(s)}`).toBe(searchRe.test(s));
+        expect(inMatch.accepted && inMatch.complete, `match ${JSON.stringify(s)}`).toBe(matchRe(s));
+        if (searchRe.test(s)) matched++;
+      }),
+      { numRuns: 400, seed: 5 },
+    );
+    // The samples reach both answers.
+    expect(matched).toBeGreaterThan(0);
+  });
+
+  it('an anchor no text can satisfy leaves nothing to match', () => {
+    for (const pattern of ['a^b', 'a$b'])
+      for (const mode of ['search', 'match'] as const) {
+        const builder = new GrammarBuilder();
+        builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'p', regex: regexToByteRegex(pattern, { mode }) })));
+        expect(() => compileGrammar(builder.build('start')), `${pattern} ${mode}`).toThrow(/matches nothing/);
+      }
+  });
+});
+
 describe('regex errors', () => {
   it.each([
     ['a(?=b)', 'unsupported', 1, 6],
     ['(?<!a)b', 'unsupported', 0, 6],
     ['(a)\\1', 'unsupported', 3, 5],
     ['a\\bb', 'unsupported', 1, 3],
-    ['a^b', 'unsupported', 1, 2],
+    ['(^a){17}', 'unsupported', 0, 8],
     ['a(b', 'invalid_regex', 3, 4],
     ['[z-a]', 'invalid_regex', 4, 5],
   ] as const)('%s → %s at its span', (pattern, code, start, end) => {

@@ -4,7 +4,7 @@
  * boundaries are reported as unsupported.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
-import { memoized, rx, type ByteRegex } from '../ir/byte-regex.ts';
+import { isNullable, memoized, rx, type ByteRegex } from '../ir/byte-regex.ts';
 import {
   ANY,
   caseClosure,
@@ -82,6 +82,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
         const { ast, at } = parse(pattern, flags, offset, options.identityEscapes === true);
         const mode = options.mode ?? 'match';
         const converter = new Converter(flags, options.caseFolding, mode, at, encode);
+        if (mode !== 'token' && ast.alternatives.some(anchoredInside)) return converter.anchoredPattern(ast, mode === 'search');
         return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
       },
     );
@@ -173,6 +174,85 @@ function syntaxError(error: unknown, offset: number): GrammarError {
   return new GrammarError('invalid_regex', message, { start: offset + index, end: offset + index + 1 });
 }
 
+// Whether an alternative has an anchor (`^`, `$`) other than at its own start or end.
+function anchoredInside(alt: AST.Alternative): boolean {
+  const inner = alt.elements.filter(
+    (e, i) => !(e.type === 'Assertion' && ((i === 0 && e.kind === 'start') || (i === alt.elements.length - 1 && e.kind === 'end'))),
+  );
+  return inner.some(hasAnchor);
+}
+
+function hasAnchor(node: AST.Element | AST.Alternative): boolean {
+  switch (node.type) {
+    case 'Assertion':
+      return node.kind === 'start' || node.kind === 'end';
+    case 'Alternative':
+      return node.elements.some(hasAnchor);
+    case 'Group':
+    case 'CapturingGroup':
+      return node.alternatives.some(hasAnchor);
+    case 'Quantifier':
+      return hasAnchor(node.element);
+    default:
+      return false;
+  }
+}
+
+/**
+ * A part of a pattern with anchors inside (`^$|(^a+$)`, `(x|$)`), split by the anchors on the
+ * path its match takes: none (`free`); some `^` and no `$` (`start`); some `$` and no `^`
+ * (`end`); both (`both`). A `^` holds only at the text's start, so only where the part's
+ * match starts and nothing of the text comes before; likewise `$` at its end: each of the
+ * four is the strings such paths match with their anchors where they can hold.
+ */
+interface AnchoredParts {
+  readonly free: ByteRegex;
+  readonly start: ByteRegex;
+  readonly end: ByteRegex;
+  readonly both: ByteRegex;
+}
+
+const KINDS = ['free', 'start', 'end', 'both'] as const;
+const hasStart = (kind: (typeof KINDS)[number]): boolean => kind === 'start' || kind === 'both';
+const hasEnd = (kind: (typeof KINDS)[number]): boolean => kind === 'end' || kind === 'both';
+const kindOf = (start: boolean, end: boolean): (typeof KINDS)[number] => (start ? (end ? 'both' : 'start') : end ? 'end' : 'free');
+const isNothing = (r: ByteRegex): boolean => r.kind === 'alt' && r.items.length === 0;
+// The empty string, if `r` matches it.
+const emptyOf = (r: ByteRegex): ByteRegex => (isNullable(r) ? rx.empty : rx.nothing);
+const cat = (items: readonly ByteRegex[]): ByteRegex => (items.some(isNothing) ? rx.nothing : rx.seq(items));
+const either = (items: readonly ByteRegex[]): ByteRegex => rx.alt(items.filter((r) => !isNothing(r)));
+const unanchored = (free: ByteRegex): AnchoredParts => ({ free, start: rx.nothing, end: rx.nothing, both: rx.nothing });
+
+// Paths through `a` then `b`: an anchor of `b` at its start needs `a` to have matched
+// nothing, one of `a` at its end needs `b` to.
+function concatAnchored(a: AnchoredParts, b: AnchoredParts): AnchoredParts {
+  const out: Record<(typeof KINDS)[number], ByteRegex[]> = { free: [], start: [], end: [], both: [] };
+  for (const ka of KINDS) {
+    for (const kb of KINDS) {
+      const left = hasStart(kb) ? emptyOf(a[ka]) : a[ka];
+      const right = hasEnd(ka) ? emptyOf(b[kb]) : b[kb];
+      out[kindOf(hasStart(ka) || hasStart(kb), hasEnd(ka) || hasEnd(kb))].push(cat([left, right]));
+    }
+  }
+  return { free: either(out.free), start: either(out.start), end: either(out.end), both: either(out.both) };
+}
+
+// Paths through any number of copies: once a copy passes `^`, the copies before it matched
+// nothing, and later ones may pass another `^` only if it did too (so the text is one
+// `start` match and free ones); likewise for `$`; a `$` before a `^` leaves only the empty text.
+function starAnchored(r: AnchoredParts): AnchoredParts {
+  const free = rx.repeat(r.free, 0, Infinity);
+  return {
+    free,
+    start: cat([r.start, free]),
+    end: cat([free, r.end]),
+    both: either([r.both, cat([r.start, free, r.end]), cat([emptyOf(r.end), emptyOf(r.start)])]),
+  };
+}
+
+// Copies of a part with anchors inside are expanded up to this many (a larger finite count is refused).
+const MAX_ANCHORED_COPIES = 16;
+
 // Case-insensitive sets are closed under case at every leaf, so unions, intersections and
 // differences of them are too, and a negated class is the complement of a closed set: the
 // letters its members exclude stay excluded in every case (ECMAScript and Python alike).
@@ -207,6 +287,46 @@ class Converter {
     if (!search) return body;
     const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
     return rx.seq([...(anchoredStart ? [] : [anything]), body, ...(anchoredEnd ? [] : [anything])]);
+  }
+
+  // A pattern with anchors inside: the texts where some path's anchors hold (the whole text
+  // in `match` mode; in `search` mode anything may come before a path without `^` and after
+  // one without `$`).
+  anchoredPattern(ast: AST.Pattern, search: boolean): ByteRegex {
+    const parts = this.#anchored(ast);
+    if (!search) return either([parts.free, parts.start, parts.end, parts.both]);
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    return either([cat([anything, parts.free, anything]), cat([parts.start, anything]), cat([anything, parts.end]), parts.both]);
+  }
+
+  #anchored(node: AST.Pattern | AST.Element | AST.Alternative): AnchoredParts {
+    if (node.type !== 'Pattern' && !hasAnchor(node)) return unanchored(this.element(node));
+    switch (node.type) {
+      case 'Pattern':
+      case 'Group':
+      case 'CapturingGroup': {
+        const alternatives = node.alternatives.map((a) => this.#anchored(a));
+        const pick = (kind: (typeof KINDS)[number]): ByteRegex => either(alternatives.map((a) => a[kind]));
+        return { free: pick('free'), start: pick('start'), end: pick('end'), both: pick('both') };
+      }
+      case 'Alternative':
+        return node.elements.reduce((acc, e) => concatAnchored(acc, this.#anchored(e)), unanchored(rx.empty));
+      case 'Assertion':
+        return node.kind === 'start' ? { ...unanchored(rx.nothing), start: rx.empty } : { ...unanchored(rx.nothing), end: rx.empty };
+      case 'Quantifier': {
+        const item = this.#anchored(node.element);
+        if (node.max !== Infinity && node.max > MAX_ANCHORED_COPIES)
+          throw this.#unsupported(node, `a count above ${MAX_ANCHORED_COPIES} of a group with an anchor inside (${node.raw}) is not supported`);
+        const optional = { ...item, free: either([item.free, rx.empty]) };
+        let parts = unanchored(rx.empty);
+        for (let i = 0; i < node.min; i++) parts = concatAnchored(parts, item);
+        if (node.max === Infinity) return concatAnchored(parts, starAnchored(item));
+        for (let i = node.min; i < node.max; i++) parts = concatAnchored(parts, optional);
+        return parts;
+      }
+      default:
+        return unanchored(this.element(node));
+    }
   }
 
   element(node: AST.Element | AST.Alternative): ByteRegex {
