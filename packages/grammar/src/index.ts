@@ -1,5 +1,6 @@
 /**
  * Grammar compiler and matcher: regex, GBNF, Lark, EBNF and JSON Schema (or zod) to exact token masks.
+ * Code that compiles nothing imports `@sieve/grammar/errors` and `@sieve/grammar/inputs` instead.
  *
  * @module @sieve/grammar
  */
@@ -22,10 +23,12 @@ export type { BnfDialect } from './frontends/bnf.ts';
 export { jsonGrammar, JsonGrammarParts, jsonRegex, pythonJson } from './frontends/json.ts';
 export type { JsonRepetition, JsonWhitespace } from './frontends/json.ts';
 export { parseLark } from './frontends/lark.ts';
-export { GRAMMAR_FORMATS, parseGrammar } from './frontends/grammar-formats.ts';
+export { GRAMMAR_FORMATS } from './frontends/grammar-formats.ts';
+export { parseGrammar } from './frontends/parse-grammar.ts';
 export type { GrammarFormat } from './frontends/grammar-formats.ts';
 export { KernelGrammar, KernelMatcher } from './matcher/kernel-matcher.ts';
-export { buildMaskIndex, checkMaskIndex, grammarFingerprint, IndexedMatcher, MaskIndexMismatchError } from './mask-index/build-mask-index.ts';
+export { buildMaskIndex, checkMaskIndex, grammarFingerprint, IndexedMatcher } from './mask-index/build-mask-index.ts';
+export { MaskIndexMismatchError } from './mask-index/mask-index-mismatch-error.ts';
 export type { BuiltMaskIndex, MaskIndexBuildOptions } from './mask-index/build-mask-index.ts';
 export type { KernelMatcherOptions } from './matcher/kernel-matcher.ts';
 export { jsonSchemaGrammar, MAX_SCHEMA_RULES } from './frontends/json-schema/compile-json-schema.ts';
@@ -36,5 +39,7 @@ export type { SchemaWarning } from './frontends/json-schema/schema-error.ts';
 export { isZodSchema, jsonSchemaOf, schemaFromZod } from './frontends/json-schema/zod.ts';
 export type { ZodSchemaLike } from './frontends/json-schema/zod.ts';
 export { embedGrammar } from './ir/embed-grammar.ts';
-export { toolCallsGrammar, toolCallStart } from './frontends/tool-calls.ts';
-export type { ToolCallFormat, ToolCallsOptions, ToolDefinition } from './frontends/tool-calls.ts';
+export { toolCallsGrammar } from './frontends/tool-calls.ts';
+export type { ToolCallsOptions, ToolDefinition } from './frontends/tool-calls.ts';
+export { toolCallStart } from './frontends/tool-call-format.ts';
+export type { ToolCallFormat } from './frontends/tool-call-format.ts';

@@ -5,11 +5,26 @@
  * engines use this one implementation over their own `generate` and `stream` (a worker
  * engine runs it on the page, its generations in the worker).
  */
-import { toolCallStart, type ToolCallFormat } from '@sieve/grammar';
+import { toolCallStart, type ToolCallFormat } from '@sieve/grammar/inputs';
 import { ToolCalls, Triggered, type ConstraintInput } from './constraint-specs.ts';
 import type { ChatMessage, GenerateRequest, GenerateResult, ModelInfo } from './engine.ts';
 import { InvalidRequestError } from './errors.ts';
-import { checkChatRequest } from './requests.ts';
+import {
+  arrayOf,
+  boolean,
+  chatMessage,
+  either,
+  fields,
+  integer,
+  integerIn,
+  nonEmptyString,
+  number,
+  oneOf,
+  record,
+  signal,
+  string,
+  type Check,
+} from './request-checks.ts';
 import type { StreamRequest, TokenStream } from './streams.ts';
 
 /** OpenAI-style `response_format`. */
@@ -157,6 +172,68 @@ export interface ChatBackend {
   /** The loaded model (throws when none is loaded). */
   model(): ModelInfo;
 }
+
+/** Checks a chat completion request (the OpenAI fields Sieve implements; `model` is ignored). */
+export const checkChatRequest: Check = fields(
+  {
+    model: string,
+    messages: arrayOf(chatMessage),
+    response_format: (value, path) => {
+      record(value, path);
+      const type = (value as { type?: unknown }).type;
+      if (type === 'json_schema')
+        return fields(
+          {
+            type: string,
+            json_schema: fields(
+              { name: string, schema: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean, description: string },
+              ['schema'],
+            ),
+          },
+          ['json_schema'],
+        )(value, path);
+      oneOf('text', 'json_object', 'json_schema', 'grammar')(type, `${path}.type`);
+      // web-llm's shapes: a JSON object with its schema (often a JSON string), an EBNF grammar.
+      if (type === 'json_object') return fields({ type: string, schema: either('a JSON Schema, or its JSON text', record, string) })(value, path);
+      if (type === 'grammar') return fields({ type: string, grammar: string }, ['grammar'])(value, path);
+      fields({ type: string })(value, path);
+    },
+    max_tokens: integer(0),
+    max_completion_tokens: integer(0),
+    temperature: number,
+    top_p: number,
+    seed: number,
+    stop: either('a string or an array of strings', string, arrayOf(string)),
+    n: integerIn(1, 64),
+    stream: boolean,
+    stream_options: fields({ include_usage: boolean }),
+    signal,
+    chatTemplate: string,
+    chat_template_kwargs: record,
+    extra_body: fields({ enable_thinking: boolean }),
+    tools: arrayOf(
+      fields(
+        {
+          type: oneOf('function'),
+          function: fields(
+            { name: nonEmptyString, description: string, parameters: either('a JSON Schema (an object or a boolean)', record, boolean), strict: boolean },
+            ['name'],
+          ),
+        },
+        ['type', 'function'],
+      ),
+      128,
+    ),
+    tool_choice: (value, path) =>
+      typeof value === 'string'
+        ? oneOf('none', 'auto', 'required')(value, path)
+        : fields({ type: oneOf('function'), function: fields({ name: nonEmptyString }, ['name']) }, ['type', 'function'])(value, path),
+    parallel_tool_calls: boolean,
+    logprobs: boolean,
+    top_logprobs: integerIn(0, 20),
+  },
+  ['messages'],
+);
 
 /** The facade over `engine`. */
 export function chatCompletions(engine: ChatBackend): ChatCompletions {

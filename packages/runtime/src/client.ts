@@ -1,6 +1,7 @@
 /**
  * The page side of a worker engine: constraint builders, the worker client, errors and types.
- * Nothing here loads transformers.js or compiles a grammar (though @sieve/grammar's modules are still bundled with it).
+ * Nothing here loads transformers.js or compiles a grammar, and none of their code is bundled
+ * with it: of @sieve/grammar, only its compiler-free entries (test/client-bundle.test.ts).
  *
  * @module @sieve/runtime/client
  */

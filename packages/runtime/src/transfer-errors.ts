@@ -4,7 +4,7 @@
  */
 import { transferHandlers } from 'comlink';
 import { MaskIndexFormatError } from '@sieve/format';
-import { GrammarError, GrammarLimitError, InvalidSchemaError, MaskIndexMismatchError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar';
+import { GrammarError, GrammarLimitError, InvalidSchemaError, MaskIndexMismatchError, SchemaError, UnsupportedSchemaError } from '@sieve/grammar/errors';
 import { KernelError } from '@sieve/kernel';
 import { DeadEndError, IncompleteOutputError, InvalidRequestError, ModelLoadError, LoadAbortedError, NotLoadedError, VocabMismatchError } from './errors.ts';
 

@@ -7,7 +7,8 @@
  * grammars compiled so far again: grammar handles stay valid.
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
-import { isZodSchema, jsonSchemaOf, type JsonSchemaOptions } from '@sieve/grammar';
+import type { JsonSchemaOptions } from '@sieve/grammar';
+import { isZodSchema, jsonSchemaOf } from '@sieve/grammar/inputs';
 import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
 import type { EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';

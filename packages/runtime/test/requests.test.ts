@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { AllOf, JsonSchema, Regex, ThinkThen } from '../src/constraint-specs.ts';
 import { InvalidRequestError } from '../src/errors.ts';
-import { checkChatRequest, checkConstraint, checkGenerateRequest, checkGrammarSpec, checkLoadOptions } from '../src/requests.ts';
+import { checkChatRequest } from '../src/chat-completions.ts';
+import { checkConstraint, checkGenerateRequest, checkGrammarSpec, checkLoadOptions } from '../src/requests.ts';
 
 function pathOf(run: () => void): string | null {
   try {

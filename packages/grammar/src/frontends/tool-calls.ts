@@ -10,18 +10,7 @@ import { rx } from '../ir/byte-regex.ts';
 import { embedGrammar } from '../ir/embed-grammar.ts';
 import { expr, GrammarBuilder, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
 import { jsonSchemaGrammar, type JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
-
-/** How a model writes its tool calls around the `{"name": …, …}` object. */
-export interface ToolCallFormat {
-  /** Before each call's object (e.g. `<tool_call>\n`; may be empty). */
-  readonly open: string;
-  /** After it (e.g. `\n</tool_call>`). */
-  readonly close: string;
-  /** Between two calls. */
-  readonly between: string;
-  /** The key of the arguments object (`arguments`; Llama 3 writes `parameters`). */
-  readonly argumentsKey: string;
-}
+import { toolCallStart, type ToolCallFormat } from './tool-call-format.ts';
 
 /** A tool a call may name: its arguments' JSON Schema. */
 export interface ToolDefinition {
@@ -36,11 +25,6 @@ export interface ToolCallsOptions {
   readonly after?: string;
   /** For the arguments' schemas (whitespace etc.). */
   readonly schemaOptions?: JsonSchemaOptions;
-}
-
-/** The start every call shares, up to its tool's name. */
-export function toolCallStart(format: ToolCallFormat): string {
-  return `${format.open}{"name": `;
 }
 
 /** The grammar of tool calls of `tools` written in `format`. */

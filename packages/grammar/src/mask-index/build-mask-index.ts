@@ -26,6 +26,7 @@ import type { GrammarIR } from '../ir/grammar-ir.ts';
 import { KernelGrammar, KernelMatcher } from '../matcher/kernel-matcher.ts';
 import { compileGrammar } from '../parser/compile-grammar.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from '../matcher/reference-matcher.ts';
+import { MaskIndexMismatchError } from './mask-index-mismatch-error.ts';
 
 /**
  * A fingerprint of what a grammar's IR means (spans and origins, which only place error
@@ -184,17 +185,6 @@ function moveTo(matcher: KernelMatcher, from: readonly number[], to: number[]): 
     if (!matcher.commitToken(to[i]!)) throw new Error('internal: a recorded path no longer commits');
   }
   return to;
-}
-
-/** Thrown when a mask index does not belong to the grammar or the vocabulary it is used with. */
-export class MaskIndexMismatchError extends Error {
-  override readonly name = 'MaskIndexMismatchError';
-  constructor(
-    readonly what: 'grammar' | 'vocab',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
