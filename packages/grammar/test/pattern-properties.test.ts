@@ -4,7 +4,7 @@
 // objects whose keys often match one, several or none of the patterns.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PATTERN_PROPERTIES } from '../src/frontends/json-schema/object-schema.ts';
+import { MAX_PATTERN_PROPERTIES, MAX_PATTERN_SETS } from '../src/frontends/json-schema/object-schema.ts';
 import { schemaErrorOf } from './support/json-schema-oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 
@@ -32,6 +32,21 @@ const CASES: { name: string; schema: unknown }[] = [
       allOf: [{ type: 'object', patternProperties: { '^a': { type: 'integer' } } }, { patternProperties: { '^x': { maxLength: 2 }, '^a': { minimum: 0 } } }],
     },
   },
+  {
+    // Like a real schema's metadata fields: many patterns, few of them overlapping.
+    name: 'twelve patterns, two of them overlapping others',
+    schema: {
+      type: 'object',
+      patternProperties: {
+        ...Object.fromEntries(
+          ['a', 'b', 'q', 'name', 'x', 'x1', 'a1', 'ab', 'xb', 'x-a'].map((k, i) => [`^${k}$`, i % 2 === 0 ? { type: 'integer' } : { type: 'string' }]),
+        ),
+        '^x': { maxLength: 4 },
+        '\\d$': { type: 'number' },
+      },
+      additionalProperties: false,
+    },
+  },
 ];
 
 describe('patternProperties', () => {
@@ -39,9 +54,19 @@ describe('patternProperties', () => {
     expectAgreement(schema, objects, { numRuns: 300, seed: 3 });
   });
 
-  it(`more than ${MAX_PATTERN_PROPERTIES} patterns, and different patterns beside additionalProperties in an intersection, are refused`, () => {
-    const many = Object.fromEntries(Array.from({ length: MAX_PATTERN_PROPERTIES + 1 }, (_, i) => [`^p${i}`, { type: 'integer' }]));
+  it(`more than ${MAX_PATTERN_PROPERTIES} patterns, keys matching them in more than ${MAX_PATTERN_SETS} combinations, and different patterns beside additionalProperties in an intersection, are refused`, () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_PATTERN_PROPERTIES + 1 }, (_, i) => [`^p${i}$`, { type: 'integer' }]));
     expect(schemaErrorOf({ type: 'object', patternProperties: many })).toMatchObject({ code: 'unsupported', keyword: 'patternProperties' });
+    // As many patterns, none overlapping: one key lexeme each.
+    const disjoint = Object.fromEntries(Array.from({ length: MAX_PATTERN_PROPERTIES }, (_, i) => [`^p${i}$`, { type: 'integer' }]));
+    expect(schemaErrorOf({ type: 'object', patternProperties: disjoint })).toBeUndefined();
+    // Seven letters a key may contain all at once: 127 combinations.
+    const overlapping = Object.fromEntries(Array.from('abcdefg', (c) => [c, { type: 'integer' }]));
+    expect(schemaErrorOf({ type: 'object', patternProperties: overlapping })).toMatchObject({
+      code: 'unsupported',
+      keyword: 'patternProperties',
+      message: expect.stringContaining('combinations'),
+    });
     const closed = { allOf: [{ patternProperties: { '^a': {} }, additionalProperties: false }, { patternProperties: { '^x': {} } }] };
     expect(schemaErrorOf(closed)).toMatchObject({ code: 'unsupported', keyword: 'patternProperties' });
   });

@@ -845,6 +845,24 @@ interface PendingShadow {
   readonly pairs: readonly number[];
 }
 
+/**
+ * Whether `regex` matches some byte string, exactly: its automaton built (every copy of a
+ * counted repetition, products and complements included) and pruned of the states that
+ * cannot reach acceptance. Null when that takes more than `maxStates` states.
+ */
+export function matchesSomething(regex: ByteRegex, maxStates: number): boolean | null {
+  const nfa = new Nfa(maxStates);
+  try {
+    const start = nfa.newState();
+    const accept = nfa.newState();
+    nfa.build(regex, start, accept);
+    return nfa.pruneDeadEnds(start, accept);
+  } catch (error) {
+    if (error instanceof GrammarLimitError) return null;
+    throw error;
+  }
+}
+
 /** Lazily determinized lexer over a fixed list of lexemes. */
 export class LexerDfa {
   readonly lexemes: readonly LexemeDef[];

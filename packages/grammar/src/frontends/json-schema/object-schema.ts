@@ -6,6 +6,7 @@
  * `object-permutation.ts`.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { ANY } from '../../ir/code-point-sets.ts';
 import { expr, MAX_PERMUTATION_MEMBERS, type Expr } from '../../ir/grammar-ir.ts';
 import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
@@ -27,8 +28,16 @@ import {
 } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
 
-/** Most patterns one `patternProperties` may have (keys are told apart by the set they match). */
-export const MAX_PATTERN_PROPERTIES = 6;
+/** Most patterns one `patternProperties` may have. */
+export const MAX_PATTERN_PROPERTIES = 32;
+/**
+ * Most sets of those patterns that some key matches together (keys are told apart by the set
+ * they match, a key lexeme each): 63, every set of 6 overlapping patterns; far more patterns
+ * fit when few overlap (names per language, `^contacts:[0-3]:surName$`, …).
+ */
+export const MAX_PATTERN_SETS = 63;
+// Automaton states one check that patterns share a key may build.
+const MAX_OVERLAP_STATES = 20_000;
 
 /** What an object schema says of its members. */
 export interface ObjectShape extends PropertyDependencies {
@@ -179,9 +188,12 @@ class ObjectMembers implements MemberRules {
     const at = (p: string): string => pointerJoin(pointerJoin(pointer, 'patternProperties'), p);
     const count = Math.min(patterns.length, MAX_PATTERN_PROPERTIES);
     const regions: { label: string; regex: ByteRegex | null; schema: Schema; at: string }[] = [];
-    for (let set = 1; set < 1 << count; set++) {
-      const inside = patterns.flatMap((_, i) => (set & (1 << i) ? [i] : []));
-      const outside = patternRegexes.filter((_, i) => i < count && !(set & (1 << i)));
+    for (const inside of sharedPatternSets(patternRegexes.slice(0, count))) {
+      if (regions.length === MAX_PATTERN_SETS) {
+        compiler.unsupported(pointer, 'patternProperties', `patterns that keys match in more than ${MAX_PATTERN_SETS} combinations are not supported`);
+        break;
+      }
+      const outside = patternRegexes.filter((_, i) => i < count && !inside.includes(i));
       const regex = rx.and([...inside.map((i) => patternRegexes[i]!), ...(outside.length > 0 ? [rx.not(rx.alt(outside))] : [])]);
       const label = inside.map((i) => `/${patterns[i]![0]}/`).join('&');
       if (inside.length === 1) regions.push({ label, regex, schema: patterns[inside[0]!]![1], at: at(patterns[inside[0]!]![0]) });
@@ -255,6 +267,27 @@ function objectShape(
 }
 
 // propertyNames as a key regex (string schemas only), or null.
+/**
+ * The sets of patterns (indexes, ascending) that some key matches together: a set is grown
+ * one pattern at a time only while their intersection matches something (checked on its
+ * automaton; one too large to check counts as shared), so patterns that never overlap make
+ * one set each, not 2^n. A set's keys may still all match another pattern too: its region
+ * then matches nothing and drops out of the grammar.
+ */
+function sharedPatternSets(patterns: readonly ByteRegex[]): number[][] {
+  const sets: number[][] = [];
+  const grow = (inside: number[], shared: ByteRegex | null, from: number): void => {
+    for (let i = from; i < patterns.length && sets.length <= MAX_PATTERN_SETS; i++) {
+      const both = shared === null ? patterns[i]! : rx.and([shared, patterns[i]!]);
+      if (shared !== null && matchesSomething(both, MAX_OVERLAP_STATES) === false) continue;
+      sets.push([...inside, i]);
+      grow([...inside, i], both, i + 1);
+    }
+  };
+  grow([], null, 0);
+  return sets;
+}
+
 function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): ByteRegex | null {
   const names = schema.propertyNames;
   if (names === undefined || names === true) return null;
