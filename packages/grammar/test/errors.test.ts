@@ -44,7 +44,7 @@ describe('grammar errors carry a code and the span of the problem', () => {
     ['lark', 'start: "a"\n%declare X\n', 'unsupported', '%declare'],
     ['lark', 'start: /a(?=b)/\n', 'unsupported', '(?=b)'],
     ['lark', 'start: A\nA: A "x"\n', 'syntax', 'A'],
-    ['regex', 'a(?=b)', 'unsupported', '(?=b)'],
+    ['regex', 'a(?<=b)', 'unsupported', '(?<=b)'],
     // Unknown escapes and empty sides of "|" are slips, never read as something else.
     ['gbnf', 'root ::= "\\q"\n', 'syntax', '\\q'],
     ['gbnf', 'root ::= [a\\z]\n', 'syntax', '\\z'],

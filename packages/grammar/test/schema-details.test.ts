@@ -96,12 +96,12 @@ describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
   it('errors after a spelled escape point into the pattern as written', () => {
     let error: unknown;
     try {
-      regexToByteRegex('\\"\\-(?=a)', { flags: 'u', mode: 'search', identityEscapes: true, offset: 10 });
+      regexToByteRegex('\\"\\-(?<=a)', { flags: 'u', mode: 'search', identityEscapes: true, offset: 10 });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(GrammarError);
-    expect((error as GrammarError).span).toEqual({ start: 14, end: 19 });
+    expect((error as GrammarError).span).toEqual({ start: 14, end: 20 });
     // Without the option, the u flag refuses them as JavaScript does.
     expect(() => regexToByteRegex('[^\\"]', { flags: 'u' })).toThrow(/Invalid escape/);
   });

@@ -1,6 +1,7 @@
 /**
  * ECMAScript regular expressions (parsed with @eslint-community/regexpp) to byte regexes.
- * A regex constraint matches the whole output. Lookaround, backreferences and word
+ * A regex constraint matches the whole output. Anchors anywhere and lookaheads are exact
+ * (they speak of the whole text, so not in a token); lookbehind, backreferences and word
  * boundaries are reported as unsupported.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
@@ -82,6 +83,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
         const { ast, at } = parse(pattern, flags, offset, options.identityEscapes === true);
         const mode = options.mode ?? 'match';
         const converter = new Converter(flags, options.caseFolding, mode, at, encode);
+        if (mode !== 'token' && hasLookahead(ast)) return converter.lookaheadPattern(ast, mode === 'search');
         if (mode !== 'token' && ast.alternatives.some(anchoredInside)) return converter.anchoredPattern(ast, mode === 'search');
         return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
       },
@@ -182,21 +184,29 @@ function anchoredInside(alt: AST.Alternative): boolean {
   return inner.some(hasAnchor);
 }
 
-function hasAnchor(node: AST.Element | AST.Alternative): boolean {
+// Whether a part has an assertion `test` accepts (not looking inside lookaheads).
+function hasAssertion(node: AST.Pattern | AST.Element | AST.Alternative, test: (assertion: AST.Assertion) => boolean): boolean {
   switch (node.type) {
     case 'Assertion':
-      return node.kind === 'start' || node.kind === 'end';
-    case 'Alternative':
-      return node.elements.some(hasAnchor);
+      return test(node);
+    case 'Pattern':
     case 'Group':
     case 'CapturingGroup':
-      return node.alternatives.some(hasAnchor);
+      return node.alternatives.some((a) => hasAssertion(a, test));
+    case 'Alternative':
+      return node.elements.some((e) => hasAssertion(e, test));
     case 'Quantifier':
-      return hasAnchor(node.element);
+      return hasAssertion(node.element, test);
     default:
       return false;
   }
 }
+
+const hasAnchorOf = (node: AST.Pattern | AST.Element | AST.Alternative, kind: 'start' | 'end'): boolean => hasAssertion(node, (a) => a.kind === kind);
+const hasAnchor = (node: AST.Element | AST.Alternative): boolean => hasAssertion(node, (a) => a.kind === 'start' || a.kind === 'end');
+const hasLookahead = (node: AST.Pattern | AST.Element | AST.Alternative): boolean => hasAssertion(node, (a) => a.kind === 'lookahead');
+// Whether a part's language depends on the text after it: a lookahead or a `$` inside.
+const looksAhead = (node: AST.Element | AST.Alternative): boolean => hasLookahead(node) || hasAnchorOf(node, 'end');
 
 /**
  * A part of a pattern with anchors inside (`^$|(^a+$)`, `(x|$)`), split by the anchors on the
@@ -252,6 +262,8 @@ function starAnchored(r: AnchoredParts): AnchoredParts {
 
 // Copies of a part with anchors inside are expanded up to this many (a larger finite count is refused).
 const MAX_ANCHORED_COPIES = 16;
+// Copies of a part with a lookahead inside (or `$` beside one) expanded at most.
+const MAX_LOOKAHEAD_COPIES = 4;
 
 // Case-insensitive sets are closed under case at every leaf, so unions, intersections and
 // differences of them are too, and a negated class is the complement of a closed set: the
@@ -297,6 +309,58 @@ class Converter {
     if (!search) return either([parts.free, parts.start, parts.end, parts.both]);
     const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
     return either([cat([anything, parts.free, anything]), cat([parts.start, anything]), cat([anything, parts.end]), parts.both]);
+  }
+
+  // A pattern with lookaheads: each part is converted together with `rest`, the texts that
+  // may follow it to the end of the text, so `(?=X)` keeps those of `rest` that start with
+  // a match of X, `(?!X)` those that do not, and `$` the empty one. `^` stays where a
+  // top-level alternative starts.
+  lookaheadPattern(ast: AST.Pattern, search: boolean): ByteRegex {
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    return either(
+      ast.alternatives.map((alt) => {
+        const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start';
+        const elements = anchored ? alt.elements.slice(1) : alt.elements;
+        const body = this.#followedBy(elements, search ? anything : rx.empty);
+        return search && !anchored ? cat([anything, body]) : body;
+      }),
+    );
+  }
+
+  // The texts `elements` match followed by a text of `rest` (their lookaheads and `$` read it).
+  #followedBy(elements: readonly AST.Element[], rest: ByteRegex): ByteRegex {
+    for (let i = elements.length - 1; i >= 0; i--) {
+      const e = elements[i]!;
+      if (hasAnchorOf(e, 'start')) throw this.#unsupported(e, `the anchor ^ beside a lookahead is only supported at the start of the pattern`);
+      rest = looksAhead(e) ? this.#elementFollowedBy(e, rest) : cat([this.element(e), rest]);
+    }
+    return rest;
+  }
+
+  #elementFollowedBy(node: AST.Element, rest: ByteRegex): ByteRegex {
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    switch (node.type) {
+      case 'Assertion':
+        if (node.kind === 'end') return emptyOf(rest);
+        if (node.kind === 'lookahead') {
+          const ahead = either(node.alternatives.map((a) => this.#followedBy(a.elements, anything)));
+          return rx.and([rest, node.negate ? rx.not(ahead) : ahead]);
+        }
+        return this.element(node); // throws: lookbehind, word boundaries
+      case 'Group':
+      case 'CapturingGroup':
+        return either(node.alternatives.map((a) => this.#followedBy(a.elements, rest)));
+      case 'Quantifier': {
+        // Each copy reads the text after it, so copies multiply what follows: few are expanded.
+        if (node.max === Infinity || node.max > MAX_LOOKAHEAD_COPIES)
+          throw this.#unsupported(node, `a count above ${MAX_LOOKAHEAD_COPIES} of a group with a lookahead or $ inside (${node.raw}) is not supported`);
+        for (let i = node.max; i > node.min; i--) rest = either([rest, this.#elementFollowedBy(node.element, rest)]);
+        for (let i = 0; i < node.min; i++) rest = this.#elementFollowedBy(node.element, rest);
+        return rest;
+      }
+      default:
+        return cat([this.element(node), rest]);
+    }
   }
 
   #anchored(node: AST.Pattern | AST.Element | AST.Alternative): AnchoredParts {
