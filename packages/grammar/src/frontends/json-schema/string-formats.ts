@@ -6,7 +6,8 @@
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 
 const YEAR = '\\d{4}';
-const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+// Divisible by 4 and not by 100, or by 400 (0000 too: RFC 3339 years are proleptic Gregorian).
+const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:00|0[48]|[2468][048]|[13579][26])00)';
 const DATE = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|${LEAP_YEAR}-02-29)`;
 const OFFSET = '(?:[zZ]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)';
 // Times without a leap second; `leapSecondTimes` adds those.
