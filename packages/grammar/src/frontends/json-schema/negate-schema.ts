@@ -8,20 +8,29 @@
  * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
  * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
  * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
- * complement here (`format`, `uniqueItems`, `propertyNames`, …) throw a
+ * complement here (`uniqueItems`, `propertyNames`, a format enforced only in part or not at all,
+ * …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
 export const MAX_NEGATION_BRANCHES = 64;
 
 /** A keyword whose complement is not supported (or a complement past the cap). */
 export class NotNegatable extends Error {
-  constructor(readonly keyword: string) {
-    super(keyword === 'branches' ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches` : `the complement of ${keyword} is not supported`);
+  constructor(
+    readonly keyword: string,
+    why?: string,
+  ) {
+    super(
+      keyword === 'branches'
+        ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches`
+        : `the complement of ${keyword} is not supported${why === undefined ? '' : ` (${why})`}`,
+    );
   }
 }
 
@@ -175,6 +184,17 @@ class Negation {
         return;
       case '__notPatterns':
         for (const pattern of value as string[]) this.#add('string', { pattern });
+        return;
+      case 'format': {
+        // Strings the format does not match; a format that is an annotation always holds.
+        const format = String(value);
+        if (EXACT_FORMATS.has(format)) this.#add('string', { __notFormats: [format] });
+        else if (FORMAT_PATTERNS[format] !== undefined) throw new NotNegatable('format', `format ${JSON.stringify(format)} is enforced only in part`);
+        else if (UNSUPPORTED_FORMATS.has(format)) throw new NotNegatable('format', `format ${JSON.stringify(format)} is not supported`);
+        return;
+      }
+      case '__notFormats':
+        for (const format of value as string[]) this.#add('string', { format });
         return;
       case 'minLength':
       case 'maxLength':

@@ -39,8 +39,8 @@ export const ANNOTATIONS = new Set([
 ]);
 /**
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
- * excluded), `__notPatterns` and `__notMultipleOf` (patterns a string must not match,
- * multiples a number must not be), `__conditions` (the
+ * excluded), `__notPatterns`, `__notFormats` and `__notMultipleOf` (patterns and formats a
+ * string must not match, multiples a number must not be), `__conditions` (the
  * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
  * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
  * (witnesses among the members no name tracks, a distinct member each), `__oneOf` (more
@@ -49,6 +49,7 @@ export const ANNOTATIONS = new Set([
 export const INTERNAL = new Set([
   '__notValues',
   '__notPatterns',
+  '__notFormats',
   '__notMultipleOf',
   '__conditions',
   '__contains',
@@ -108,7 +109,7 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'unevaluatedItems',
     '__contains',
   ],
-  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
+  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats'],
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());

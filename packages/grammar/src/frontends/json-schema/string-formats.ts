@@ -76,6 +76,15 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
 };
 
+/**
+ * The formats whose language here is exactly the format's, so that its complement is the
+ * format's too (`not: {format}`). Not hostname, whose A-labels (`xn--…`, valid when their
+ * Punycode is) are refused, nor email, whose domain labels are hostname's and whose quoted
+ * local part takes any character RFC 5321 does or does not allow: a complement would accept
+ * the valid A-labels.
+ */
+export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format) => format !== 'hostname' && format !== 'email'));
+
 /** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */
 export const TIME_FORMATS = new Set(['time', 'date-time']);
 

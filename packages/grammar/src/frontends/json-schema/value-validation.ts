@@ -26,7 +26,8 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 
 /**
  * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
- * constants (`__notValues`), patterns (`__notPatterns`) and multiples (`__notMultipleOf`), conditionals (`__conditions`),
+ * constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and multiples (`__notMultipleOf`),
+ * conditionals (`__conditions`),
  * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
  * must hold (`__someMember`, `__otherWitness`). This spells them as standard keywords of
  * `draft` for the validator.
@@ -58,6 +59,10 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
   if (out.__notPatterns !== undefined) {
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
     delete out.__notPatterns;
+  }
+  if (out.__notFormats !== undefined) {
+    extra.push(...(out.__notFormats as unknown[]).map((format) => ({ not: { format } })));
+    delete out.__notFormats;
   }
   if (out.__oneOf !== undefined) {
     extra.push(...(out.__oneOf as unknown[]).map((oneOf) => ({ oneOf })));
