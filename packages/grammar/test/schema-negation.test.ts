@@ -223,6 +223,26 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     schema: { type: 'string', oneOf: [{ maxLength: 0 }, { format: 'html-selector', minLength: 1 }] },
     bases: ['', 'a', 'div > p', 3],
   },
+  {
+    name: 'not of propertyNames (some name fails it), beside declared properties',
+    schema: { type: 'object', properties: { a: { type: 'integer' }, kind: {} }, not: { propertyNames: { maxLength: 2, pattern: '^[a-z]' } } },
+    bases: [{ a: 1 }, { a: 1, kind: 2 }, { A: 1 }, { abc: true }, {}, { a: 'x', p1: 1 }],
+  },
+  {
+    name: 'not of propertyNames: false (some member at all) and of constant names',
+    schema: { type: 'object', allOf: [{ not: { propertyNames: false } }, { not: { propertyNames: { not: { enum: ['a', 'kind'] } } } }] },
+    bases: [{}, { a: 1 }, { kind: 1, b: 2 }, { b: 1 }, { a: 1, kind: 2 }],
+  },
+  {
+    name: 'names that must match patterns, beside patternProperties and a member cap',
+    schema: {
+      type: 'object',
+      patternProperties: { '^p': { type: 'integer' } },
+      allOf: [{ not: { propertyNames: { not: { pattern: '1' } } } }, { not: { propertyNames: { not: { pattern: '^[pq]' } } } }],
+      maxProperties: 2,
+    },
+    bases: [{ p1: 1 }, { p1: 'x' }, { q: 1, a1: 2 }, { p8: 1 }, { p1: 1, q: 2, r: 3 }, {}],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {
@@ -314,7 +334,7 @@ const REFUSED: [unknown, string, string, string][] = [
   [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
   [{ not: { format: 'iri' } }, '', 'not', 'iri'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
-  [{ not: { type: 'object', propertyNames: { maxLength: 2 } } }, '', 'not', 'propertyNames'],
+  [{ not: { type: 'object', propertyNames: { not: { anyOf: [{ pattern: '^a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
   [
     {
       oneOf: [

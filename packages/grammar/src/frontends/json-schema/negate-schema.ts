@@ -8,13 +8,22 @@
  * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
  * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
  * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
- * complement here (`uniqueItems`, `propertyNames`, a format enforced only in part or not at all,
- * …) throw a
+ * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  KEY_KEYWORDS,
+  lowerBound,
+  upperBound,
+  type JsonType,
+  type Schema,
+  type SchemaObject,
+  type Witness,
+} from './schema-keywords.ts';
 import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
@@ -251,19 +260,37 @@ class Negation {
           // Some member neither declared nor matched has a value that fails it.
           const names = Object.keys((this.schema.properties ?? {}) as object);
           const patterns = Object.keys((this.schema.patternProperties ?? {}) as object);
-          this.#add('object', { __someMember: [{ names, patterns, matches: [], schema: value === false ? true : { not: value } }] });
+          this.#add('object', { __someMember: [{ names, patterns, matches: [], keys: [], schema: value === false ? true : { not: value } }] });
           return;
         }
         if (keyword === 'patternProperties') {
           // Some member a pattern matches has a value that fails its schema.
           for (const [match, schema] of Object.entries(value as Record<string, Schema>)) {
-            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], schema: { not: schema } }] });
+            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], keys: [], schema: { not: schema } }] });
           }
+          return;
+        }
+        if (keyword === 'propertyNames') {
+          this.#propertyNames(value as Schema);
           return;
         }
         throw new NotNegatable(keyword);
       default:
         throw new NotNegatable(keyword);
+    }
+  }
+
+  // Objects with a member whose name fails `names`: for each branch of its complement among
+  // strings, a witness member whose key satisfies it (a branch of any string: some member).
+  #propertyNames(names: Schema): void {
+    const unsupported: ReportUnsupported = (p, k, m) => this.compiler.unsupported(p, k, m);
+    for (const failing of negateSchema(this.compiler, names, this.pointer)) {
+      const key = mergeSchemas(failing, { type: 'string' }, this.pointer, unsupported);
+      if (key === false) continue;
+      const asserted = Object.keys(key).filter((k) => isAssertion(k) && k !== 'type');
+      if (asserted.some((k) => !KEY_KEYWORDS.has(k))) throw new NotNegatable('propertyNames', 'a name that fails it is not a string schema here');
+      if (asserted.length === 0) this.#add('object', { minProperties: 1 });
+      else this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [], keys: [key], schema: true }] });
     }
   }
 

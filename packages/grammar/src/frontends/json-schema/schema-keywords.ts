@@ -66,13 +66,15 @@ export interface Witness {
 }
 
 /**
- * `__someMember`: some member whose key is none of `names`, matches none of `patterns` and
- * every one of `matches` has a value satisfying `schema`.
+ * `__someMember`: some member whose key is none of `names`, matches none of `patterns`,
+ * every one of `matches` and satisfies every one of `keys` (string schemas of the keywords
+ * `KEY_KEYWORDS` reads) has a value satisfying `schema`.
  */
 export interface MemberWitness {
   readonly names: readonly string[];
   readonly patterns: readonly string[];
   readonly matches: readonly string[];
+  readonly keys: readonly SchemaObject[];
   readonly schema: Schema;
 }
 
@@ -122,6 +124,9 @@ export const KNOWN = new Set([
 
 /** Keywords a `propertyNames` schema may use (it must be a string schema). */
 export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
+
+/** Keywords a key's string schema may use: those of `propertyNames`, and constants excluded. */
+export const KEY_KEYWORDS = new Set([...PROPERTY_NAME_KEYWORDS, '__notValues']);
 
 export function typeList(type: unknown, pointer: string): JsonType[] {
   const list = Array.isArray(type) ? type : [type];
