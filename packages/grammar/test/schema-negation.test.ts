@@ -234,6 +234,17 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     bases: [{}, { a: 1 }, { kind: 1, b: 2 }, { b: 1 }, { a: 1, kind: 2 }],
   },
   {
+    name: 'not of propertyNames whose complement holds anyOf, not and a conditional (taken apart into string schemas)',
+    schema: {
+      type: 'object',
+      allOf: [
+        { not: { propertyNames: { not: { anyOf: [{ pattern: '^a' }, { maxLength: 1 }] } } } },
+        { not: { propertyNames: { if: { maxLength: 2 }, then: { pattern: '^p' } } } },
+      ],
+    },
+    bases: [{ a: 1 }, { ab: 1, q: 2 }, { abc: 1, x: 2 }, { p1: 1 }, { a: 1, p8: 2 }, {}, { kind: 1 }],
+  },
+  {
     name: 'names that must match patterns, beside patternProperties and a member cap',
     schema: {
       type: 'object',
@@ -334,7 +345,7 @@ const REFUSED: [unknown, string, string, string][] = [
   [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
   [{ not: { format: 'iri' } }, '', 'not', 'iri'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
-  [{ not: { type: 'object', propertyNames: { not: { anyOf: [{ pattern: '^a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
+  [{ not: { type: 'object', propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
   [
     {
       oneOf: [

@@ -29,6 +29,9 @@ import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-fo
 /** Most branches one complement (or one product of complements) may have. */
 export const MAX_NEGATION_BRANCHES = 64;
 
+// Most `anyOf`s and `not`s within one another that a name's schema is taken apart through.
+const MAX_KEY_NESTING = 8;
+
 /** A keyword whose complement is not supported (or a complement past the cap). */
 export class NotNegatable extends Error {
   constructor(
@@ -283,15 +286,44 @@ class Negation {
   // Objects with a member whose name fails `names`: for each branch of its complement among
   // strings, a witness member whose key satisfies it (a branch of any string: some member).
   #propertyNames(names: Schema): void {
-    const unsupported: ReportUnsupported = (p, k, m) => this.compiler.unsupported(p, k, m);
     for (const failing of negateSchema(this.compiler, names, this.pointer)) {
-      const key = mergeSchemas(failing, { type: 'string' }, this.pointer, unsupported);
-      if (key === false) continue;
-      const asserted = Object.keys(key).filter((k) => isAssertion(k) && k !== 'type');
-      if (asserted.some((k) => !KEY_KEYWORDS.has(k))) throw new NotNegatable('propertyNames', 'a name that fails it is not a string schema here');
-      if (asserted.length === 0) this.#add('object', { minProperties: 1 });
-      else this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [], keys: [key], schema: true }] });
+      for (const key of this.#keySchemas(failing, 0)) {
+        if (Object.keys(key).some((k) => isAssertion(k) && k !== 'type')) {
+          this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [], keys: [key], schema: true }] });
+        } else {
+          this.#add('object', { minProperties: 1 });
+        }
+        if (this.#out.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+      }
     }
+  }
+
+  // A schema of names within strings as a union of string schemas a key's regex spells
+  // (`KEY_KEYWORDS`): an `anyOf` distributed over the rest, a `not` as the rest less it (the
+  // rest with each branch of its complement). Anything else (a oneOf, a conditional) is not
+  // negatable here.
+  #keySchemas(schema: SchemaObject, depth: number): SchemaObject[] {
+    const unsupported: ReportUnsupported = (p, k, m) => this.compiler.unsupported(p, k, m);
+    const key = mergeSchemas(schema, { type: 'string' }, this.pointer, unsupported);
+    if (key === false) return [];
+    const other = Object.keys(key).find((k) => isAssertion(k) && !KEY_KEYWORDS.has(k));
+    if (other === undefined) return [key];
+    if ((other !== 'anyOf' && other !== 'not') || depth >= MAX_KEY_NESTING) {
+      throw new NotNegatable('propertyNames', `a name that fails it is no string schema (${other})`);
+    }
+    const rest: Record<string, unknown> = { ...key };
+    delete rest[other];
+    const parts =
+      other === 'not'
+        ? productOfUnions(rest, [negateSchema(this.compiler, key.not as Schema, this.pointer)], this.pointer, unsupported)
+        : (key.anyOf as Schema[]).flatMap((branch) => {
+            const flat = branch === true ? {} : branch === false ? false : this.compiler.flatten(branch, this.pointer);
+            const both = flat === false ? false : mergeSchemas(rest, flat, this.pointer, unsupported);
+            return both === false ? [] : [both];
+          });
+    const keys = parts.flatMap((part) => this.#keySchemas(part, depth + 1));
+    if (keys.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    return keys;
   }
 
   // A branch where all of `schemas` hold (flattened: branches never hold an allOf).
