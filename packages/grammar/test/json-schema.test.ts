@@ -358,10 +358,10 @@ const UNSUPPORTED: [unknown, string, string][] = [
   [{ type: 'array', items: { type: 'array', uniqueItems: true, maxItems: 3 } }, '/items', 'uniqueItems'],
   [{ type: 'array', contains: { type: 'integer' }, minContains: 2 }, '', 'contains'],
   [{ properties: { a: { type: 'object', allOf: [{ properties: { b: {} } }], unevaluatedProperties: false } } }, '/properties/a', 'unevaluatedProperties'],
-  [{ oneOf: [{ type: 'string' }, { format: 'date' }] }, '', 'oneOf'],
+  [{ oneOf: [{ type: 'string' }, { format: 'hostname' }] }, '', 'oneOf'],
   [{ type: 'number', multipleOf: 12345.678 }, '', 'multipleOf'],
   [{ type: 'string', format: 'idn-email' }, '', 'format'],
-  [{ not: { type: 'object', propertyNames: { maxLength: 3 } } }, '', 'not'],
+  [{ not: { type: 'object', propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } }, '', 'not'],
   [{ type: 'object', properties: { s: { type: 'string', pattern: '(?<=a)b' } } }, '/properties/s', 'pattern'],
 ];
 

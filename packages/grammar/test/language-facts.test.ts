@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageFacts, rx, type ByteRegex } from '../src/ir/byte-regex.ts';
+import { languageFacts, matchesBytes, rx, type ByteRegex } from '../src/ir/byte-regex.ts';
 
 const a = rx.literal('a');
 const b = rx.literal('b');
@@ -68,6 +68,34 @@ function matches(regex: ByteRegex, text: readonly number[]): boolean {
   return match(regex, 0, text.length);
 }
 
+// Random regexes over {a, b} (seeded): every kind, complements and intersections nested
+// `depth` deep, small DFAs, counted repetitions.
+function randomRegexes(start: number): (depth: number) => ByteRegex {
+  let seed = start;
+  const random = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const generate = (depth: number): ByteRegex => {
+    const pick = depth === 0 ? random(4) : random(10);
+    if (pick === 0) return a;
+    if (pick === 3 || pick === 9) {
+      // Three states over {a, b}, each byte leading somewhere or nowhere.
+      const edges = [0, 1, 2].map(() => [0x61, 0x62].flatMap((byte) => (random(4) === 0 ? [] : [byte, byte, random(3)])));
+      return rx.automaton({ edges, accepting: [0, 1, 2].map(() => random(2) === 0) });
+    }
+    if (pick === 1) return b;
+    if (pick === 2) return [rx.empty, rx.nothing, rx.alt([a, b])][random(3)]!;
+    const item = (): ByteRegex => generate(depth - 1);
+    if (pick === 3) return rx.seq([item(), item()]);
+    if (pick === 4) return rx.alt([item(), item()]);
+    if (pick === 5) return rx.repeat(item(), random(2), [1, 2, Infinity][random(3)]!);
+    if (pick === 6) return rx.not(item());
+    return rx.and([item(), item()]);
+  };
+  return generate;
+}
+
 // Every string over {a, b} up to `length` bytes.
 function stringsUpTo(length: number): number[][] {
   const all: number[][] = [[]];
@@ -104,28 +132,7 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
   });
 
   it('is sound on random regexes over {a, b}: what it proves, enumeration confirms', () => {
-    let seed = 12345;
-    const random = (n: number): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return (seed >>> 8) % n;
-    };
-    const generate = (depth: number): ByteRegex => {
-      const pick = depth === 0 ? random(4) : random(10);
-      if (pick === 0) return a;
-      if (pick === 3 || pick === 9) {
-        // Three states over {a, b}, each byte leading somewhere or nowhere.
-        const edges = [0, 1, 2].map(() => [0x61, 0x62].flatMap((byte) => (random(4) === 0 ? [] : [byte, byte, random(3)])));
-        return rx.automaton({ edges, accepting: [0, 1, 2].map(() => random(2) === 0) });
-      }
-      if (pick === 1) return b;
-      if (pick === 2) return [rx.empty, rx.nothing, rx.alt([a, b])][random(3)]!;
-      const item = (): ByteRegex => generate(depth - 1);
-      if (pick === 3) return rx.seq([item(), item()]);
-      if (pick === 4) return rx.alt([item(), item()]);
-      if (pick === 5) return rx.repeat(item(), random(2), [1, 2, Infinity][random(3)]!);
-      if (pick === 6) return rx.not(item());
-      return rx.and([item(), item()]);
-    };
+    const generate = randomRegexes(12345);
     // The longest member, bounded from the structure (Infinity: no bound found).
     const longest = (r: ByteRegex): number => {
       switch (r.kind) {
@@ -173,5 +180,32 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
     }
     // The check covers many regexes, not a handful.
     expect(proven).toBeGreaterThan(100);
+  });
+});
+
+describe('matchesBytes: membership decided on the regex', () => {
+  it('agrees with trying every split, on random regexes over {a, b} and every string up to 7 bytes', () => {
+    const generate = randomRegexes(777);
+    const strings = stringsUpTo(7);
+    let members = 0;
+    for (let i = 0; i < 300; i++) {
+      const regex = generate(3);
+      for (const text of strings) {
+        const expected = matches(regex, text);
+        if (expected) members++;
+        expect(matchesBytes(regex, Uint8Array.from(text)), `${JSON.stringify(regex)} on ${String.fromCharCode(...text)}`).toBe(expected);
+      }
+    }
+    // Both answers are met many times.
+    expect(members).toBeGreaterThan(5_000);
+    expect(300 * strings.length - members).toBeGreaterThan(5_000);
+  });
+
+  it('counts large and nullable repetitions without copying them', () => {
+    const text = Uint8Array.from(Array(40).fill(0x61));
+    expect(matchesBytes(rx.repeat(a, 40, 100_000), text)).toBe(true);
+    expect(matchesBytes(rx.repeat(a, 41, 100_000), text)).toBe(false);
+    expect(matchesBytes(rx.repeat(rx.alt([a, rx.empty]), 100_000, 100_000), text)).toBe(true);
+    expect(matchesBytes(rx.seq([rx.repeat(rx.repeat(a, 0, 3), 2, Infinity), b]), Uint8Array.from([0x61, 0x61, 0x62]))).toBe(true);
   });
 });

@@ -4,11 +4,36 @@
 // ajv on random instances near hand-picked valid and invalid ones (accepted iff ajv accepts,
 // both kinds met), and the complements the compiler cannot build exactly are refused with the
 // schema's pointer.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SchemaError } from '../src/index.ts';
-import { schemaErrorOf } from './support/json-schema-oracle.ts';
-import { nearInstances } from './support/json-instances.ts';
+import { EXACT_FORMATS } from '../src/frontends/json-schema/string-formats.ts';
+import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { nearInstances, nearStrings } from './support/json-instances.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
+
+const FORMAT_SUITE = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'shared',
+  'corpora',
+  'json-schema-test-suite',
+  'tests',
+  'draft2020-12',
+  'optional',
+  'format',
+);
+
+// The test suite's string instances of a format, with whether each is one.
+function suiteStrings(format: string): { data: string; valid: boolean }[] {
+  const groups = JSON.parse(readFileSync(join(FORMAT_SUITE, `${format}.json`), 'utf8')) as { tests: { data: unknown; valid: boolean }[] }[];
+  return groups.flatMap((g) => g.tests).filter((t): t is { data: string; valid: boolean } => typeof t.data === 'string');
+}
 
 const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
   {
@@ -188,6 +213,47 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     },
     bases: ['a', 'abc', '', 3, 'ab', null, { n: 2 }, { n: 5 }, { n: 10 }, { n: 3.5 }, { n: null }],
   },
+  {
+    name: 'oneOf of a uuid and a pattern (strings that are both are in neither)',
+    schema: { type: 'string', oneOf: [{ format: 'uuid' }, { pattern: '^[0-9a-f]{8}-' }] },
+    bases: ['2eb8aa08-aa98-11ea-b4aa-73b441d16380', '2eb8aa08-x', 'ABCDEF01-aa98-11ea-b4aa-73b441d16380', 'x', 5],
+  },
+  {
+    name: 'oneOf whose overlapping branch has a format that is an annotation (always holds)',
+    schema: { type: 'string', oneOf: [{ maxLength: 0 }, { format: 'html-selector', minLength: 1 }] },
+    bases: ['', 'a', 'div > p', 3],
+  },
+  {
+    name: 'not of propertyNames (some name fails it), beside declared properties',
+    schema: { type: 'object', properties: { a: { type: 'integer' }, kind: {} }, not: { propertyNames: { maxLength: 2, pattern: '^[a-z]' } } },
+    bases: [{ a: 1 }, { a: 1, kind: 2 }, { A: 1 }, { abc: true }, {}, { a: 'x', p1: 1 }],
+  },
+  {
+    name: 'not of propertyNames: false (some member at all) and of constant names',
+    schema: { type: 'object', allOf: [{ not: { propertyNames: false } }, { not: { propertyNames: { not: { enum: ['a', 'kind'] } } } }] },
+    bases: [{}, { a: 1 }, { kind: 1, b: 2 }, { b: 1 }, { a: 1, kind: 2 }],
+  },
+  {
+    name: 'not of propertyNames whose complement holds anyOf, not and a conditional (taken apart into string schemas)',
+    schema: {
+      type: 'object',
+      allOf: [
+        { not: { propertyNames: { not: { anyOf: [{ pattern: '^a' }, { maxLength: 1 }] } } } },
+        { not: { propertyNames: { if: { maxLength: 2 }, then: { pattern: '^p' } } } },
+      ],
+    },
+    bases: [{ a: 1 }, { ab: 1, q: 2 }, { abc: 1, x: 2 }, { p1: 1 }, { a: 1, p8: 2 }, {}, { kind: 1 }],
+  },
+  {
+    name: 'names that must match patterns, beside patternProperties and a member cap',
+    schema: {
+      type: 'object',
+      patternProperties: { '^p': { type: 'integer' } },
+      allOf: [{ not: { propertyNames: { not: { pattern: '1' } } } }, { not: { propertyNames: { not: { pattern: '^[pq]' } } } }],
+      maxProperties: 2,
+    },
+    bases: [{ p1: 1 }, { p1: 'x' }, { q: 1, a1: 2 }, { p8: 1 }, { p1: 1, q: 2, r: 3 }, {}],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {
@@ -196,11 +262,90 @@ describe('schema-level negation against ajv', () => {
   });
 });
 
+describe('complements of formats', () => {
+  // Where ajv-formats reads the format as Sieve does (it is looser than RFC 3339 about times
+  // and durations, and than RFC 3986 about URIs), it is the oracle.
+  it.each([
+    ['date', '0123456789-'],
+    ['ipv4', '0123456789.'],
+    ['ipv6', '0123456789abcdef:.'],
+    ['relative-json-pointer', '0123456789#/~'],
+  ])('not: {type: string, format: %s} against ajv', (format, alphabet) => {
+    const strings = suiteStrings(format).map((t) => t.data);
+    const instances = fc.oneof(nearStrings(strings, alphabet), nearInstances([5, null, {}]));
+    expectAgreement({ not: { type: 'string', format } }, instances, { numRuns: 400, seed: 11, minEach: 15 });
+  });
+
+  // Every format whose complement is built: the complement accepts a string iff the format's
+  // own grammar refuses it, on the test suite's strings (whose verdicts it must also invert)
+  // and on edits of them; a non-string satisfies every format, so none is in the complement.
+  it.each([...EXACT_FORMATS])('%s: the complement is the strings the format refuses', (format) => {
+    const positive = compileSchema({ type: 'string', format });
+    const negative = compileSchema({ not: { format } });
+    const suite = suiteStrings(format);
+    for (const { data, valid } of suite) expect(accepts(negative, JSON.stringify(data)), data).toBe(!valid);
+    expect(suite.filter((t) => t.valid).length).toBeGreaterThanOrEqual(3);
+    expect(suite.filter((t) => !t.valid).length).toBeGreaterThanOrEqual(3);
+    const edited = fc.sample(
+      nearStrings(
+        suite.map((t) => t.data),
+        '0123456789-:.TZ+/a#~[]%@',
+      ),
+      { numRuns: 300, seed: 3 },
+    );
+    let inFormat = 0;
+    for (const text of edited.map((s) => JSON.stringify(s))) {
+      const holds = accepts(positive, text);
+      if (holds) inFormat++;
+      expect(accepts(negative, text), text).toBe(!holds);
+    }
+    expect(inFormat).toBeGreaterThanOrEqual(10);
+    expect(edited.length - inFormat).toBeGreaterThanOrEqual(10);
+    for (const value of [5, 2.5, null, true, {}, []]) expect(accepts(negative, JSON.stringify(value))).toBe(false);
+  });
+
+  it('not: {format: date} takes invalid dates only; with type string, every other value too', () => {
+    const notDate = compileSchema({ not: { format: 'date' } });
+    const accepted = (grammar: typeof notDate, value: unknown): boolean => accepts(grammar, JSON.stringify(value));
+    for (const value of ['2024-13-01', '2023-02-29', '2024-01-31 ', '']) expect(accepted(notDate, value), String(value)).toBe(true);
+    for (const value of ['2024-01-31', '2024-02-29', '0000-02-29', 5, null]) expect(accepted(notDate, value), String(value)).toBe(false);
+    const notStringDate = compileSchema({ not: { type: 'string', format: 'date' } });
+    for (const value of ['2024-13-01', 5, null, {}]) expect(accepted(notStringDate, value), String(value)).toBe(true);
+    expect(accepted(notStringDate, '2024-01-31')).toBe(false);
+  });
+
+  it('the complement of a format beside a pattern and a length stays a JSON string', () => {
+    const grammar = compileSchema({ type: 'object', properties: { d: { type: 'string', maxLength: 12, not: { format: 'date' } } }, required: ['d'] });
+    expect(accepts(grammar, '{"d": "2024-13-01"}')).toBe(true);
+    expect(accepts(grammar, '{"d": "2024-01-31"}')).toBe(false);
+    expect(accepts(grammar, '{"d": "x", "e": 1}')).toBe(true);
+    expect(accepts(grammar, '{"d": "x"}"}')).toBe(false);
+  });
+
+  it('oneOf of formats: a string in exactly one', () => {
+    const formats = ['date', 'date-time', 'time'];
+    const oneOf = compileSchema({ type: 'string', oneOf: formats.map((format) => ({ format })) });
+    const each = formats.map((format) => compileSchema({ type: 'string', format }));
+    const strings = ['2024-01-31', '2024-01-31T10:00:00Z', '10:00:00Z', '23:59:60Z', '2024-01-31T', 'x'];
+    const edited = fc.sample(nearStrings(strings, '0123456789-:TZ'), { numRuns: 200, seed: 9 });
+    let held = 0;
+    for (const text of [...strings, ...edited].map((s) => JSON.stringify(s))) {
+      const holding = each.filter((g) => accepts(g, text)).length;
+      if (holding === 1) held++;
+      expect(accepts(oneOf, text), text).toBe(holding === 1);
+    }
+    expect(held).toBeGreaterThanOrEqual(10);
+  });
+});
+
 // [schema, pointer, keyword, what the message names]
 const REFUSED: [unknown, string, string, string][] = [
-  [{ not: { type: 'string', format: 'email' } }, '', 'not', 'format'],
+  [{ not: { type: 'string', format: 'email' } }, '', 'not', 'email'],
+  [{ properties: { h: { not: { format: 'hostname' } } } }, '/properties/h', 'not', 'hostname'],
+  [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
+  [{ not: { format: 'iri' } }, '', 'not', 'iri'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
-  [{ not: { type: 'object', propertyNames: { maxLength: 2 } } }, '', 'not', 'propertyNames'],
+  [{ not: { type: 'object', propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
   [
     {
       oneOf: [

@@ -171,7 +171,8 @@ function utf8Length(cp: number): number {
   return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 }
 
-function encodeUtf8(cp: number): number[] {
+/** The UTF-8 bytes of one code point (a surrogate's too, as the code point sets encode it). */
+export function encodeUtf8(cp: number): number[] {
   if (cp < 0x80) return [cp];
   if (cp < 0x800) return [0xc0 | (cp >> 6), 0x80 | (cp & 0x3f)];
   if (cp < 0x10000) return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
@@ -329,4 +330,102 @@ function automatonFacts({ edges, accepting }: ByteAutomaton): LanguageFacts {
   const some = live.has(0);
   const long = [...afterByte].some((s) => accepting[s]);
   return { some, long, infinite: inCycle.size > 0, finite: inCycle.size === 0, costly: false };
+}
+
+/**
+ * Whether `regex` matches `bytes` whole, decided on the regex itself (no automaton built, so a
+ * complement costs what its item does): for each sub-regex and start, the ends of its matches
+ * there. For short texts, such as a property name tested against a key's string schema.
+ */
+export function matchesBytes(regex: ByteRegex, bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  const known = new Map<ByteRegex, Map<number, readonly number[]>>();
+  // Positions where a match of `r` starting at `start` can end, increasing.
+  const ends = (r: ByteRegex, start: number): readonly number[] => {
+    let byStart = known.get(r);
+    if (byStart === undefined) known.set(r, (byStart = new Map()));
+    let found = byStart.get(start);
+    if (found === undefined) byStart.set(start, (found = endsOf(r, start)));
+    return found;
+  };
+  const after = (r: ByteRegex, starts: Iterable<number>): Set<number> => {
+    const out = new Set<number>();
+    for (const s of starts) for (const e of ends(r, s)) out.add(e);
+    return out;
+  };
+  const sorted = (set: Set<number>): number[] => [...set].sort((a, b) => a - b);
+  const endsOf = (r: ByteRegex, start: number): readonly number[] => {
+    switch (r.kind) {
+      case 'bytes': {
+        if (start >= n) return [];
+        const b = bytes[start]!;
+        for (let i = 0; i < r.ranges.length; i += 2) if (r.ranges[i]! <= b && b <= r.ranges[i + 1]!) return [start + 1];
+        return [];
+      }
+      case 'seq': {
+        let at = new Set([start]);
+        for (const item of r.items) {
+          at = after(item, at);
+          if (at.size === 0) break;
+        }
+        return sorted(at);
+      }
+      case 'alt': {
+        const out = new Set<number>();
+        for (const item of r.items) for (const e of ends(item, start)) out.add(e);
+        return sorted(out);
+      }
+      case 'and': {
+        let out: readonly number[] = Array.from({ length: n - start + 1 }, (_, i) => start + i);
+        for (const item of r.items) {
+          const mine = new Set(ends(item, start));
+          out = out.filter((e) => mine.has(e));
+        }
+        return out;
+      }
+      case 'not': {
+        const matched = new Set(ends(r.item, start));
+        return Array.from({ length: n - start + 1 }, (_, i) => start + i).filter((e) => !matched.has(e));
+      }
+      case 'repeat': {
+        // Copies counted up to `min`, then every further copy's ends gathered until no new one
+        // appears (each copy's ends depend only on the previous copy's, so a repeat stops).
+        let at = new Set([start]);
+        const out = new Set<number>(r.min === 0 ? [start] : []);
+        for (let copies = 1; copies <= r.max && at.size > 0; copies++) {
+          const next = after(r.item, at);
+          if (copies < r.min) {
+            if (next.size === at.size && [...next].every((e) => at.has(e))) {
+              // A fixed point before `min`: every later copy ends where this one does.
+              for (const e of next) out.add(e);
+              break;
+            }
+          } else {
+            const fresh = [...next].filter((e) => !out.has(e));
+            for (const e of fresh) out.add(e);
+            if (fresh.length === 0) break;
+          }
+          at = next;
+        }
+        return sorted(out);
+      }
+      case 'automaton': {
+        const { edges, accepting } = r.automaton;
+        const out: number[] = [];
+        let state = 0;
+        for (let at = start; ; at++) {
+          if (accepting[state]) out.push(at);
+          if (at >= n) break;
+          const b = bytes[at]!;
+          const row = edges[state]!;
+          let to = -1;
+          for (let i = 0; i < row.length; i += 3) if (row[i]! <= b && b <= row[i + 1]!) to = row[i + 2]!;
+          if (to < 0) break;
+          state = to;
+        }
+        return out;
+      }
+    }
+  };
+  return ends(regex, 0).includes(n);
 }

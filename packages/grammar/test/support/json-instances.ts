@@ -62,3 +62,19 @@ export function nearInstances(bases: readonly unknown[]): fc.Arbitrary<unknown> 
     }),
   );
 }
+
+/**
+ * One of `strings` with one character edited — replaced by, or preceded by, one of
+ * `alphabet`, or deleted — or left as it is: strings on both sides of a format's boundary.
+ */
+export function nearStrings(strings: readonly string[], alphabet: string): fc.Arbitrary<string> {
+  // (By code points: an edit never splits a surrogate pair.)
+  return fc.tuple(fc.constantFrom(...strings.map((s) => Array.from(s))), fc.nat(), fc.nat(3), fc.constantFrom(...alphabet)).map(([chars, n, action, c]) => {
+    const i = n % (chars.length + 1);
+    const [before, after] = [chars.slice(0, i).join(''), chars.slice(i).join('')];
+    if (action === 0) return before + c + chars.slice(i + 1).join('');
+    if (action === 1) return before + c + after;
+    if (action === 2) return before + chars.slice(i + 1).join('');
+    return before + after;
+  });
+}

@@ -5,7 +5,7 @@
  * UTF-8. Patterns, lengths and formats apply to the decoded string, so they are built over
  * these encodings.
  */
-import { memoized, normalizeRanges, rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { encodeUtf8, memoized, normalizeRanges, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { contains, subtract } from '../../ir/code-point-sets.ts';
 
 const SHORT_ESCAPES = new Map([
@@ -89,4 +89,21 @@ export function jsonStringSpellings(value: string): ByteRegex {
   }
   if (run !== '') parts.push(rx.literal(run));
   return jsonString(rx.seq(parts));
+}
+
+/**
+ * One JSON spelling of a string value, quotes included, as `jsonChars` writes characters
+ * (`"`, `\` and control characters escaped, everything else raw UTF-8, lone surrogates too):
+ * a regex built with `jsonChars` over decoded content matches every spelling of a value or none.
+ */
+export function jsonStringBytes(value: string): Uint8Array {
+  const out: number[] = [0x22];
+  for (const c of value) {
+    const code = c.codePointAt(0)!;
+    if (code === 0x22 || code === 0x5c) out.push(0x5c, code);
+    else if (code < 0x20) out.push(...Array.from(`\\u00${code.toString(16).padStart(2, '0')}`, (ch) => ch.charCodeAt(0)));
+    else out.push(...encodeUtf8(code));
+  }
+  out.push(0x22);
+  return Uint8Array.from(out);
 }

@@ -164,6 +164,7 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       return true;
     case '__notValues':
     case '__notPatterns':
+    case '__notFormats':
     case '__conditions':
     case '__contains':
     case '__notMultipleOf':

@@ -8,20 +8,41 @@
  * fails on objects with an `a` that is `not: S`), which the compiler negates again when it
  * builds that member. `anyOf` negates to the product of its branches' complements (pruned of
  * empty intersections, capped at `MAX_NEGATION_BRANCHES`). Keywords without an exact finite
- * complement here (`format`, `uniqueItems`, `propertyNames`, …) throw a
+ * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, lowerBound, upperBound, type JsonType, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  KEY_KEYWORDS,
+  lowerBound,
+  upperBound,
+  type JsonType,
+  type Schema,
+  type SchemaObject,
+  type Witness,
+} from './schema-keywords.ts';
+import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
 export const MAX_NEGATION_BRANCHES = 64;
 
+// Most `anyOf`s and `not`s within one another that a name's schema is taken apart through.
+const MAX_KEY_NESTING = 8;
+
 /** A keyword whose complement is not supported (or a complement past the cap). */
 export class NotNegatable extends Error {
-  constructor(readonly keyword: string) {
-    super(keyword === 'branches' ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches` : `the complement of ${keyword} is not supported`);
+  constructor(
+    readonly keyword: string,
+    why?: string,
+  ) {
+    super(
+      keyword === 'branches'
+        ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches`
+        : `the complement of ${keyword} is not supported${why === undefined ? '' : ` (${why})`}`,
+    );
   }
 }
 
@@ -176,6 +197,17 @@ class Negation {
       case '__notPatterns':
         for (const pattern of value as string[]) this.#add('string', { pattern });
         return;
+      case 'format': {
+        // Strings the format does not match; a format that is an annotation always holds.
+        const format = String(value);
+        if (EXACT_FORMATS.has(format)) this.#add('string', { __notFormats: [format] });
+        else if (FORMAT_PATTERNS[format] !== undefined) throw new NotNegatable('format', `format ${JSON.stringify(format)} is enforced only in part`);
+        else if (UNSUPPORTED_FORMATS.has(format)) throw new NotNegatable('format', `format ${JSON.stringify(format)} is not supported`);
+        return;
+      }
+      case '__notFormats':
+        for (const format of value as string[]) this.#add('string', { format });
+        return;
       case 'minLength':
       case 'maxLength':
       case 'minProperties':
@@ -231,20 +263,67 @@ class Negation {
           // Some member neither declared nor matched has a value that fails it.
           const names = Object.keys((this.schema.properties ?? {}) as object);
           const patterns = Object.keys((this.schema.patternProperties ?? {}) as object);
-          this.#add('object', { __someMember: [{ names, patterns, matches: [], schema: value === false ? true : { not: value } }] });
+          this.#add('object', { __someMember: [{ names, patterns, matches: [], keys: [], schema: value === false ? true : { not: value } }] });
           return;
         }
         if (keyword === 'patternProperties') {
           // Some member a pattern matches has a value that fails its schema.
           for (const [match, schema] of Object.entries(value as Record<string, Schema>)) {
-            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], schema: { not: schema } }] });
+            if (schema !== true) this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [match], keys: [], schema: { not: schema } }] });
           }
+          return;
+        }
+        if (keyword === 'propertyNames') {
+          this.#propertyNames(value as Schema);
           return;
         }
         throw new NotNegatable(keyword);
       default:
         throw new NotNegatable(keyword);
     }
+  }
+
+  // Objects with a member whose name fails `names`: for each branch of its complement among
+  // strings, a witness member whose key satisfies it (a branch of any string: some member).
+  #propertyNames(names: Schema): void {
+    for (const failing of negateSchema(this.compiler, names, this.pointer)) {
+      for (const key of this.#keySchemas(failing, 0)) {
+        if (Object.keys(key).some((k) => isAssertion(k) && k !== 'type')) {
+          this.#add('object', { __someMember: [{ names: [], patterns: [], matches: [], keys: [key], schema: true }] });
+        } else {
+          this.#add('object', { minProperties: 1 });
+        }
+        if (this.#out.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+      }
+    }
+  }
+
+  // A schema of names within strings as a union of string schemas a key's regex spells
+  // (`KEY_KEYWORDS`): an `anyOf` distributed over the rest, a `not` as the rest less it (the
+  // rest with each branch of its complement). Anything else (a oneOf, a conditional) is not
+  // negatable here.
+  #keySchemas(schema: SchemaObject, depth: number): SchemaObject[] {
+    const unsupported: ReportUnsupported = (p, k, m) => this.compiler.unsupported(p, k, m);
+    const key = mergeSchemas(schema, { type: 'string' }, this.pointer, unsupported);
+    if (key === false) return [];
+    const other = Object.keys(key).find((k) => isAssertion(k) && !KEY_KEYWORDS.has(k));
+    if (other === undefined) return [key];
+    if ((other !== 'anyOf' && other !== 'not') || depth >= MAX_KEY_NESTING) {
+      throw new NotNegatable('propertyNames', `a name that fails it is no string schema (${other})`);
+    }
+    const rest: Record<string, unknown> = { ...key };
+    delete rest[other];
+    const parts =
+      other === 'not'
+        ? productOfUnions(rest, [negateSchema(this.compiler, key.not as Schema, this.pointer)], this.pointer, unsupported)
+        : (key.anyOf as Schema[]).flatMap((branch) => {
+            const flat = branch === true ? {} : branch === false ? false : this.compiler.flatten(branch, this.pointer);
+            const both = flat === false ? false : mergeSchemas(rest, flat, this.pointer, unsupported);
+            return both === false ? [] : [both];
+          });
+    const keys = parts.flatMap((part) => this.#keySchemas(part, depth + 1));
+    if (keys.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    return keys;
   }
 
   // A branch where all of `schemas` hold (flattened: branches never hold an allOf).

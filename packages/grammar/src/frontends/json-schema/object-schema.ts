@@ -5,11 +5,11 @@
  * additional schema. How members are arranged (any order, each at most once) is
  * `object-permutation.ts`.
  */
-import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { matchesBytes, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { ANY } from '../../ir/code-point-sets.ts';
 import { expr, MAX_PERMUTATION_MEMBERS, type Expr } from '../../ir/grammar-ir.ts';
-import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
+import { jsonChars, jsonString, jsonStringBytes, jsonStringSpellings } from './json-strings.ts';
 import { propertyDependencies, type PropertyDependencies } from './object-dependencies.ts';
 import { orderedMembers, permutedMembers, type MemberRules } from './object-permutation.ts';
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
@@ -26,7 +26,7 @@ import {
   type Schema,
   type SchemaObject,
 } from './schema-keywords.ts';
-import { schemaPattern, stringContent } from './string-schema.ts';
+import { schemaPattern, stringRegex } from './string-schema.ts';
 
 /** Most patterns one `patternProperties` may have. */
 export const MAX_PATTERN_PROPERTIES = 32;
@@ -154,6 +154,7 @@ class ObjectMembers implements MemberRules {
       ...(witness.names.length > 0 ? [rx.not(rx.alt(witness.names.map((n) => jsonStringSpellings(n))))] : []),
       ...(witness.patterns.length > 0 ? [rx.not(rx.alt(witness.patterns.map(quoted)))] : []),
       ...witness.matches.map(quoted),
+      ...witness.keys.map((key) => keyRegex(compiler, key, pointer)),
     ]);
     const choices = this.#regions().map(({ label, regex, schema, at }) => {
       const key = parts.lexeme(`${label}?`, rx.and([this.#otherKey(regex, true), allowed]));
@@ -300,8 +301,22 @@ function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, poin
     compiler.unsupported(at, 'propertyNames', 'propertyNames must be a string schema (type, length, pattern, format, enum, const)');
     return null;
   }
-  const content = jsonString(stringContent(compiler, flat, at));
-  if (flat.enum === undefined && flat.const === undefined) return content;
-  const values = (flat.const !== undefined ? [flat.const] : (flat.enum as unknown[])).filter((v): v is string => typeof v === 'string');
+  return keyRegex(compiler, flat, at);
+}
+
+/**
+ * The keys (JSON strings, quotes included) a string schema allows: its lengths, patterns,
+ * formats, constants, and those a `not` excludes (`KEY_KEYWORDS`; a type is taken to include
+ * strings). The keys of `propertyNames`, and of a member witness (`MemberWitness.keys`).
+ */
+export function keyRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): ByteRegex {
+  const content = stringRegex(compiler, schema, pointer, (schema.__notValues ?? []) as unknown[]);
+  if (schema.enum === undefined && schema.const === undefined) return content;
+  const values = (schema.const !== undefined ? [schema.const] : (schema.enum as unknown[])).filter((v): v is string => typeof v === 'string');
   return rx.and([content, rx.alt(values.map((v) => jsonStringSpellings(v)))]);
+}
+
+/** Whether the property name `name` satisfies a key's string schema (as `keyRegex` reads it). */
+export function keyHolds(compiler: SchemaCompiler, schema: SchemaObject, name: string, pointer: string): boolean {
+  return matchesBytes(keyRegex(compiler, schema, pointer), jsonStringBytes(name));
 }

@@ -20,7 +20,7 @@ import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import { dependenciesAsConditions } from './object-dependencies.ts';
 import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
 import { numberRegex } from './number-schema.ts';
-import { objectExpr, trackedNames } from './object-schema.ts';
+import { keyHolds, objectExpr, trackedNames } from './object-schema.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaIds } from './schema-ids.ts';
 import {
@@ -345,7 +345,10 @@ export class SchemaCompiler {
     const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
     const w = witness!;
     const speaksOf = (name: string): boolean =>
-      !w.names.includes(name) && !w.patterns.some((p) => safeTest(p, name)) && w.matches.every((p) => safeTest(p, name));
+      !w.names.includes(name) &&
+      !w.patterns.some((p) => safeTest(p, name)) &&
+      w.matches.every((p) => safeTest(p, name)) &&
+      w.keys.every((key) => keyHolds(this, key, name, pointer));
     const named = trackedNames(rest).filter(speaksOf);
     // Among the other members: a member of its own, or one that is another witness's too.
     const others = (rest.__otherWitness ?? []) as MemberWitness[];
@@ -353,6 +356,7 @@ export class SchemaCompiler {
       names: [...v.names, ...w.names],
       patterns: [...v.patterns, ...w.patterns],
       matches: [...v.matches, ...w.matches],
+      keys: [...v.keys, ...w.keys],
       schema: { allOf: [v.schema, w.schema] },
     });
     const branches = [

@@ -39,8 +39,8 @@ export const ANNOTATIONS = new Set([
 ]);
 /**
  * The compiler's own keywords, which merged and negated schemas use: `__notValues` (constants
- * excluded), `__notPatterns` and `__notMultipleOf` (patterns a string must not match,
- * multiples a number must not be), `__conditions` (the
+ * excluded), `__notPatterns`, `__notFormats` and `__notMultipleOf` (patterns and formats a
+ * string must not match, multiples a number must not be), `__conditions` (the
  * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
  * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
  * (witnesses among the members no name tracks, a distinct member each), `__oneOf` (more
@@ -49,6 +49,7 @@ export const ANNOTATIONS = new Set([
 export const INTERNAL = new Set([
   '__notValues',
   '__notPatterns',
+  '__notFormats',
   '__notMultipleOf',
   '__conditions',
   '__contains',
@@ -65,13 +66,15 @@ export interface Witness {
 }
 
 /**
- * `__someMember`: some member whose key is none of `names`, matches none of `patterns` and
- * every one of `matches` has a value satisfying `schema`.
+ * `__someMember`: some member whose key is none of `names`, matches none of `patterns`,
+ * every one of `matches` and satisfies every one of `keys` (string schemas of the keywords
+ * `KEY_KEYWORDS` reads) has a value satisfying `schema`.
  */
 export interface MemberWitness {
   readonly names: readonly string[];
   readonly patterns: readonly string[];
   readonly matches: readonly string[];
+  readonly keys: readonly SchemaObject[];
   readonly schema: Schema;
 }
 
@@ -108,7 +111,7 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'unevaluatedItems',
     '__contains',
   ],
-  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns'],
+  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats'],
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
@@ -121,6 +124,9 @@ export const KNOWN = new Set([
 
 /** Keywords a `propertyNames` schema may use (it must be a string schema). */
 export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
+
+/** Keywords a key's string schema may use: those of `propertyNames`, and constants excluded. */
+export const KEY_KEYWORDS = new Set([...PROPERTY_NAME_KEYWORDS, '__notValues']);
 
 export function typeList(type: unknown, pointer: string): JsonType[] {
   const list = Array.isArray(type) ? type : [type];

@@ -6,7 +6,8 @@
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 
 const YEAR = '\\d{4}';
-const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+// Divisible by 4 and not by 100, or by 400 (0000 too: RFC 3339 years are proleptic Gregorian).
+const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:00|0[48]|[2468][048]|[13579][26])00)';
 const DATE = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|${LEAP_YEAR}-02-29)`;
 const OFFSET = '(?:[zZ]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)';
 // Times without a leap second; `leapSecondTimes` adds those.
@@ -74,6 +75,15 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'json-pointer': '(?:/(?:[^~/]|~[01])*)*',
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
 };
+
+/**
+ * The formats whose language here is exactly the format's, so that its complement is the
+ * format's too (`not: {format}`). Not hostname, whose A-labels (`xn--…`, valid when their
+ * Punycode is) are refused, nor email, whose domain labels are hostname's and whose quoted
+ * local part takes any character RFC 5321 does or does not allow: a complement would accept
+ * the valid A-labels.
+ */
+export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format) => format !== 'hostname' && format !== 'email'));
 
 /** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */
 export const TIME_FORMATS = new Set(['time', 'date-time']);

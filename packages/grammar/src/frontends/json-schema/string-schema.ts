@@ -33,26 +33,40 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
   // Patterns a `not` excludes (see `negate-schema.ts`).
   for (const pattern of (schema.__notPatterns ?? []) as string[]) parts.push(rx.not(schemaPattern(compiler, pattern, 'search', pointer, 'pattern')));
   if (schema.format !== undefined) {
-    const format = String(schema.format);
-    const source = FORMAT_PATTERNS[format];
-    if (TIME_FORMATS.has(format)) {
-      // The pattern's time, or a leap second: the date part again, then one.
-      const date = format === 'date-time' ? [schemaPattern(compiler, `${FORMAT_PATTERNS.date}[Tt]`, 'match', pointer, 'format')] : [];
-      parts.push(rx.alt([schemaPattern(compiler, source!, 'match', pointer, 'format'), rx.seq([...date, leapSecondTimes()])]));
-    } else if (source !== undefined) {
-      parts.push(schemaPattern(compiler, source, 'match', pointer, 'format'));
-      if (format === 'hostname') parts.push(rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH));
-    } else if (UNSUPPORTED_FORMATS.has(format)) {
-      compiler.unsupported(pointer, 'format', `format ${JSON.stringify(format)} is not supported`);
-    }
-    // Unknown formats are annotations (2020-12): they do not constrain.
+    const format = formatRegex(compiler, String(schema.format), pointer);
+    if (format !== null) parts.push(format);
+  }
+  // Formats a `not` excludes (only those `EXACT_FORMATS` holds: see `negate-schema.ts`).
+  for (const format of (schema.__notFormats ?? []) as string[]) {
+    const regex = formatRegex(compiler, format, pointer);
+    parts.push(regex === null ? rx.nothing : rx.not(regex));
   }
   // Patterns and formats match JSON string content only, so a length that allows any is no
-  // constraint beside them (and an intersection is a product automaton to build); a pattern's
-  // complement matches any bytes (a quote too), so beside one the length keeps content JSON's.
-  const contentOnly = parts.length > 0 && parts.every((part) => part.kind !== 'not');
+  // constraint beside one of them (and an intersection is a product automaton to build); a
+  // pattern's or a format's complement matches any bytes (a quote too), so with only those the
+  // length keeps content JSON's.
+  const contentOnly = parts.some((part) => part.kind !== 'not');
   if (!contentOnly || minLength > 0 || maxLength < Infinity) parts.unshift(length);
   return rx.and(parts);
+}
+
+/**
+ * The string content a format allows; null for a format that is an annotation (unknown ones,
+ * as 2020-12 has them). One 2020-12 defines that Sieve does not enforce is unsupported.
+ */
+export function formatRegex(compiler: SchemaCompiler, format: string, pointer: string): ByteRegex | null {
+  const source = FORMAT_PATTERNS[format];
+  if (TIME_FORMATS.has(format)) {
+    // The pattern's time, or a leap second: the date part again, then one.
+    const date = format === 'date-time' ? [schemaPattern(compiler, `${FORMAT_PATTERNS.date}[Tt]`, 'match', pointer, 'format')] : [];
+    return rx.alt([schemaPattern(compiler, source!, 'match', pointer, 'format'), rx.seq([...date, leapSecondTimes()])]);
+  }
+  if (source !== undefined) {
+    const pattern = schemaPattern(compiler, source, 'match', pointer, 'format');
+    return format === 'hostname' ? rx.and([pattern, rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH)]) : pattern;
+  }
+  if (UNSUPPORTED_FORMATS.has(format)) compiler.unsupported(pointer, 'format', `format ${JSON.stringify(format)} is not supported`);
+  return null;
 }
 
 /**

@@ -26,7 +26,8 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
 
 /**
  * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
- * constants (`__notValues`), patterns (`__notPatterns`) and multiples (`__notMultipleOf`), conditionals (`__conditions`),
+ * constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and multiples (`__notMultipleOf`),
+ * conditionals (`__conditions`),
  * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
  * must hold (`__someMember`, `__otherWitness`). This spells them as standard keywords of
  * `draft` for the validator.
@@ -59,6 +60,10 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
     delete out.__notPatterns;
   }
+  if (out.__notFormats !== undefined) {
+    extra.push(...(out.__notFormats as unknown[]).map((format) => ({ not: { format } })));
+    delete out.__notFormats;
+  }
   if (out.__oneOf !== undefined) {
     extra.push(...(out.__oneOf as unknown[]).map((oneOf) => ({ oneOf })));
     delete out.__oneOf;
@@ -69,7 +74,7 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
   }
   for (const keyword of ['__someMember', '__otherWitness']) {
     if (out[keyword] === undefined) continue;
-    extra.push(...(out[keyword] as MemberWitness[]).map(memberWitnessSchema));
+    extra.push(...(out[keyword] as MemberWitness[]).map((w) => memberWitnessSchema(w, draft)));
     delete out[keyword];
   }
   if (out.__contains !== undefined) {
@@ -93,11 +98,22 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
 // A member witness as standard keywords: a non-object, or not every member it speaks of
 // fails its schema. Keys that must match a pattern and avoid names or other patterns have no
 // spelling without lookaheads: such a witness is spelled as never met (values are dropped,
-// never wrongly kept).
-function memberWitnessSchema({ names, patterns, matches, schema }: MemberWitness): SchemaObject {
+// never wrongly kept). One with key schemas whose value may be anything is a member whose
+// name does not fail them (`propertyNames`); with a value schema too it has no spelling.
+function memberWitnessSchema({ names, patterns, matches, keys, schema }: MemberWitness, draft: SchemaDraft): SchemaObject {
   const fails = { not: schema };
   let every: SchemaObject;
-  if (matches.length === 0) {
+  if (keys.length > 0) {
+    // (Draft 4 has no propertyNames.)
+    if (schema !== true || draft === '4') return { not: {} };
+    const key = [
+      ...keys.map((k) => standardSchema(k, draft)),
+      ...(names.length > 0 ? [{ not: { enum: names } }] : []),
+      ...patterns.map((pattern) => ({ not: { pattern } })),
+      ...matches.map((pattern) => ({ pattern })),
+    ];
+    every = { propertyNames: { not: { allOf: [{ type: 'string' }, ...key] } } };
+  } else if (matches.length === 0) {
     every = {
       properties: Object.fromEntries(names.map((n) => [n, true])),
       patternProperties: Object.fromEntries(patterns.map((p) => [p, true])),
