@@ -117,3 +117,20 @@ describe("a pattern's complement keeps string content JSON's", () => {
     },
   );
 });
+
+describe('formats mean one thing everywhere', () => {
+  it('an enum value is checked against the format the grammar builds, not a looser one', () => {
+    // The enum's checker once took `:abc` for a port; the string grammar never did.
+    const schema = { enum: ['http://example.com:abc/path', 'http://example.com:80/path'], format: 'uri' };
+    expect(schemaAccepts(schema, '"http://example.com:abc/path"')).toBe(false);
+    expect(schemaAccepts(schema, '"http://example.com:80/path"')).toBe(true);
+  });
+
+  it('an email quoted local part holds printable ASCII only (RFC 5321)', () => {
+    const schema = { type: 'string', format: 'email' };
+    expect(schemaAccepts(schema, '"\\"a\\u0001b\\"@x.com"')).toBe(false);
+    expect(schemaAccepts(schema, '"\\"a\\tb\\"@x.com"')).toBe(false);
+    expect(schemaAccepts(schema, '"\\"joe bloggs\\"@example.com"')).toBe(true);
+    expect(schemaAccepts(schema, '"\\"a\\\\\\"b\\"@x.com"')).toBe(true);
+  });
+});

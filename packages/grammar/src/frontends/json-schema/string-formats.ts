@@ -65,7 +65,8 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   time: TIME,
   'date-time': `${DATE}[Tt]${TIME}`,
   duration: DURATION,
-  email: `(?:${ATOM}(?:\\.${ATOM})*|"(?:[^"\\\\]|\\\\.)*")@(?:${HOSTNAME}|\\[${IPV4}\\]|\\[IPv6:(?:${IPV6})\\])`,
+  // A quoted local part holds printable ASCII (RFC 5321's qtextSMTP and quoted-pairSMTP).
+  email: `(?:${ATOM}(?:\\.${ATOM})*|"(?:[ !#-\\[\\]-~]|\\\\[ -~])*")@(?:${HOSTNAME}|\\[${IPV4}\\]|\\[IPv6:(?:${IPV6})\\])`,
   hostname: HOSTNAME,
   ipv4: IPV4,
   ipv6: IPV6,

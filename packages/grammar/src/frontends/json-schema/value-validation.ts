@@ -3,8 +3,12 @@
  * how enum / const values are checked against the rest of their schema, and how disjointness
  * of `oneOf` branches is proven from their constants.
  */
-import { validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
+import { format as cfFormats, validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
 import { GrammarError } from '../../grammar-error.ts';
+import { matchesBytes } from '../../ir/byte-regex.ts';
+import { jsonStringBytes } from './json-strings.ts';
+import { FORMAT_PATTERNS } from './string-formats.ts';
+import { formatRegex } from './string-schema.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import type { MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
@@ -17,10 +21,32 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
     get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? (compiler.resolve(key, pointer).schema as CfSchema) : undefined),
   });
   try {
-    return validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid;
+    return withOwnFormats(compiler, pointer, () => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid);
   } catch (error) {
     if (error instanceof GrammarError) throw error;
     throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+/**
+ * Runs `check` with the validator's format checks replaced by the grammar's own (the byte
+ * regexes strings are built from, matched against a value's JSON spelling), so a value
+ * checked here and a string the grammar writes never disagree on a format (the validator's
+ * are looser for uri, uri-reference and hostname). Restored after: the validator is shared.
+ */
+function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, check: () => T): T {
+  const formats = cfFormats as Record<string, ((value: string) => boolean) | undefined>;
+  const saved = Object.keys(FORMAT_PATTERNS).map((name) => [name, formats[name]] as const);
+  for (const [name] of saved) {
+    formats[name] = (value) => {
+      const regex = formatRegex(compiler, name, pointer);
+      return regex === null || matchesBytes(regex, jsonStringBytes(value).subarray(1, -1));
+    };
+  }
+  try {
+    return check();
+  } finally {
+    for (const [name, own] of saved) formats[name] = own;
   }
 }
 
