@@ -3,8 +3,10 @@
 // and the JSON-Schema-Test-Suite are the oracles.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GrammarError, regexToByteRegex } from '../src/index.ts';
+import { leapSecondTimes } from '../src/frontends/json-schema/string-formats.ts';
+import { GrammarError, regexToByteRegex, type ByteRegex } from '../src/index.ts';
 import { accepts, ajvValidator, compileSchema } from './support/json-schema-oracle.ts';
 
 const SUITE = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpora', 'json-schema-test-suite', 'tests', 'draft2020-12');
@@ -65,6 +67,120 @@ describe('leap seconds: 23:59:60 in UTC, whatever the offset', () => {
     // Each local time has exactly one valid offset of each sign (23:59 has Z too); 15 of them
     // are also tried with a fraction.
     expect(valid).toBe(2 * 1440 + 1 + 2 * 15);
+  });
+
+  // The oracle: a time's UTC hour and minute by arithmetic on the offset's sign and value.
+  const isUtc2359 = (local: number, sign: number, offset: number): boolean => (((local - sign * offset) % 1440) + 1440) % 1440 === 23 * 60 + 59;
+
+  it('the leap-second automaton: every local time with every offset (and Z), against arithmetic', () => {
+    const { automaton } = leapSecondTimes() as Extract<ByteRegex, { kind: 'automaton' }>;
+    // The state after `text` from `state` (-1: none).
+    const step = (state: number, text: string): number => {
+      for (let i = 0; i < text.length && state >= 0; i++) {
+        const byte = text.charCodeAt(i);
+        const edges = automaton.edges[state]!;
+        state = -1;
+        for (let e = 0; e < edges.length; e += 3) if (edges[e]! <= byte && byte <= edges[e + 1]!) state = edges[e + 2]!;
+      }
+      return state;
+    };
+    const accepts = (state: number): boolean => state >= 0 && automaton.accepting[state]!;
+    let valid = 0;
+    let tried = 0;
+    for (let local = 0; local < 1440; local++) {
+      for (const fraction of local % 7 === 0 ? ['', '.0', '.59'] : ['']) {
+        const time = `${clock(local)}:60${fraction}`;
+        const second = step(0, time);
+        for (const zone of ['Z', 'z']) {
+          const expected = isUtc2359(local, 1, 0);
+          if (expected) valid++;
+          expect(accepts(step(second, zone)), `${time}${zone}`).toBe(expected);
+        }
+        // Every offset, its hours read once.
+        for (const sign of [1, -1]) {
+          for (let hour = 0; hour < 24; hour++) {
+            const zoneHour = step(second, `${sign > 0 ? '+' : '-'}${pad(hour)}:`);
+            for (let minute = 0; minute < 60; minute++) {
+              const expected = isUtc2359(local, sign, hour * 60 + minute);
+              tried++;
+              if (expected) valid++;
+              if (accepts(step(zoneHour, pad(minute))) !== expected)
+                expect(`${time}${sign > 0 ? '+' : '-'}${pad(hour)}:${pad(minute)}`).toBe(expected ? 'accepted' : 'refused');
+            }
+          }
+        }
+      }
+      // Seconds other than 60, a fraction without digits, an offset without minutes: refused.
+      expect(accepts(step(0, `${clock(local)}:59Z`))).toBe(false);
+      expect(accepts(step(0, `${clock(local)}:60.+${clock((local + 1) % 1440)}`))).toBe(false);
+      expect(accepts(step(0, `${clock(local)}:60+${pad(Math.floor(((local + 1) % 1440) / 60))}`))).toBe(false);
+    }
+    // One offset of each sign per local time and fraction (+00:00 and -00:00 both at 23:59),
+    // and Z, z at 23:59 (no fraction there).
+    const times = 1440 + 2 * Math.ceil(1440 / 7);
+    expect(tried).toBe(times * 2 * 1440);
+    expect(valid).toBe(2 * times + 2);
+  });
+
+  // Generated times: every field in and just out of range, leap seconds with the offset that
+  // makes them 23:59:60 UTC or one near it.
+  const times = fc
+    .record({
+      hour: fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(24, 29)),
+      minute: fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constant(60)),
+      second: fc.constantFrom(0, 59, 60, 60, 60, 61),
+      fraction: fc.constantFrom('', '', '.5', '.000', '.'),
+      zone: fc.oneof(
+        fc.constantFrom('Z', 'z', '+00:00', '-00:00', '+24:00', ''),
+        fc.record({ sign: fc.constantFrom(1, -1), near: fc.constantFrom(0, 0, 0, 1, -1, 60, 720) }),
+      ),
+    })
+    .map(({ hour, minute, second, fraction, zone }) => {
+      const local = hour * 60 + minute;
+      const offset = (sign: number, near: number): string => {
+        // The offset that makes it 23:59 UTC, moved by `near` minutes (kept within ±23:59).
+        const exact = sign > 0 ? (local + 1) % 1440 : (((1439 - local) % 1440) + 1440) % 1440;
+        return `${sign > 0 ? '+' : '-'}${clock((((exact + near) % 1440) + 1440) % 1440)}`;
+      };
+      return `${pad(hour)}:${pad(minute)}:${pad(second)}${fraction}${typeof zone === 'string' ? zone : offset(zone.sign, zone.near)}`;
+    });
+  // The oracle: RFC 3339's partial-time and time-offset read field by field, and a leap
+  // second valid where JavaScript's Date puts the same time at :59 on 23:59:59 UTC.
+  const isTime = (text: string): boolean => {
+    const match = /^(\d\d):(\d\d):(\d\d)(?:\.\d+)?([zZ]|[+-](\d\d):(\d\d))$/.exec(text);
+    if (match === null) return false;
+    const [, hour, minute, second, zone, zoneHour = '0', zoneMinute = '0'] = match as unknown as string[];
+    if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60 || Number(zoneHour) > 23 || Number(zoneMinute) > 59) return false;
+    if (Number(second) < 60) return true;
+    const date = new Date(`2016-12-31T${hour}:${minute}:59${/^[zZ]$/.test(zone!) ? 'Z' : zone}`);
+    return date.getUTCHours() === 23 && date.getUTCMinutes() === 59;
+  };
+
+  it.each([
+    ['time', { type: 'string', format: 'time' }, ''],
+    ['date-time', { type: 'string', format: 'date-time' }, '2016-12-31T'],
+    ['date-time beside a pattern', { type: 'string', format: 'date-time', pattern: '^20' }, '2016-12-31T'],
+    ['time beside a length', { type: 'string', format: 'time', maxLength: 20 }, ''],
+  ])('%s: generated times against a field-by-field oracle and ajv-formats', (_, schema, datePart) => {
+    const grammar = compileSchema(schema);
+    const validate = ajvValidator(schema);
+    let leap = 0;
+    let valid = 0;
+    fc.assert(
+      fc.property(times, (time) => {
+        const text = `${datePart}${time}`;
+        const expected = isTime(time) && text.length <= ((schema as { maxLength?: number }).maxLength ?? Infinity);
+        if (expected) valid++;
+        if (expected && time.slice(6, 8) === '60') leap++;
+        expect(accepts(grammar, JSON.stringify(text)), text).toBe(expected);
+        // ajv-formats agrees where the local time is in range (it takes 24:60:00+01:01 for
+        // a leap second: its check is on the UTC sum alone).
+        if (Number(time.slice(0, 2)) <= 23 && Number(time.slice(3, 5)) <= 59) expect(validate(text), `ajv on ${text}`).toBe(expected);
+      }),
+      { numRuns: 1500, seed: 20261126 },
+    );
+    expect(leap, 'valid leap seconds generated').toBeGreaterThan(30);
+    expect(valid - leap, 'other valid times generated').toBeGreaterThan(30);
   });
 });
 

@@ -19,7 +19,7 @@
  * - Text-level grammars (GBNF, EBNF) use one lexeme per character class, so lexing never
  *   changes their language: it is exactly the context-free language over characters.
  */
-import type { ByteRegex } from './byte-regex.ts';
+import type { ByteAutomaton, ByteRegex } from './byte-regex.ts';
 import type { Span } from '../grammar-error.ts';
 
 /** A terminal of the grammar. */
@@ -132,6 +132,15 @@ export const expr = {
   empty: { kind: 'seq', items: [] } as Expr,
 };
 
+// An automaton's shape, spelled once per automaton: one built once per process (a format's)
+// is keyed again by every compile, and the same string object hashes once.
+const automatonShapes = new WeakMap<ByteAutomaton, string>();
+function automatonShape(automaton: ByteAutomaton): string {
+  let shape = automatonShapes.get(automaton);
+  if (shape === undefined) automatonShapes.set(automaton, (shape = `a${JSON.stringify(automaton)}`));
+  return shape;
+}
+
 /** Collects lexemes (deduplicated) and rules while a front-end builds a grammar. */
 export class GrammarBuilder {
   readonly lexemes: LexemeDef[] = [];
@@ -176,7 +185,7 @@ export class GrammarBuilder {
         shape = `n${this.#regexId(regex.item)}`;
         break;
       case 'automaton':
-        shape = `a${JSON.stringify(regex.automaton)}`;
+        shape = automatonShape(regex.automaton);
         break;
     }
     id = this.#regexIdsByShape.get(shape);

@@ -6,7 +6,7 @@
  * byte is tried (for every byte that behaves alike at once) and cached, so steady-state
  * lexing is one table lookup per byte.
  */
-import { isNullable, languageFacts, nonEmpty, type ByteRegex } from '../ir/byte-regex.ts';
+import { isNullable, languageFacts, nonEmpty, type ByteAutomaton, type ByteRegex } from '../ir/byte-regex.ts';
 import { GrammarLimitError } from '../grammar-error.ts';
 import type { LexemeDef } from '../ir/grammar-ir.ts';
 import { lexerRows, type GrammarLimits } from '../limits.ts';
@@ -35,6 +35,13 @@ class IntList {
     }
     this.data[this.length] = value;
     return this.length++;
+  }
+
+  // Appends `count` copies of `value`.
+  fill(value: number, count: number): void {
+    if (this.length + count > this.data.length) this.data = withRoom(this.data, this.length + count);
+    this.data.fill(value, this.length, this.length + count);
+    this.length += count;
   }
 }
 
@@ -76,6 +83,8 @@ class Nfa {
   readonly #edgeNext = new IntList();
   // Products whose states get a stand-in for the slice checks (`frozen` copies them in).
   readonly #shadows: PendingShadow[] = [];
+  // Automata whose states are here but whose edges `frozen` copies in (`#sharedAutomaton`).
+  readonly #blocks: AutomatonBlock[] = [];
   // Moves and edges when `frozen` last ran.
   #frozenMoves = 0;
   #frozenEdges = 0;
@@ -104,16 +113,21 @@ class Nfa {
   }
 
   newState(): number {
-    if (this.#accepts.length >= this.maxStates) {
+    this.#room(1);
+    this.#firstMove.push(-1);
+    this.#firstEdge.push(-1);
+    return this.#accepts.push(-1);
+  }
+
+  // Throws unless `count` more states stay within `maxStates`.
+  #room(count: number): void {
+    if (this.#accepts.length + count > this.maxStates) {
       throw new GrammarLimitError(
         'maxNfaStates',
         this.maxStates,
         `the lexemes need more than ${this.maxStates} automaton states (maxNfaStates); simplify large counted repetitions such as {1,100000}`,
       );
     }
-    this.#firstMove.push(-1);
-    this.#firstEdge.push(-1);
-    return this.#accepts.push(-1);
   }
 
   setAccepts(state: number, lexeme: number): void {
@@ -142,16 +156,37 @@ class Nfa {
     const count = this.stateCount - first;
     const moveStart = new Int32Array(count + 1);
     const edgeStart = new Int32Array(count + 1);
-    // The states' moves and edges were all added since the last freeze.
+    // The states' moves and edges were all added since the last freeze (the blocks' too).
+    const blocks = this.#blocks.splice(0);
     const moveTo = new Int32Array(this.#moveTo.length - this.#frozenMoves);
-    const edgeLo = new Uint8Array(this.#edgeTo.length - this.#frozenEdges);
+    const edgeLo = new Uint8Array(this.#edgeTo.length - this.#frozenEdges + blocks.reduce((sum, block) => sum + block.automaton.edgeTo.length, 0));
     const edgeHi = new Uint8Array(edgeLo.length);
     const edgeTo = new Int32Array(edgeLo.length);
     let moves = 0;
     let edges = 0;
+    let block = 0;
     for (let i = 0; i < count; i++) {
       moveStart[i] = moves;
       for (let m = this.#firstMove.data[first + i]!; m >= 0; m = this.#moveNext.data[m]!) moveTo[moves++] = this.#moveTo.data[m]!;
+      if (block < blocks.length && blocks[block]!.first === first + i) {
+        // A block's rows as they are, its targets shifted to where its states are.
+        const { first: at, automaton } = blocks[block++]!;
+        const n = automaton.accepting.length;
+        const base = edges;
+        edgeLo.set(automaton.edgeLo, base);
+        edgeHi.set(automaton.edgeHi, base);
+        for (let e = 0; e < automaton.edgeTo.length; e++) edgeTo[base + e] = automaton.edgeTo[e]! + at;
+        for (let x = 0; x < n; x++) {
+          edgeStart[i + x] = base + automaton.edgeStart[x]!;
+          if (x > 0) {
+            moveStart[i + x] = moves;
+            for (let m = this.#firstMove.data[first + i + x]!; m >= 0; m = this.#moveNext.data[m]!) moveTo[moves++] = this.#moveTo.data[m]!;
+          }
+        }
+        edges = base + automaton.edgeTo.length;
+        i += n - 1;
+        continue;
+      }
       edgeStart[i] = edges;
       for (let e = this.#firstEdge.data[first + i]!; e >= 0; e = this.#edgeNext.data[e]!, edges++) {
         edgeLo[edges] = this.#edgeLo.data[e]!;
@@ -260,6 +295,11 @@ class Nfa {
         this.#complement(regex.item, from, to);
         return;
       case 'automaton': {
+        const shared = this.regions !== null && !this.#inTemplate ? sharedAutomaton(regex.automaton) : undefined;
+        if (shared !== undefined) {
+          this.#sharedAutomaton(shared, from, to);
+          return;
+        }
         const { edges, accepting } = regex.automaton;
         const states = edges.map(() => this.newState());
         this.addMove(from, states[0]!);
@@ -270,6 +310,22 @@ class Nfa {
         return;
       }
     }
+  }
+
+  // A large automaton (a format's, built once per process) as a block of states whose edges
+  // `frozen` copies in from its flat rows, shifted: no edge list to build per compile. Its
+  // states are all live (`sharedAutomaton` keeps only trimmed ones), so dead-end pruning
+  // only needs that its start lives when an accepting state does (`#coReachable`).
+  #sharedAutomaton(automaton: SharedAutomaton, from: number, to: number): void {
+    const n = automaton.accepting.length;
+    this.#room(n);
+    const first = this.stateCount;
+    this.#accepts.fill(-1, n);
+    this.#firstMove.fill(-1, n);
+    this.#firstEdge.fill(-1, n);
+    this.#blocks.push({ first, automaton });
+    this.addMove(from, first);
+    for (let x = 0; x < n; x++) if (automaton.accepting[x] === 1) this.addMove(first + x, to);
   }
 
   // A large counted repetition: the item built once (the template, copy 0) and its further
@@ -467,6 +523,12 @@ class Nfa {
         }
       }
     }
+    // A block's start reaches each of its accepting states (by edges not listed here).
+    const blocks = this.#blocks.filter((block) => block.first >= first && block.first < end);
+    const eachBlockExit = (visit: (start: number, exit: number) => void): void => {
+      for (const { first: at, automaton } of blocks) for (let x = 0; x < automaton.accepting.length; x++) if (automaton.accepting[x] === 1) visit(at, at + x);
+    };
+    eachBlockExit((_, exit) => start[exit - first + 1]!++);
     for (let t = 0; t < count; t++) start[t + 1]! += start[t]!;
     const sources = new Int32Array(start[count]!);
     const filled = start.slice(0, count);
@@ -478,6 +540,7 @@ class Nfa {
         }
       }
     }
+    eachBlockExit((at, exit) => (sources[filled[exit - first]!++] = at));
     while (top > 0) {
       const t = seeds[--top]! - first;
       for (let i = start[t]!; i < start[t + 1]!; i++) {
@@ -861,6 +924,77 @@ export function matchesSomething(regex: ByteRegex, maxStates: number): boolean |
     if (error instanceof GrammarLimitError) return null;
     throw error;
   }
+}
+
+/**
+ * A `ByteAutomaton` as flat rows (state x's edges are entries edgeStart[x] to edgeStart[x +
+ * 1], targets numbered from 0), every state reachable and able to accept.
+ */
+interface SharedAutomaton {
+  readonly edgeStart: Int32Array;
+  readonly edgeLo: Uint8Array;
+  readonly edgeHi: Uint8Array;
+  readonly edgeTo: Int32Array;
+  readonly accepting: Uint8Array;
+}
+
+/** A shared automaton's states in an `Nfa`, from `first` on. */
+interface AutomatonBlock {
+  readonly first: number;
+  readonly automaton: SharedAutomaton;
+}
+
+// Automata of at least this many states are copied in as blocks (`Nfa.#sharedAutomaton`).
+const SHARED_AUTOMATON_FROM = 256;
+const sharedAutomata = new WeakMap<ByteAutomaton, SharedAutomaton | null>();
+
+// `automaton`'s flat rows (made once per automaton), or undefined when it is small or has a
+// state that is unreachable or cannot accept (pruning would need to look inside it).
+function sharedAutomaton(automaton: ByteAutomaton): SharedAutomaton | undefined {
+  let shared = sharedAutomata.get(automaton);
+  if (shared === undefined) {
+    shared = flatRows(automaton);
+    sharedAutomata.set(automaton, shared);
+  }
+  return shared ?? undefined;
+}
+
+function flatRows({ edges, accepting }: ByteAutomaton): SharedAutomaton | null {
+  const n = edges.length;
+  if (n < SHARED_AUTOMATON_FROM) return null;
+  const edgeStart = new Int32Array(n + 1);
+  for (let x = 0; x < n; x++) edgeStart[x + 1] = edgeStart[x]! + edges[x]!.length / 3;
+  const edgeLo = new Uint8Array(edgeStart[n]!);
+  const edgeHi = new Uint8Array(edgeLo.length);
+  const edgeTo = new Int32Array(edgeLo.length);
+  const reached = new Uint8Array(n);
+  const into: number[][] = Array.from({ length: n }, () => []);
+  for (let x = 0; x < n; x++) {
+    const list = edges[x]!;
+    for (let i = 0, e = edgeStart[x]!; i < list.length; i += 3, e++) {
+      edgeLo[e] = list[i]!;
+      edgeHi[e] = list[i + 1]!;
+      edgeTo[e] = list[i + 2]!;
+      into[list[i + 2]!]!.push(x);
+    }
+  }
+  // Every state reachable from the start, and every state reaching an accepting one.
+  const search = (seeds: number[], next: (x: number) => Iterable<number>): boolean => {
+    reached.fill(0);
+    for (const x of seeds) reached[x] = 1;
+    for (let stack = [...seeds]; stack.length > 0;) {
+      for (const y of next(stack.pop()!)) {
+        if (reached[y] === 0) {
+          reached[y] = 1;
+          stack.push(y);
+        }
+      }
+    }
+    return reached.every((r) => r === 1);
+  };
+  const acceptingStates = [...accepting.keys()].filter((x) => accepting[x]);
+  if (!search([0], (x) => edgeTo.subarray(edgeStart[x]!, edgeStart[x + 1]!)) || !search(acceptingStates, (x) => into[x]!)) return null;
+  return { edgeStart, edgeLo, edgeHi, edgeTo, accepting: Uint8Array.from(accepting, Number) };
 }
 
 /** Lazily determinized lexer over a fixed list of lexemes. */
