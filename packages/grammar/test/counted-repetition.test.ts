@@ -4,61 +4,16 @@
 // construction to check the virtual one against, on whole texts and on every mask of random
 // walks, besides JavaScript's RegExp on whole texts.
 import { describe, expect, it } from 'vitest';
-import {
-  compileGrammar,
-  expr,
-  GrammarBuilder,
-  jsonSchemaGrammar,
-  Matcher,
-  recognize,
-  regexToByteRegex,
-  rx,
-  type ByteRegex,
-  type CompiledGrammar,
-} from '../src/index.ts';
-import { bitsetIds, oracleAllowed } from './support/oracle.ts';
-import { seeded, vocab } from './support/vocabs.ts';
+import { compileGrammar, jsonSchemaGrammar, recognize, regexToByteRegex, rx, type CompiledGrammar } from '../src/index.ts';
+import { accepts, ANY_BYTES, lexemeGrammar, walkTwins } from './support/twin-grammars.ts';
+import { seeded } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
-const anyBytes = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
-
-function grammarOf(regex: ByteRegex): CompiledGrammar {
-  const builder = new GrammarBuilder();
-  builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'x', regex })));
-  return compileGrammar(builder.build('start'));
-}
 
 // The pattern counted virtually, and copied (as an intersection's operand).
 const both = (pattern: string): [CompiledGrammar, CompiledGrammar] => {
   const regex = regexToByteRegex(pattern, { flags: 'u' });
-  return [grammarOf(regex), grammarOf(rx.and([regex, anyBytes]))];
-};
-
-// Random walks over the virtual grammar's masks (stories260k): every mask equals the copied
-// grammar's, every tenth the oracle's, and none is a dead end.
-function walkBoth(virtual: CompiledGrammar, copied: CompiledGrammar, seed: number, steps: number): void {
-  const index = vocab('stories260k');
-  const random = seeded(seed);
-  for (let walk = 0; walk < 3; walk++) {
-    const matcher = new Matcher(virtual, index);
-    const twin = new Matcher(copied, index);
-    for (let step = 0; step < steps; step++) {
-      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-      expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
-      if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
-      expect(mask.length, 'a dead end').toBeGreaterThan(0);
-      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-      if (text.length === 0) break;
-      const id = text[Math.floor(random() * text.length)]!;
-      expect(matcher.commitToken(id)).toBe(true);
-      expect(twin.commitToken(id)).toBe(true);
-    }
-  }
-}
-
-const complete = (grammar: CompiledGrammar, text: string): boolean => {
-  const result = recognize(grammar, encoder.encode(text));
-  return result.accepted && result.complete;
+  return [lexemeGrammar(regex), lexemeGrammar(rx.and([regex, ANY_BYTES]))];
 };
 
 // Pattern, then texts near its bounds: prefix + k units + suffix for each k, sometimes with
@@ -84,9 +39,9 @@ describe('large counted repetitions, virtual against copied', () => {
         const body = Array.from({ length: count }, () => units[Math.floor(random() * units.length)]!);
         if (sample % 4 === 3 && count > 0) body[Math.floor(random() * count)] = noise[Math.floor(random() * noise.length)]!;
         const text = prefix + body.join('') + suffix;
-        const expected = engine === null ? complete(copied, text) : engine.test(text);
-        expect(complete(virtual, text), `${pattern} ${JSON.stringify(text)}`).toBe(expected);
-        expect(complete(copied, text), `copied ${pattern} ${JSON.stringify(text)}`).toBe(expected);
+        const expected = engine === null ? accepts(copied, text) : engine.test(text);
+        expect(accepts(virtual, text), `${pattern} ${JSON.stringify(text)}`).toBe(expected);
+        expect(accepts(copied, text), `copied ${pattern} ${JSON.stringify(text)}`).toBe(expected);
         verdicts.add(expected);
       }
     }
@@ -95,7 +50,7 @@ describe('large counted repetitions, virtual against copied', () => {
   });
 
   it.each(cases)('/%s/: masks equal the oracle and the copied automaton along random walks', (pattern) => {
-    walkBoth(...both(pattern), 9, 120);
+    walkTwins(...both(pattern), 9, 120, 3);
   });
 });
 
@@ -111,7 +66,7 @@ const products: [counted: string, other: string, units: string[], counts: number
 describe('large counted repetitions inside an intersection, counted against copied', () => {
   const pair = (counted: string, other: string): [CompiledGrammar, CompiledGrammar] => {
     const product = rx.and([regexToByteRegex(counted, { flags: 'u' }), regexToByteRegex(other, { flags: 'u' })]);
-    return [grammarOf(product), grammarOf({ kind: 'and', items: [product, anyBytes] })];
+    return [lexemeGrammar(product), lexemeGrammar({ kind: 'and', items: [product, ANY_BYTES] })];
   };
 
   it.each(products)('/%s/ ∧ /%s/ on whole texts', (counted, other, units, counts) => {
@@ -123,8 +78,8 @@ describe('large counted repetitions inside an intersection, counted against copi
       for (let sample = 0; sample < 20; sample++) {
         const text = Array.from({ length: count }, () => units[Math.floor(random() * units.length)]!).join('');
         const expected = engines.every((engine) => engine.test(text));
-        expect(complete(virtual, text), `${JSON.stringify(text)}`).toBe(expected);
-        expect(complete(copied, text), `copied ${JSON.stringify(text)}`).toBe(expected);
+        expect(accepts(virtual, text), `${JSON.stringify(text)}`).toBe(expected);
+        expect(accepts(copied, text), `copied ${JSON.stringify(text)}`).toBe(expected);
         verdicts.add(expected);
       }
     }
@@ -132,17 +87,17 @@ describe('large counted repetitions inside an intersection, counted against copi
   });
 
   it.each(products)('/%s/ ∧ /%s/: masks equal the oracle and the copied automaton along random walks', (counted, other) => {
-    walkBoth(...pair(counted, other), 13, 100);
+    walkTwins(...pair(counted, other), 13, 100, 3);
   });
 
   it('JSON Schema: a pattern or format with a long maxLength compiles, and never leads into a dead end', () => {
     const pairs = compileGrammar(jsonSchemaGrammar({ type: 'string', pattern: '^(ab)+$', minLength: 70, maxLength: 99 }).grammar);
-    expect([68, 70, 98, 100].map((n) => complete(pairs, JSON.stringify('ab'.repeat(n / 2))))).toEqual([false, true, true, false]);
+    expect([68, 70, 98, 100].map((n) => accepts(pairs, JSON.stringify('ab'.repeat(n / 2))))).toEqual([false, true, true, false]);
     // 99 characters then: an odd count of (ab)+ can no longer end within the bound.
     expect(recognize(pairs, encoder.encode(`"${'ab'.repeat(49)}a`)).accepted).toBe(false);
     const email = compileGrammar(jsonSchemaGrammar({ type: 'string', format: 'email', maxLength: 1024 }).grammar);
-    expect(complete(email, JSON.stringify(`${'x'.repeat(1010)}@b.co`))).toBe(true);
-    expect(complete(email, JSON.stringify(`${'x'.repeat(1020)}@b.co`))).toBe(false);
+    expect(accepts(email, JSON.stringify(`${'x'.repeat(1010)}@b.co`))).toBe(true);
+    expect(accepts(email, JSON.stringify(`${'x'.repeat(1020)}@b.co`))).toBe(false);
   });
 });
 
@@ -152,13 +107,13 @@ describe('JSON Schema string lengths past the copy budget', () => {
       jsonSchemaGrammar({ type: 'object', properties: { d: { type: 'string', minLength: 3000, maxLength: 32_767 } }, required: ['d'] }).grammar,
     );
     const text = (n: number): string => JSON.stringify({ d: 'é\n"x'.repeat(n / 4) });
-    expect(complete(grammar, text(2996))).toBe(false);
-    expect(complete(grammar, text(3000))).toBe(true);
-    expect(complete(grammar, text(8000))).toBe(true);
+    expect(accepts(grammar, text(2996))).toBe(false);
+    expect(accepts(grammar, text(3000))).toBe(true);
+    expect(accepts(grammar, text(8000))).toBe(true);
     const bounded = compileGrammar(jsonSchemaGrammar({ type: 'string', maxLength: 100 }).grammar);
-    expect(complete(bounded, JSON.stringify('\u00e9'.repeat(100)))).toBe(true);
-    expect(complete(bounded, JSON.stringify('\u00e9'.repeat(101)))).toBe(false);
-    expect(complete(bounded, `"${'\\u0001'.repeat(100)}"`)).toBe(true);
-    expect(complete(bounded, `"${'\\u0001'.repeat(101)}"`)).toBe(false);
+    expect(accepts(bounded, JSON.stringify('\u00e9'.repeat(100)))).toBe(true);
+    expect(accepts(bounded, JSON.stringify('\u00e9'.repeat(101)))).toBe(false);
+    expect(accepts(bounded, `"${'\\u0001'.repeat(100)}"`)).toBe(true);
+    expect(accepts(bounded, `"${'\\u0001'.repeat(101)}"`)).toBe(false);
   });
 });

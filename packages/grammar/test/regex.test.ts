@@ -14,6 +14,7 @@ import {
   expr,
   type CompiledGrammar,
 } from '../src/index.ts';
+import { lexemeGrammar } from './support/twin-grammars.ts';
 
 const encoder = new TextEncoder();
 const fullMatch = (pattern: string, flags: string): ((s: string) => boolean) => {
@@ -23,10 +24,8 @@ const fullMatch = (pattern: string, flags: string): ((s: string) => boolean) => 
 
 // A pattern as the one lexeme of a grammar, in `mode` (u flag); null when it matches nothing.
 function patternGrammar(pattern: string, mode: 'search' | 'match'): CompiledGrammar | null {
-  const builder = new GrammarBuilder();
-  builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'p', regex: regexToByteRegex(pattern, { mode, flags: 'u' }) })));
   try {
-    return compileGrammar(builder.build('start'));
+    return lexemeGrammar(regexToByteRegex(pattern, { mode, flags: 'u' }));
   } catch (error) {
     if (error instanceof GrammarError && error.code === 'empty_language') return null;
     throw error;

@@ -7,48 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { leapSecondTimes } from '../src/frontends/json-schema/string-formats.ts';
 import { multipleOfAutomaton } from '../src/frontends/json-schema/numbers.ts';
-import { compileGrammar, expr, GrammarBuilder, Matcher, recognize, rx, type ByteRegex, type CompiledGrammar } from '../src/index.ts';
-import { bitsetIds, oracleAllowed } from './support/oracle.ts';
-import { seeded, vocab } from './support/vocabs.ts';
+import { recognize, rx, type ByteRegex, type CompiledGrammar } from '../src/index.ts';
+import { accepts, ANY_BYTES, lexemeGrammar, walkTwins } from './support/twin-grammars.ts';
+import { seeded } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
-const anyBytes = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
-
-function grammarOf(regex: ByteRegex): CompiledGrammar {
-  const builder = new GrammarBuilder();
-  builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'x', regex })));
-  return compileGrammar(builder.build('start'));
-}
 
 // The regex with its automata as blocks, and copied (as an intersection's operand).
-const both = (regex: ByteRegex): [CompiledGrammar, CompiledGrammar] => [grammarOf(regex), grammarOf(rx.and([regex, anyBytes]))];
-
-const complete = (grammar: CompiledGrammar, text: string): boolean => {
-  const result = recognize(grammar, encoder.encode(text));
-  return result.accepted && result.complete;
-};
-
-// Random walks over the blocks' grammar's masks (stories260k): every mask equals the copied
-// grammar's, every tenth the oracle's, and none is a dead end.
-function walkBoth(shared: CompiledGrammar, copied: CompiledGrammar, seed: number, steps: number): void {
-  const index = vocab('stories260k');
-  const random = seeded(seed);
-  for (let walk = 0; walk < 4; walk++) {
-    const matcher = new Matcher(shared, index);
-    const twin = new Matcher(copied, index);
-    for (let step = 0; step < steps; step++) {
-      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-      expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(twin.computeMaskBitset(), index.tokenCount));
-      if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
-      expect(mask.length, 'a dead end').toBeGreaterThan(0);
-      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
-      if (text.length === 0) break;
-      const id = text[Math.floor(random() * text.length)]!;
-      expect(matcher.commitToken(id)).toBe(true);
-      expect(twin.commitToken(id)).toBe(true);
-    }
-  }
-}
+const both = (regex: ByteRegex): [CompiledGrammar, CompiledGrammar] => [lexemeGrammar(regex), lexemeGrammar(rx.and([regex, ANY_BYTES]))];
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 const clock = (minutes: number): string => `${pad(Math.floor(minutes / 60) % 24)}:${pad(minutes % 60)}`;
@@ -75,12 +41,12 @@ describe('large automata as blocks, against copied', () => {
       const fraction = random() < 0.3 ? '.25' : '';
       const text = `"${clock(local)}:60${fraction}${sign > 0 ? '+' : '-'}${clock(near)}"`;
       if (exact) valid++;
-      expect(complete(shared, text), text).toBe(exact);
-      expect(complete(copied, text), `copied ${text}`).toBe(exact);
+      expect(accepts(shared, text), text).toBe(exact);
+      expect(accepts(copied, text), `copied ${text}`).toBe(exact);
     }
-    expect(complete(shared, '"12:00:00Z"')).toBe(true);
-    expect(complete(shared, '"23:59:60Z"')).toBe(true);
-    expect(complete(shared, '"23:59:60+00:01"')).toBe(false);
+    expect(accepts(shared, '"12:00:00Z"')).toBe(true);
+    expect(accepts(shared, '"23:59:60Z"')).toBe(true);
+    expect(accepts(shared, '"23:59:60+00:01"')).toBe(false);
     expect(valid).toBeGreaterThan(200);
   });
 
@@ -92,8 +58,8 @@ describe('large automata as blocks, against copied', () => {
       const n = sample % 2 === 0 ? 257 * Math.floor(random() * 100_000) : Math.floor(random() * 30_000_000);
       const text = String(n);
       const expected = n % 257 === 0;
-      expect(complete(shared, text), text).toBe(expected);
-      expect(complete(copied, text), `copied ${text}`).toBe(expected);
+      expect(accepts(shared, text), text).toBe(expected);
+      expect(accepts(copied, text), `copied ${text}`).toBe(expected);
       verdicts.add(expected);
     }
     expect([...verdicts].sort()).toEqual([false, true]);
@@ -103,15 +69,15 @@ describe('large automata as blocks, against copied', () => {
     ['leap seconds', rx.seq([rx.literal('"'), leap, rx.literal('"')])],
     ['multiples of 257 in a list', rx.seq([rx.literal('['), multiples, rx.repeat(rx.seq([rx.literal(','), multiples]), 0, Infinity), rx.literal(']')])],
   ])('%s: masks equal the oracle and the copied automaton along random walks', (_, regex) => {
-    walkBoth(...both(regex), 17, 40);
+    walkTwins(...both(regex), 17, 40, 4);
   });
 
   it('a block that leads nowhere is pruned: no mask leads into it, and alone it matches nothing', () => {
     const dead = rx.seq([leap, rx.nothing]);
     const [shared] = both(rx.alt([dead, rx.literal('12:00')]));
-    expect(complete(shared, '12:00')).toBe(true);
+    expect(accepts(shared, '12:00')).toBe(true);
     expect(recognize(shared, encoder.encode('23:59:60Z')).accepted).toBe(false);
     expect(recognize(shared, encoder.encode('2')).accepted).toBe(false);
-    expect(() => grammarOf(dead)).toThrow(/matches nothing/);
+    expect(() => lexemeGrammar(dead)).toThrow(/matches nothing/);
   });
 });

@@ -1,0 +1,48 @@
+// One lexeme's grammar, and random walks comparing two grammars of the same language built in
+// different ways (counted virtually or copied, blocks or edge by edge) mask by mask.
+import { expect } from 'vitest';
+import { compileGrammar, expr, GrammarBuilder, Matcher, recognize, rx, type ByteRegex, type CompiledGrammar } from '../../src/index.ts';
+import { bitsetIds, oracleAllowed } from './oracle.ts';
+import { seeded, vocab } from './vocabs.ts';
+
+const encoder = new TextEncoder();
+
+/** Any bytes: `A ∧ ANY_BYTES` is A's language built as an intersection's operand. */
+export const ANY_BYTES = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
+
+/** The grammar whose one lexeme is `regex`. */
+export function lexemeGrammar(regex: ByteRegex): CompiledGrammar {
+  const builder = new GrammarBuilder();
+  builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'x', regex })));
+  return compileGrammar(builder.build('start'));
+}
+
+/** Whether `grammar` accepts `text` whole. */
+export function accepts(grammar: CompiledGrammar, text: string): boolean {
+  const result = recognize(grammar, encoder.encode(text));
+  return result.accepted && result.complete;
+}
+
+/**
+ * `walks` random walks over `grammar`'s masks (stories260k): every mask equals `twin`'s,
+ * every tenth the oracle's, and none is a dead end.
+ */
+export function walkTwins(grammar: CompiledGrammar, twin: CompiledGrammar, seed: number, steps: number, walks: number): void {
+  const index = vocab('stories260k');
+  const random = seeded(seed);
+  for (let walk = 0; walk < walks; walk++) {
+    const matcher = new Matcher(grammar, index);
+    const other = new Matcher(twin, index);
+    for (let step = 0; step < steps; step++) {
+      const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+      expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(other.computeMaskBitset(), index.tokenCount));
+      if (step % 10 === 0) expect(mask).toEqual(oracleAllowed(matcher));
+      expect(mask.length, 'a dead end').toBeGreaterThan(0);
+      const text = mask.filter((id) => !index.meta.eos_token_ids.includes(id));
+      if (text.length === 0) break;
+      const id = text[Math.floor(random() * text.length)]!;
+      expect(matcher.commitToken(id)).toBe(true);
+      expect(other.commitToken(id)).toBe(true);
+    }
+  }
+}
