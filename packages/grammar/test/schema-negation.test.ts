@@ -254,6 +254,66 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     },
     bases: [{ p1: 1 }, { p1: 'x' }, { q: 1, a1: 2 }, { p8: 1 }, { p1: 1, q: 2, r: 3 }, {}],
   },
+  {
+    // Each branch requires its own member: an object with two is in neither. The complement
+    // of a branch is one schema per member ("absent, or there and failing").
+    name: 'oneOf of many branches each requiring its own member (a member missing or failing is one branch)',
+    schema: {
+      type: 'object',
+      oneOf: Array.from({ length: 12 }, (_, i) => ({ properties: { [`k${i}`]: { type: 'object', required: ['v'] } }, required: [`k${i}`] })),
+    },
+    bases: [{ k0: { v: 1 } }, { k3: { v: 1 }, k4: { v: 2 } }, { k3: { v: 1 }, k4: {} }, { k11: {} }, {}, { k1: { v: 1 }, z: 1 }],
+  },
+  {
+    // Branches told apart by a constant, and three that take any "type" (a misspelt enum):
+    // only those three need the others' complements, and those exclude the constants' branches.
+    name: 'oneOf of branches with constant discriminators beside branches that overlap them all',
+    schema: {
+      oneOf: [
+        ...['A', 'B', 'C', 'D'].map((t) => ({
+          type: 'object',
+          required: ['type', 'c'],
+          properties: { type: { enum: [t] }, c: { type: 'array', minItems: 1 } },
+        })),
+        { type: 'object', required: ['type', 'g'], properties: { type: { type: 'string', emum: ['G'] }, g: { type: 'array' } } },
+        { type: 'object', required: ['type', 'f'], properties: { type: { type: 'string' }, f: { type: 'integer' } } },
+      ],
+    },
+    bases: [
+      { type: 'A', c: [1] },
+      { type: 'A', c: [1], g: [] },
+      { type: 'A', c: [], g: [] },
+      { type: 'G', g: [] },
+      { type: 'B', c: [2], f: 1 },
+      { type: 'x', g: [], f: 2 },
+      { type: 3, c: [1] },
+    ],
+  },
+  {
+    name: 'oneOf whose branches are disjoint by a member one requires and another forbids (additionalProperties: false)',
+    schema: {
+      oneOf: [
+        { type: 'string' },
+        { type: 'object', properties: { ios: {}, android: {} }, required: ['ios', 'android'], additionalProperties: false },
+        { type: 'object', required: ['ref'], properties: { ref: { type: 'string' } }, additionalProperties: false },
+        { type: 'object', properties: { ref: {}, x: { type: 'integer' } }, minProperties: 1 },
+      ],
+    },
+    bases: ['s', { ios: 1, android: 2 }, { ref: 'a' }, { ref: 1 }, { x: 1 }, { x: 'a' }, {}, { ios: 1 }],
+  },
+  {
+    // additionalProperties is read with its properties: the first branch does not say what the
+    // second's `not` excludes ({b: 1} is in both), so they are not disjoint.
+    name: 'oneOf where a branch refutes another only as far as additionalProperties reads the same properties',
+    schema: {
+      oneOf: [
+        { type: 'object', properties: { a: {}, b: {} }, additionalProperties: false, required: ['b'] },
+        { type: 'object', not: { properties: { a: {} }, additionalProperties: false } },
+        { type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false, required: ['a'], not: { properties: { a: { type: 'integer' } } } },
+      ],
+    },
+    bases: [{ b: 1 }, { a: 1, b: 1 }, { a: 1 }, { c: 1 }, {}, { a: 'x' }],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

@@ -6,7 +6,7 @@
  * less the others, `negate-schema.ts`).
  */
 import type { Bound } from './numbers.ts';
-import { mergeSchemas } from './merge-schemas.ts';
+import { jsonEqual, mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
   allowedTypes,
@@ -76,6 +76,16 @@ function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'non
   return constrains ? 'some' : 'all';
 }
 
+/**
+ * Whether no instance satisfies both schemas (merged ones), proven kind by kind: false means
+ * "not proven". A oneOf branch needs no complement of a branch it is disjoint from.
+ */
+export function provablyDisjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string): boolean {
+  return KINDS.every(
+    (kind) => kindStatus(a, kind, pointer) === 'none' || kindStatus(b, kind, pointer) === 'none' || pairwiseDisjoint(compiler, [a, b], kind, pointer),
+  );
+}
+
 // Whether the schemas, restricted to one kind, are pairwise disjoint.
 function pairwiseDisjoint(compiler: SchemaCompiler, schemas: readonly SchemaObject[], kind: JsonType, pointer: string): boolean {
   const restricted = schemas.map((s) => restrictTo(compiler, s, [kind], pointer));
@@ -83,14 +93,15 @@ function pairwiseDisjoint(compiler: SchemaCompiler, schemas: readonly SchemaObje
 }
 
 // Whether no instance satisfies both schemas, proven from: their types; the values of an
-// enum / const (each checked against the other schema); a property both require whose
-// schemas are disjoint; a property one requires that the other forbids; disjoint number
-// ranges. False means "not proven".
+// enum / const (each checked against the other schema); a `not` of what the other schema
+// says itself; a property one requires whose schema is disjoint from the other's schema for
+// it; disjoint number ranges. False means "not proven".
 function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string, depth = 0): boolean {
   if (depth > MAX_PROOF_DEPTH) return false;
   const tb = typesOf(b, pointer);
   const shared = [...typesOf(a, pointer)].filter((t) => tb.has(t));
   if (shared.length === 0) return true;
+  if (refutes(a, b, pointer) || refutes(b, a, pointer)) return true;
   for (const [x, y] of [
     [a, b],
     [b, a],
@@ -115,7 +126,8 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
         const px = propertySchema(x, name);
         const py = propertySchema(y, name);
         if (py === false) return true;
-        if (!requiredNames(y).includes(name) || px === undefined || py === undefined || typeof px === 'boolean' || typeof py === 'boolean') continue;
+        // x requires the property; wherever y holds too, it satisfies y's schema for it.
+        if (px === undefined || py === undefined || typeof px === 'boolean' || typeof py === 'boolean') continue;
         const fx = compiler.flatten(px, pointer);
         const fy = compiler.flatten(py, pointer);
         if (fx === false || fy === false || disjoint(compiler, fx, fy, pointer, depth + 1)) return true;
@@ -123,6 +135,52 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
     }
   }
   return false;
+}
+
+// Whether `x` says `not: N` (one of its nots) where `y` says everything N says: its types
+// among N's, and each other keyword of N with the same value (properties and required: N's
+// among y's).
+function refutes(x: SchemaObject, y: SchemaObject, pointer: string): boolean {
+  if (x.not === undefined || typeof x.not === 'boolean') return x.not === true;
+  const nots =
+    (x.not as SchemaObject).anyOf !== undefined && Object.keys(x.not as object).length === 1 ? ((x.not as SchemaObject).anyOf as Schema[]) : [x.not as Schema];
+  return nots.some((n) => n === true || (typeof n === 'object' && implies(y, n, pointer)));
+}
+
+// Keywords read together: where `n` has one, `y` must have each as `n` has it.
+const KEYWORD_GROUPS: readonly (readonly string[])[] = [
+  ['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties'],
+  ['prefixItems', 'items', 'additionalItems', 'unevaluatedItems'],
+  ['contains', 'minContains', 'maxContains'],
+  ['if', 'then', 'else'],
+  ['minimum', 'exclusiveMinimum'],
+  ['maximum', 'exclusiveMaximum'],
+];
+
+// Whether every instance of `y` satisfies `n`, read keyword by keyword (false: not proven).
+function implies(y: SchemaObject, n: SchemaObject, pointer: string): boolean {
+  const alike = (k: string): boolean => jsonEqual(y[k], n[k]);
+  for (const group of KEYWORD_GROUPS) {
+    // Properties alone speak of each name apart (below); with the others they are read together.
+    const together = group[0] === 'properties' ? group.slice(1).some((k) => n[k] !== undefined) : group.some((k) => n[k] !== undefined);
+    if (together && !group.every(alike)) return false;
+  }
+  return Object.entries(n).every(([k, v]) => {
+    if (!isAssertion(k)) return true;
+    if (k === 'type') {
+      if (y.type === undefined) return false;
+      const allowed = typesOf(n, pointer);
+      return allowed.size > 0 && allowedTypes(y, pointer).every((t) => allowed.has(t));
+    }
+    if (k === 'required') return Array.isArray(v) && (v as string[]).every((name) => requiredNames(y).includes(name));
+    if (k === 'properties') {
+      const mine = (y.properties ?? {}) as Record<string, unknown>;
+      return Object.entries(v as Record<string, unknown>).every(
+        ([name, schema]) => schema === true || (Object.hasOwn(mine, name) && jsonEqual(mine[name], schema)),
+      );
+    }
+    return Object.hasOwn(y, k) && jsonEqual(y[k], v);
+  });
 }
 
 // The types a schema allows, integers counted among numbers.

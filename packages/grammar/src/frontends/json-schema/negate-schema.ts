@@ -11,6 +11,7 @@
  * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
+import { provablyDisjoint } from './disjoint-branches.ts';
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
@@ -72,20 +73,17 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
 }
 
 /**
- * The intersection of unions: every way of picking one branch of each, merged, the empty
- * ones dropped. Throws `NotNegatable` past `MAX_NEGATION_BRANCHES`.
+ * The intersection of unions: every way of picking one branch of each, merged, the ones
+ * provably empty dropped. Throws `NotNegatable` past `MAX_NEGATION_BRANCHES`.
  */
-export function productOfUnions(
-  seed: SchemaObject,
-  unions: readonly (readonly SchemaObject[])[],
-  pointer: string,
-  unsupported: ReportUnsupported,
-): SchemaObject[] {
+export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, unions: readonly (readonly SchemaObject[])[], pointer: string): SchemaObject[] {
+  const unsupported: ReportUnsupported = (p, k, m) => compiler.unsupported(p, k, m);
   let product: SchemaObject[] = [seed];
   for (const union of unions) {
     const next: SchemaObject[] = [];
     for (const left of product) {
       for (const right of union) {
+        if (provablyDisjoint(compiler, left, right, pointer)) continue;
         const both = mergeSchemas(left, right, pointer, unsupported);
         if (both !== false) next.push(both);
       }
@@ -101,6 +99,7 @@ class Negation {
   readonly #out: SchemaObject[] = [];
   readonly #types: JsonType[];
   readonly #numbers: 'number' | 'integer' | null;
+  readonly #required: ReadonlySet<string>;
 
   constructor(
     private readonly compiler: SchemaCompiler,
@@ -109,6 +108,7 @@ class Negation {
   ) {
     this.#types = allowedTypes(schema, pointer);
     this.#numbers = this.#types.includes('number') ? 'number' : this.#types.includes('integer') ? 'integer' : null;
+    this.#required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   }
 
   branches(): SchemaObject[] {
@@ -139,6 +139,12 @@ class Negation {
     if (others.length > 0) this.#out.push({ type: others });
     // Numbers that are not integers (the compiler refuses them where numbers are allowed).
     if (this.#numbers === 'integer') this.#out.push({ type: 'number', not: { type: 'integer' } });
+  }
+
+  // The schema of a name in `properties` (undefined: not declared there).
+  #declared(name: string): Schema | undefined {
+    const properties = this.schema.properties as Record<string, Schema> | undefined;
+    return properties !== undefined && Object.hasOwn(properties, name) ? properties[name] : undefined;
   }
 
   // The schema's own types (a branch for a keyword that constrains every kind).
@@ -221,11 +227,19 @@ class Negation {
         return;
       }
       case 'required':
-        if (Array.isArray(value)) for (const name of value as string[]) this.#add('object', { properties: { [name]: false } });
+        // A required name missing; one `properties` also speaks of fails there in one branch.
+        if (Array.isArray(value))
+          for (const name of value as string[]) if (this.#declared(name) === undefined) this.#add('object', { properties: { [name]: false } });
         return;
       case 'properties':
+        // A member that fails its schema: missing, or there and failing, for a required name.
         for (const [name, member] of Object.entries(value as Record<string, Schema>)) {
-          if (member !== true) this.#add('object', { required: [name], properties: { [name]: { not: member } } });
+          const required = this.#required.has(name);
+          if (member === true) {
+            if (required) this.#add('object', { properties: { [name]: false } });
+          } else {
+            this.#add('object', { ...(!required && { required: [name] }), properties: { [name]: { not: member } } });
+          }
         }
         return;
       case 'multipleOf':
@@ -315,7 +329,7 @@ class Negation {
     delete rest[other];
     const parts =
       other === 'not'
-        ? productOfUnions(rest, [negateSchema(this.compiler, key.not as Schema, this.pointer)], this.pointer, unsupported)
+        ? productOfUnions(this.compiler, rest, [negateSchema(this.compiler, key.not as Schema, this.pointer)], this.pointer)
         : (key.anyOf as Schema[]).flatMap((branch) => {
             const flat = branch === true ? {} : branch === false ? false : this.compiler.flatten(branch, this.pointer);
             const both = flat === false ? false : mergeSchemas(rest, flat, this.pointer, unsupported);
@@ -335,7 +349,7 @@ class Negation {
   // Every branch fails: the product of their complements, within the schema's types.
   #allFail(branches: readonly Schema[]): SchemaObject[] {
     const unions = branches.map((b) => negateSchema(this.compiler, b, this.pointer));
-    return productOfUnions(this.#anyKind(), unions, this.pointer, (p, k, m) => this.compiler.unsupported(p, k, m));
+    return productOfUnions(this.compiler, this.#anyKind(), unions, this.pointer);
   }
 
   // Numbers below the lower bound or above the upper one.

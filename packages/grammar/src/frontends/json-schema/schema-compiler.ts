@@ -12,7 +12,7 @@ import { GrammarBuilder, MAX_NESTING, expr, type Expr } from '../../ir/grammar-i
 import { JsonGrammarParts } from '../json.ts';
 import { arrayExpr } from './array-schema.ts';
 import type { JsonSchemaOptions } from './compile-json-schema.ts';
-import { exclusiveBranches } from './disjoint-branches.ts';
+import { exclusiveBranches, provablyDisjoint } from './disjoint-branches.ts';
 import { enumExpr, numberLiteralRegex } from './enum-schema.ts';
 import { SchemaFlattener } from './flatten-schema.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
@@ -235,8 +235,7 @@ export class SchemaCompiler {
     const cases = (): SchemaObject[] => {
       const holds = this.flatten({ allOf: [condition!, then!] }, pointer);
       const fails = this.flatten({ allOf: [otherwise!] }, pointer);
-      const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
-      const complement = fails === false ? [] : productOfUnions(fails, [negateSchema(this, condition!, pointerJoin(pointer, 'if'))], pointer, unsupported);
+      const complement = fails === false ? [] : productOfUnions(this, fails, [negateSchema(this, condition!, pointerJoin(pointer, 'if'))], pointer);
       return [...(holds === false ? [] : [holds]), ...complement];
     };
     return this.#union(rest, cases, pointer, 'if', () => this.#branches(rest, pointer));
@@ -259,20 +258,17 @@ export class SchemaCompiler {
     if (keyword === 'anyOf') return this.#rules(possible, pointer);
     const disjoint = exclusiveBranches(this, possible, pointer);
     if (disjoint !== null) return this.#rules(disjoint, pointer);
-    // Overlapping branches: branch i where no other branch holds.
+    // Overlapping branches: branch i where no other branch holds (a branch it is provably
+    // disjoint from needs no complement; each complement is made once, when first needed).
     const exclusive = (): SchemaObject[] => {
-      const complements = branches.map((b, j) => negateSchema(this, b as Schema, pointerJoin(pointerJoin(pointer, keyword), j)));
-      const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
-      return merged.flatMap((b, i) =>
-        b === false
-          ? []
-          : productOfUnions(
-              b,
-              complements.filter((_, j) => j !== i),
-              pointer,
-              unsupported,
-            ),
-      );
+      const complements: SchemaObject[][] = [];
+      const complement = (j: number): SchemaObject[] =>
+        (complements[j] ??= negateSchema(this, branches[j] as Schema, pointerJoin(pointerJoin(pointer, keyword), j)));
+      return merged.flatMap((b, i) => {
+        if (b === false) return [];
+        const overlapping = merged.flatMap((c, j) => (j === i || c === false || provablyDisjoint(this, b, c, pointer) ? [] : [j]));
+        return productOfUnions(this, b, overlapping.map(complement), pointer);
+      });
     };
     return this.#union({}, exclusive, pointer, 'oneOf', () => this.#rules(possible, pointer));
   }
@@ -400,13 +396,12 @@ export class SchemaCompiler {
   #withoutConstants(type: 'array' | 'object', schema: SchemaObject, constants: readonly unknown[], pointer: string): Expr {
     const rest: Record<string, unknown> = { ...schema, type };
     delete rest.__notValues;
-    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
     const complements = (): SchemaObject[] =>
       productOfUnions(
+        this,
         { type },
         constants.map((c) => negateSchema(this, constantShape(c), pointer)),
         pointer,
-        unsupported,
       );
     return this.#union(rest, complements, pointer, 'not', () => (type === 'array' ? arrayExpr(this, rest, pointer) : objectExpr(this, rest, pointer)));
   }
