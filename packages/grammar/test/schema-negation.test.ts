@@ -314,6 +314,50 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     },
     bases: [{ b: 1 }, { a: 1, b: 1 }, { a: 1 }, { c: 1 }, {}, { a: 'x' }],
   },
+  {
+    // A discriminator no branch requires: objects without it are in every branch whose other
+    // members they satisfy. Too many branches for one product, so the oneOf is taken case by
+    // case (each group of country values, then no country or another).
+    name: 'oneOf split into cases by a member the branches give enums (not required)',
+    schema: {
+      type: 'object',
+      properties: { street: { type: 'string' } },
+      oneOf: [
+        ...['BRA', 'ITA', 'MEX', 'USA', 'CAN', 'IND', 'CHN'].map((country, i) => ({
+          properties: { country: { enum: [country] }, state: { enum: [`${i}a`, `${i}b`, 'XX'] } },
+        })),
+        { properties: { country: { enum: ['FRA', 'DEU', 'USA'] }, state: { type: 'string', maxLength: 3 } } },
+      ],
+    },
+    bases: [
+      { country: 'BRA', state: '0a' },
+      { country: 'BRA', state: '1a' },
+      { country: 'USA', state: '3a' },
+      { country: 'USA', state: 'ZZ' },
+      { country: 'FRA', state: 'any' },
+      { state: '2b' },
+      { state: 'XX' },
+      { country: 'ESP' },
+      {},
+    ],
+  },
+  {
+    // The complement of a oneOf whose branches a constant tells apart, inside an array: an item
+    // in none of them (or in two), taken case by case too.
+    name: 'not of items that are a oneOf with discriminators (some item in none, or in two)',
+    schema: {
+      type: 'array',
+      not: {
+        items: {
+          oneOf: [
+            ...['P', 'L', 'M', 'N', 'Q', 'R', 'S'].map((t, i) => ({ type: 'object', required: ['t', 'c'], properties: { t: { const: t }, c: { type: 'array', minItems: i % 3 } } })),
+            { type: 'object', required: ['t', 'g'], properties: { t: { type: 'string' }, g: { type: 'integer' } } },
+          ],
+        },
+      },
+    },
+    bases: [[{ t: 'P', c: [] }], [{ t: 'P', c: [], g: 1 }], [{ t: 'x', g: 1 }, { t: 'M', c: [] }], [{ t: 'N', c: [1] }], [], [{ t: 'L' }]],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

@@ -86,6 +86,49 @@ export function provablyDisjoint(compiler: SchemaCompiler, a: SchemaObject, b: S
   );
 }
 
+// Most cases a oneOf is split into by a discriminating member's values.
+const MAX_DISCRIMINATOR_CASES = 64;
+
+/**
+ * Cases that split the instances of a oneOf whose branches overlap so that within each, fewer
+ * branches do: a member that at least two branches declare with an enum or const (a
+ * "discriminator"), its values grouped by the branches that allow each; one case per group
+ * (objects with the member, its value in the group), and one for every other instance
+ * (objects without it or with another value, and all that are not objects). Null when no
+ * member does this. The member with the most groups is taken.
+ */
+export function discriminatorCases(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): SchemaObject[] | null {
+  let best: { name: string; groups: unknown[][] } | null = null;
+  const names = new Set(branches.flatMap((b) => Object.keys((b.properties ?? {}) as object)));
+  for (const name of names) {
+    const valueSets = branches.flatMap((b) => {
+      const member = ((b.properties ?? {}) as Record<string, Schema>)[name];
+      const flat = member === undefined || typeof member === 'boolean' ? false : compiler.flatten(member, pointer);
+      if (flat === false) return [];
+      const values = flat.const !== undefined ? [flat.const] : Array.isArray(flat.enum) ? flat.enum : null;
+      return values === null ? [] : [values];
+    });
+    if (valueSets.length < 2) continue;
+    // Values grouped by which value sets hold them.
+    const groups = new Map<string, unknown[]>();
+    const seen: unknown[] = [];
+    for (const value of valueSets.flat()) {
+      if (seen.some((v) => jsonEqual(v, value))) continue;
+      seen.push(value);
+      const signature = valueSets.map((set) => (set.some((v) => jsonEqual(v, value)) ? 1 : 0)).join('');
+      groups.set(signature, [...(groups.get(signature) ?? []), value]);
+    }
+    if (groups.size >= 2 && groups.size < MAX_DISCRIMINATOR_CASES && (best === null || groups.size > best.groups.length))
+      best = { name, groups: [...groups.values()] };
+  }
+  if (best === null) return null;
+  const { name, groups } = best;
+  return [
+    ...groups.map((values) => ({ type: 'object', required: [name], properties: { [name]: { enum: values } } })),
+    { properties: { [name]: { not: { enum: groups.flat() } } } },
+  ];
+}
+
 // Whether the schemas, restricted to one kind, are pairwise disjoint.
 function pairwiseDisjoint(compiler: SchemaCompiler, schemas: readonly SchemaObject[], kind: JsonType, pointer: string): boolean {
   const restricted = schemas.map((s) => restrictTo(compiler, s, [kind], pointer));

@@ -11,7 +11,7 @@
  * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
-import { provablyDisjoint } from './disjoint-branches.ts';
+import { discriminatorCases, provablyDisjoint } from './disjoint-branches.ts';
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
@@ -184,10 +184,15 @@ class Negation {
         return;
       case 'oneOf':
       case '__oneOf':
-        // None holds, or two do (for each list).
+        // None holds, or two do (for each list; two that are provably disjoint never do).
         for (const branches of keyword === 'oneOf' ? [value as Schema[]] : (value as Schema[][])) {
           this.#out.push(...this.#allFail(branches));
-          branches.forEach((a, i) => branches.slice(i + 1).forEach((b) => this.#both(a, b)));
+          const flat = branches.map((b) => (typeof b === 'boolean' ? b : this.compiler.flatten(b, this.pointer)));
+          const apart = (i: number, j: number): boolean => {
+            const [a, b] = [flat[i], flat[j]];
+            return a === false || b === false || (typeof a === 'object' && typeof b === 'object' && provablyDisjoint(this.compiler, a, b, this.pointer));
+          };
+          branches.forEach((a, i) => branches.forEach((b, j) => j > i && !apart(i, j) && this.#both(a, b)));
         }
         return;
       case '__conditions':
@@ -346,10 +351,26 @@ class Negation {
     if (flat !== false) this.#out.push(flat);
   }
 
-  // Every branch fails: the product of their complements, within the schema's types.
+  // Every branch fails: the product of their complements, within the schema's types; past
+  // the cap, the same case by case when a member tells branches apart by its values (within a
+  // case, only the branches that case leaves possible).
   #allFail(branches: readonly Schema[]): SchemaObject[] {
     const unions = branches.map((b) => negateSchema(this.compiler, b, this.pointer));
-    return productOfUnions(this.compiler, this.#anyKind(), unions, this.pointer);
+    try {
+      return productOfUnions(this.compiler, this.#anyKind(), unions, this.pointer);
+    } catch (error) {
+      const flat = branches.map((b) => (b === true ? {} : b === false ? false : this.compiler.flatten(b, this.pointer)));
+      const possible = flat.filter((b) => b !== false);
+      const cases = error instanceof NotNegatable ? discriminatorCases(this.compiler, possible, this.pointer) : null;
+      if (cases === null) throw error;
+      const unsupported: ReportUnsupported = (p, k, m) => this.compiler.unsupported(p, k, m);
+      return cases.flatMap((c) => {
+        const seed = mergeSchemas(this.#anyKind(), c, this.pointer, unsupported);
+        if (seed === false) return [];
+        const open = unions.filter((_, j) => flat[j] !== false && !provablyDisjoint(this.compiler, seed, flat[j] as SchemaObject, this.pointer));
+        return productOfUnions(this.compiler, seed, open, this.pointer);
+      });
+    }
   }
 
   // Numbers below the lower bound or above the upper one.

@@ -12,7 +12,7 @@ import { GrammarBuilder, MAX_NESTING, expr, type Expr } from '../../ir/grammar-i
 import { JsonGrammarParts } from '../json.ts';
 import { arrayExpr } from './array-schema.ts';
 import type { JsonSchemaOptions } from './compile-json-schema.ts';
-import { exclusiveBranches, provablyDisjoint } from './disjoint-branches.ts';
+import { discriminatorCases, exclusiveBranches, provablyDisjoint } from './disjoint-branches.ts';
 import { enumExpr, numberLiteralRegex } from './enum-schema.ts';
 import { SchemaFlattener } from './flatten-schema.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
@@ -260,17 +260,27 @@ export class SchemaCompiler {
     if (disjoint !== null) return this.#rules(disjoint, pointer);
     // Overlapping branches: branch i where no other branch holds (a branch it is provably
     // disjoint from needs no complement; each complement is made once, when first needed).
-    const exclusive = (): SchemaObject[] => {
-      const complements: SchemaObject[][] = [];
-      const complement = (j: number): SchemaObject[] =>
-        (complements[j] ??= negateSchema(this, branches[j] as Schema, pointerJoin(pointerJoin(pointer, keyword), j)));
-      return merged.flatMap((b, i) => {
+    // Past the cap, the same case by case when a member tells branches apart by its values.
+    const complements: SchemaObject[][] = [];
+    const complement = (j: number): SchemaObject[] =>
+      (complements[j] ??= negateSchema(this, branches[j] as Schema, pointerJoin(pointerJoin(pointer, keyword), j)));
+    const exclusive = (within: readonly (SchemaObject | false)[]): SchemaObject[] =>
+      within.flatMap((b, i) => {
         if (b === false) return [];
-        const overlapping = merged.flatMap((c, j) => (j === i || c === false || provablyDisjoint(this, b, c, pointer) ? [] : [j]));
+        const overlapping = within.flatMap((c, j) => (j === i || c === false || provablyDisjoint(this, b, c, pointer) ? [] : [j]));
         return productOfUnions(this, b, overlapping.map(complement), pointer);
       });
+    const byCases = (): SchemaObject[] => {
+      try {
+        return exclusive(merged);
+      } catch (error) {
+        const cases = error instanceof NotNegatable ? discriminatorCases(this, possible, pointer) : null;
+        if (cases === null) throw error;
+        const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+        return cases.flatMap((c) => exclusive(merged.map((b) => b && mergeSchemas(b, c, pointer, unsupported))));
+      }
     };
-    return this.#union({}, exclusive, pointer, 'oneOf', () => this.#rules(possible, pointer));
+    return this.#union({}, byCases, pointer, 'oneOf', () => this.#rules(possible, pointer));
   }
 
   // `not` of a type list or of constants removes types or values; any other `not` is the
