@@ -309,7 +309,13 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
       oneOf: [
         { type: 'object', properties: { a: {}, b: {} }, additionalProperties: false, required: ['b'] },
         { type: 'object', not: { properties: { a: {} }, additionalProperties: false } },
-        { type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false, required: ['a'], not: { properties: { a: { type: 'integer' } } } },
+        {
+          type: 'object',
+          properties: { a: { type: 'integer' } },
+          additionalProperties: false,
+          required: ['a'],
+          not: { properties: { a: { type: 'integer' } } },
+        },
       ],
     },
     bases: [{ b: 1 }, { a: 1, b: 1 }, { a: 1 }, { c: 1 }, {}, { a: 'x' }],
@@ -350,13 +356,27 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
       not: {
         items: {
           oneOf: [
-            ...['P', 'L', 'M', 'N', 'Q', 'R', 'S'].map((t, i) => ({ type: 'object', required: ['t', 'c'], properties: { t: { const: t }, c: { type: 'array', minItems: i % 3 } } })),
+            ...['P', 'L', 'M', 'N', 'Q', 'R', 'S'].map((t, i) => ({
+              type: 'object',
+              required: ['t', 'c'],
+              properties: { t: { const: t }, c: { type: 'array', minItems: i % 3 } },
+            })),
             { type: 'object', required: ['t', 'g'], properties: { t: { type: 'string' }, g: { type: 'integer' } } },
           ],
         },
       },
     },
-    bases: [[{ t: 'P', c: [] }], [{ t: 'P', c: [], g: 1 }], [{ t: 'x', g: 1 }, { t: 'M', c: [] }], [{ t: 'N', c: [1] }], [], [{ t: 'L' }]],
+    bases: [
+      [{ t: 'P', c: [] }],
+      [{ t: 'P', c: [], g: 1 }],
+      [
+        { t: 'x', g: 1 },
+        { t: 'M', c: [] },
+      ],
+      [{ t: 'N', c: [1] }],
+      [],
+      [{ t: 'L' }],
+    ],
   },
 ];
 
