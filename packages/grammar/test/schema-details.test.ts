@@ -184,7 +184,7 @@ describe('leap seconds: 23:59:60 in UTC, whatever the offset', () => {
   });
 });
 
-describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
+describe('identity escapes and lone brackets in patterns (ECMAScript Annex B, Python)', () => {
   // The oracle: the pattern as JavaScript reads it without the u flag, where these escapes
   // are valid; the strings are BMP text, where the two modes agree.
   const cases = [
@@ -195,6 +195,12 @@ describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
     ['^[a\\-z]+$', ['a-z', 'b', '-'], true],
     ['^a\\-b$', ['a-b', 'ab'], true],
     ['^\\"\\d+\\"$', ['"12"', '12', '"x"'], true],
+    // A `]`, `}` or `{` that opens or closes nothing is itself; a count stays a count.
+    ['^[[a-z]*[-]?[a-z]*]*$', ['ab', 'a-b]]', '[x', ']', 'A', ''], true],
+    ['^PUBMED:\\{d}', ['PUBMED:{d}', 'PUBMED:{d}1', 'PUBMED:d', 'PUBMED:{dd}'], true],
+    ['^.*\\{\\{.+}}.*$', ['{{a}}', 'x{{ab}}y', '{a}', '{{}}'], true],
+    ['^a{2}{x}b{,3}c{1,}$', ['aa{x}b{,3}c', 'aa{x}b{,3}ccc', 'a{x}b{,3}c', 'aa{x}bbbc'], true],
+    ['^[]a]$', [']a]', 'a', ']'], true],
   ] as const;
   it.each(cases)('%s', (pattern, texts) => {
     const grammar = compileSchema({ type: 'string', pattern });
@@ -212,7 +218,7 @@ describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
   it('errors after a spelled escape point into the pattern as written', () => {
     let error: unknown;
     try {
-      regexToByteRegex('\\"\\-(?<=a)', { flags: 'u', mode: 'search', identityEscapes: true, offset: 10 });
+      regexToByteRegex('\\"\\-(?<=a)', { flags: 'u', mode: 'search', annexB: true, offset: 10 });
     } catch (e) {
       error = e;
     }
@@ -220,6 +226,7 @@ describe('identity escapes in patterns (ECMAScript Annex B, Python)', () => {
     expect((error as GrammarError).span).toEqual({ start: 14, end: 20 });
     // Without the option, the u flag refuses them as JavaScript does.
     expect(() => regexToByteRegex('[^\\"]', { flags: 'u' })).toThrow(/Invalid escape/);
+    expect(() => regexToByteRegex('a]', { flags: 'u' })).toThrow(/Lone quantifier/);
   });
 });
 

@@ -49,13 +49,14 @@ export interface RegexOptions {
    */
   readonly caseFolding?: CaseFolding;
   /**
-   * With the `u` flag, also read a backslash before a character that is no ASCII letter or
-   * digit as that character (`[^\"]`, `\'`, `\_`), as ECMAScript does without it (Annex B's
-   * identity escapes) and Python does; the `u` flag alone refuses them. JSON Schema patterns
-   * are written for those engines too. Escapes of letters and digits keep their meaning or
-   * stay errors (`\q`).
+   * With the `u` flag, also read what ECMAScript reads without it (Annex B) and Python reads
+   * alike, which the `u` flag alone refuses: a backslash before a character that is no ASCII
+   * letter or digit as that character (`[^\"]`, `\'`, `\_`), and a `]`, `}` or `{` outside a
+   * class that opens or closes nothing as itself (`^[[a-z]*]*$`, `\{d}`; `a{2,3}` stays a
+   * count). JSON Schema patterns are written for those engines too. Escapes of letters and
+   * digits keep their meaning or stay errors (`\q`).
    */
-  readonly identityEscapes?: boolean;
+  readonly annexB?: boolean;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -76,11 +77,11 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   let convert = conversions.get(encode);
   if (convert === undefined) {
     convert = memoized(
-      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.identityEscapes === true} ${pattern}`,
+      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.annexB === true} ${pattern}`,
       ({ pattern, options }) => {
         const flags = options.flags ?? '';
         const offset = options.offset ?? 0;
-        const { ast, at } = parse(pattern, flags, offset, options.identityEscapes === true);
+        const { ast, at } = parse(pattern, flags, offset, options.annexB === true);
         const mode = options.mode ?? 'match';
         const converter = new Converter(flags, options.caseFolding, mode, at, encode);
         if (mode !== 'token' && hasLookahead(ast)) return converter.lookaheadPattern(ast, mode === 'search');
@@ -94,7 +95,7 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
 }
 
 // The pattern's syntax tree, and where each of its offsets is in the grammar source.
-function parse(pattern: string, flags: string, offset: number, identityEscapes: boolean): { ast: AST.Pattern; at: (index: number) => number } {
+function parse(pattern: string, flags: string, offset: number, annexB: boolean): { ast: AST.Pattern; at: (index: number) => number } {
   const parser = new RegExpParser({ ecmaVersion: 2025 });
   const unicodeSets = flags.includes('v');
   const at = (index: number): number => offset + index;
@@ -104,7 +105,7 @@ function parse(pattern: string, flags: string, offset: number, identityEscapes: 
   } catch (unicodeError) {
     if (unicodeSets) throw syntaxError(unicodeError, offset);
     if (flags.includes('u')) {
-      const spelled = identityEscapes ? spellIdentityEscapes(pattern) : null;
+      const spelled = annexB ? spellAnnexB(pattern) : null;
       if (spelled === null) throw syntaxError(unicodeError, offset);
       try {
         const ast = parser.parsePattern(spelled.source, 0, spelled.source.length, { unicode: true });
@@ -126,29 +127,55 @@ function parse(pattern: string, flags: string, offset: number, identityEscapes: 
 const SYNTAX_CHARACTERS = '^$\\.*+?()[]{}|/';
 
 /**
- * The pattern with each identity escape of a character that is no ASCII letter or digit and
- * that the u flag refuses (`\"`, `\-` outside a class, `\ `) spelled `\u{…}`: the same
- * character in either mode. `origin[i]` is the pattern offset of offset `i`. Null when there
- * is none to spell.
+ * The pattern with what the u flag refuses and Annex B reads spelled as the u flag reads it:
+ * each identity escape of a character that is no ASCII letter or digit (`\"`, `\-` outside a
+ * class, `\ `) as `\u{…}`, and a `]`, `}` or `{` outside a class that opens or closes nothing
+ * (no count `{n}`, `{n,}`, `{n,m}` starts there) escaped. `origin[i]` is the pattern offset of
+ * offset `i`. Null when there is nothing to spell.
  */
-function spellIdentityEscapes(pattern: string): { source: string; origin: number[] } | null {
+function spellAnnexB(pattern: string): { source: string; origin: number[] } | null {
   let source = '';
   const origin: number[] = [];
   let spelled = false;
+  let inClass = false;
+  const put = (text: string, from: number): void => {
+    source += text;
+    for (let k = 0; k < text.length; k++) origin.push(from);
+  };
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     const next = pattern.codePointAt(i + 1);
-    if (c !== '\\' || next === undefined) {
-      source += c;
-      origin.push(i);
-      continue;
+    if (c === '\\' && next !== undefined) {
+      const char = String.fromCodePoint(next);
+      // `\u{…}`, `\p{…}` and `\P{…}` keep their braces.
+      const braces = /^[upP]\{[^}]*\}/.exec(pattern.slice(i + 1))?.[0];
+      const text =
+        braces !== undefined ? `\\${braces}` : /[A-Za-z0-9]/.test(char) || SYNTAX_CHARACTERS.includes(char) ? `\\${char}` : `\\u{${next.toString(16)}}`;
+      spelled ||= braces === undefined && text.length !== 1 + char.length;
+      put(text, i);
+      i += braces?.length ?? char.length;
+    } else if (inClass) {
+      inClass = c !== ']';
+      put(c, i);
+    } else if (c === '[') {
+      inClass = true;
+      // ECMAScript's `[]` is an empty class: a `]` right after `[` closes it.
+      put(c, i);
+    } else if (c === '{') {
+      const count = /^\{\d+(?:,\d*)?\}/.exec(pattern.slice(i))?.[0];
+      if (count !== undefined) {
+        put(count, i);
+        i += count.length - 1;
+      } else {
+        spelled = true;
+        put('\\{', i);
+      }
+    } else if (c === ']' || c === '}') {
+      spelled = true;
+      put(`\\${c}`, i);
+    } else {
+      put(c, i);
     }
-    const char = String.fromCodePoint(next);
-    const text = /[A-Za-z0-9]/.test(char) || SYNTAX_CHARACTERS.includes(char) ? `\\${char}` : `\\u{${next.toString(16)}}`;
-    spelled ||= text.length !== 1 + char.length;
-    source += text;
-    for (let k = 0; k < text.length; k++) origin.push(i);
-    i += char.length;
   }
   return spelled ? { source, origin } : null;
 }

@@ -76,7 +76,7 @@ export function formatRegex(compiler: SchemaCompiler, format: string, pointer: s
  */
 export function schemaPattern(compiler: SchemaCompiler, source: string, mode: 'match' | 'search', pointer: string, keyword: string): ByteRegex {
   try {
-    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, identityEscapes: true });
+    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, annexB: true });
   } catch (error) {
     if (error instanceof GrammarError) {
       if (error.code === 'invalid_regex') throw new InvalidSchemaError(pointer, keyword, `invalid regex: ${error.message}`);
