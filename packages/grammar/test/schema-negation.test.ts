@@ -348,6 +348,54 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     ],
   },
   {
+    // Complements sharing branches ("pid missing or not a string" in each): a product keeps
+    // one of equal branches, and a branch its left side already implies stands for the rest
+    // (3 branches here, not 3^6).
+    name: 'not of an anyOf whose branches fail alike (equal and absorbed product branches)',
+    schema: {
+      type: 'object',
+      not: {
+        anyOf: Array.from({ length: 6 }, (_, i) => ({
+          properties: { pid: { type: 'string' }, key: { type: 'string' }, [`v${i}`]: { type: 'integer' } },
+          required: ['pid', 'key', `v${i}`],
+        })),
+      },
+    },
+    bases: [{ pid: 'a', key: 'b', v0: 1 }, { pid: 'a', key: 'b', v5: 'x' }, { pid: 1, key: 'b', v2: 1 }, { key: 'b' }, { pid: 'a', key: 'b' }, {}],
+  },
+  {
+    // Branches whose ids match disjoint patterns are disjoint (their automata share no string),
+    // and so is a nested oneOf all of whose branches are; the catch-all branch overlaps them.
+    name: 'oneOf of branches told apart by disjoint patterns, a nested oneOf among them',
+    schema: {
+      oneOf: [
+        ...['cargo', 'npm', 'gem', 'pypi', 'nuget', 'opam', 'go'].map((kind) => ({
+          type: 'object',
+          required: ['id'],
+          additionalProperties: false,
+          properties: { id: { type: 'string', pattern: `^pkg:${kind}/.+@.+` }, extra: { type: 'array' } },
+        })),
+        {
+          oneOf: [
+            { type: 'object', required: ['id', 'build'], properties: { id: { type: 'string', pattern: '^pkg:generic/.+@' } } },
+            { type: 'object', required: ['id', 'asset'], properties: { id: { type: 'string', pattern: '^pkg:github/.+@' } } },
+          ],
+        },
+        { type: 'object', required: ['id', 'any'], properties: { id: { type: 'string', minLength: 12 } } },
+      ],
+    },
+    bases: [
+      { id: 'pkg:cargo/a@1' },
+      { id: 'pkg:npm/left-pad@1.0.0', extra: [] },
+      { id: 'pkg:npm/left-pad@1.0.0', any: 1 },
+      { id: 'pkg:generic/x@1', build: 1 },
+      { id: 'pkg:generic/x@1', build: 1, asset: 2 },
+      { id: 'pkg:github/x@1', asset: 2, any: 3 },
+      { id: 'pkg:gem/x', extra: [] },
+      { id: 'short', any: 1 },
+    ],
+  },
+  {
     // The complement of a oneOf whose branches a constant tells apart, inside an array: an item
     // in none of them (or in two), taken case by case too.
     name: 'not of items that are a oneOf with discriminators (some item in none, or in two)',

@@ -5,6 +5,7 @@
  * ranges and required properties; what cannot be proven goes the general way (each branch
  * less the others, `negate-schema.ts`).
  */
+import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import type { Bound } from './numbers.ts';
 import { jsonEqual, mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -19,6 +20,8 @@ import {
   type Schema,
   type SchemaObject,
 } from './schema-keywords.ts';
+import { SchemaError } from './schema-error.ts';
+import { stringRegex } from './string-schema.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 // The kinds of JSON value `oneOf` is decided on ('number' includes integers).
@@ -145,6 +148,7 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
   const shared = [...typesOf(a, pointer)].filter((t) => tb.has(t));
   if (shared.length === 0) return true;
   if (refutes(a, b, pointer) || refutes(b, a, pointer)) return true;
+  if (everyBranchDisjoint(compiler, a, b, pointer, depth) || everyBranchDisjoint(compiler, b, a, pointer, depth)) return true;
   for (const [x, y] of [
     [a, b],
     [b, a],
@@ -156,6 +160,7 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
     const other = standardSchema(y, compiler.draft);
     return !both.some((v) => validatesValue(compiler, other, v, pointer));
   }
+  if (shared.length === 1 && shared[0] === 'string' && noStringInBoth(compiler, a, b, pointer)) return true;
   if (shared.every((t) => t === 'number' || t === 'integer')) {
     const [la, ha, lb, hb] = [lowerBound(a, pointer), upperBound(a, pointer), lowerBound(b, pointer), upperBound(b, pointer)];
     if (below(ha, lb) || below(hb, la)) return true;
@@ -180,6 +185,20 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
   return false;
 }
 
+// Whether `x` is an anyOf or oneOf (beside other keywords) each of whose branches, with
+// those keywords, is disjoint from `y`.
+function everyBranchDisjoint(compiler: SchemaCompiler, x: SchemaObject, y: SchemaObject, pointer: string, depth: number): boolean {
+  const keyword = Array.isArray(x.anyOf) ? 'anyOf' : Array.isArray(x.oneOf) ? 'oneOf' : null;
+  if (keyword === null) return false;
+  const rest: Record<string, unknown> = { ...x };
+  delete rest[keyword];
+  return (x[keyword] as Schema[]).every((branch) => {
+    const flat = branch === false ? false : compiler.flatten(branch === true ? {} : branch, pointer);
+    const both = flat === false ? false : mergeSchemas(rest, flat, pointer, () => {});
+    return both === false || disjoint(compiler, both, y, pointer, depth + 1);
+  });
+}
+
 // Whether `x` says `not: N` (one of its nots) where `y` says everything N says: its types
 // among N's, and each other keyword of N with the same value (properties and required: N's
 // among y's).
@@ -188,6 +207,25 @@ function refutes(x: SchemaObject, y: SchemaObject, pointer: string): boolean {
   const nots =
     (x.not as SchemaObject).anyOf !== undefined && Object.keys(x.not as object).length === 1 ? ((x.not as SchemaObject).anyOf as Schema[]) : [x.not as Schema];
   return nots.some((n) => n === true || (typeof n === 'object' && implies(y, n, pointer)));
+}
+
+// Most automaton states a proof that two string schemas share no string may build.
+const MAX_STRING_PROOF_STATES = 20_000;
+
+// Whether no string satisfies both schemas' string keywords (lengths, patterns, formats):
+// their intersection's automaton, built and pruned, accepts nothing. Only where both say
+// something of strings beyond a type; false when not proven (or the automaton is too large).
+function noStringInBoth(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string): boolean {
+  const speaks = (s: SchemaObject): boolean => (KIND_KEYWORDS.string ?? []).some((k) => s[k] !== undefined);
+  if (!speaks(a) || !speaks(b)) return false;
+  const both = mergeSchemas(a, b, pointer, () => {});
+  if (both === false) return true;
+  try {
+    return matchesSomething(stringRegex(compiler, both, pointer, []), MAX_STRING_PROOF_STATES) === false;
+  } catch (error) {
+    if (error instanceof SchemaError) return false; // a keyword the compiler refuses: said where it is built
+    throw error;
+  }
 }
 
 // Keywords read together: where `n` has one, `y` must have each as `n` has it.

@@ -12,7 +12,7 @@
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { discriminatorCases, provablyDisjoint } from './disjoint-branches.ts';
-import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
+import { jsonEqual, mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
   allowedTypes,
@@ -82,11 +82,15 @@ export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, un
   for (const union of unions) {
     const next: SchemaObject[] = [];
     for (const left of product) {
+      const merged: SchemaObject[] = [];
       for (const right of union) {
         if (provablyDisjoint(compiler, left, right, pointer)) continue;
         const both = mergeSchemas(left, right, pointer, unsupported);
-        if (both !== false) next.push(both);
+        if (both !== false) merged.push(both);
       }
+      // A branch `left` already implies makes the others redundant (they are within it).
+      const within = merged.find((both) => jsonEqual(both, left));
+      for (const both of within === undefined ? merged : [within]) if (!next.some((known) => jsonEqual(known, both))) next.push(both);
     }
     if (next.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
     product = next;
