@@ -396,6 +396,35 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     ],
   },
   {
+    // Two members tell branches apart: `ext` splits two of them (the others, and a catch-all,
+    // in both its cases), `kind` all but the catch-all; the split takes `kind`, whose cases
+    // leave the fewest branches together, and nothing is refused.
+    name: 'oneOf split by the member whose cases leave the fewest branches together',
+    schema: {
+      oneOf: [
+        ...['lit', 'var', 'let', 'con', 'fun', 'seq'].map((kind) => ({
+          type: 'object',
+          required: ['kind', 'a'],
+          properties: { kind: { const: kind }, a: { type: 'array', items: { type: 'object', required: ['x'], properties: { x: { type: 'integer' } } } } },
+        })),
+        ...[false, true].map((ext) => ({
+          type: 'object',
+          required: ['kind', 'ext'],
+          properties: { kind: { const: 'app' }, ext: { const: ext }, a: { type: 'array' } },
+        })),
+        { type: 'object', required: ['kind', 'b'], properties: { b: { type: 'string' } } },
+      ],
+    },
+    bases: [
+      { kind: 'lit', a: [{ x: 1 }] },
+      { kind: 'lit', a: [{ x: 1 }], b: 's' },
+      { kind: 'app', ext: true },
+      { kind: 'app', ext: false, b: 's' },
+      { kind: 'zzz', b: 's' },
+      { kind: 'fun', a: [{}] },
+    ],
+  },
+  {
     // The complement of a oneOf whose branches a constant tells apart, inside an array: an item
     // in none of them (or in two), taken case by case too.
     name: 'not of items that are a oneOf with discriminators (some item in none, or in two)',

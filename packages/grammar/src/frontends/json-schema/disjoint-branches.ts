@@ -95,13 +95,14 @@ const MAX_DISCRIMINATOR_CASES = 64;
 /**
  * Cases that split the instances of a oneOf whose branches overlap so that within each, fewer
  * branches do: a member that at least two branches declare with an enum or const (a
- * "discriminator"), its values grouped by the branches that allow each; one case per group
- * (objects with the member, its value in the group), and one for every other instance
- * (objects without it or with another value, and all that are not objects). Null when no
- * member does this. The member with the most groups is taken.
+ * "discriminator"; values its own schema refuses left out), its values grouped by the
+ * branches that allow each; one case per group (objects with the member, its value in the
+ * group), and one for every other instance (objects without it or with another value, and
+ * all that are not objects). Null when no member does this. The member taken is the one that
+ * leaves the fewest pairs of branches possible together, summed over its cases.
  */
 export function discriminatorCases(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): SchemaObject[] | null {
-  let best: { name: string; groups: unknown[][] } | null = null;
+  let best: { name: string; groups: unknown[][]; pairs: number } | null = null;
   const names = new Set(branches.flatMap((b) => Object.keys((b.properties ?? {}) as object)));
   for (const name of names) {
     const valueSets = branches.flatMap((b) => {
@@ -109,7 +110,9 @@ export function discriminatorCases(compiler: SchemaCompiler, branches: readonly 
       const flat = member === undefined || typeof member === 'boolean' ? false : compiler.flatten(member, pointer);
       if (flat === false) return [];
       const values = flat.const !== undefined ? [flat.const] : Array.isArray(flat.enum) ? flat.enum : null;
-      return values === null ? [] : [values];
+      if (values === null) return [];
+      const own = standardSchema(flat, compiler.draft);
+      return [values.filter((v) => validatesValue(compiler, own, v, pointer))];
     });
     if (valueSets.length < 2) continue;
     // Values grouped by which value sets hold them.
@@ -121,8 +124,13 @@ export function discriminatorCases(compiler: SchemaCompiler, branches: readonly 
       const signature = valueSets.map((set) => (set.some((v) => jsonEqual(v, value)) ? 1 : 0)).join('');
       groups.set(signature, [...(groups.get(signature) ?? []), value]);
     }
-    if (groups.size >= 2 && groups.size < MAX_DISCRIMINATOR_CASES && (best === null || groups.size > best.groups.length))
-      best = { name, groups: [...groups.values()] };
+    if (groups.size < 2 || groups.size >= MAX_DISCRIMINATOR_CASES) continue;
+    // Per case, the branches possible there: those whose values hold the group and those
+    // without values for the member; in the last case, those that do not require it.
+    const open = branches.length - valueSets.length;
+    const rest = branches.filter((b) => !(Array.isArray(b.required) && b.required.includes(name))).length;
+    const pairs = [...groups.keys()].reduce((sum, signature) => sum + (signature.split('1').length - 1 + open) ** 2, rest ** 2);
+    if (best === null || pairs < best.pairs) best = { name, groups: [...groups.values()], pairs };
   }
   if (best === null) return null;
   const { name, groups } = best;

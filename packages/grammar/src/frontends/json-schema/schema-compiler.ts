@@ -47,6 +47,9 @@ const UNSUPPORTED_KEYWORDS: readonly (readonly [string, string])[] = [
   ['contains', 'contains with maxContains, or a minContains above 1, is not supported'],
 ];
 
+// Most times a oneOf is split into cases by discriminating members, one within another.
+const MAX_CASE_DEPTH = 3;
+
 export class SchemaCompiler {
   readonly parts: JsonGrammarParts;
   readonly warnings: SchemaWarning[] = [];
@@ -270,17 +273,29 @@ export class SchemaCompiler {
         const overlapping = within.flatMap((c, j) => (j === i || c === false || provablyDisjoint(this, b, c, pointer) ? [] : [j]));
         return productOfUnions(this, b, overlapping.map(complement), pointer);
       });
-    const byCases = (): SchemaObject[] => {
+    const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
+    const byCases = (within: readonly (SchemaObject | false)[], depth: number): SchemaObject[] => {
       try {
-        return exclusive(merged);
+        return exclusive(within);
       } catch (error) {
-        const cases = error instanceof NotNegatable ? discriminatorCases(this, possible, pointer) : null;
+        const possibleHere = within.filter((b) => b !== false);
+        const cases = error instanceof NotNegatable && depth < MAX_CASE_DEPTH ? discriminatorCases(this, possibleHere, pointer) : null;
         if (cases === null) throw error;
-        const unsupported: ReportUnsupported = (p, k, m) => this.unsupported(p, k, m);
-        return cases.flatMap((c) => exclusive(merged.map((b) => b && mergeSchemas(b, c, pointer, unsupported))));
+        return cases.flatMap((c) =>
+          byCases(
+            within.map((b) => b && mergeSchemas(b, c, pointer, unsupported)),
+            depth + 1,
+          ),
+        );
       }
     };
-    return this.#union({}, byCases, pointer, 'oneOf', () => this.#rules(possible, pointer));
+    return this.#union(
+      {},
+      () => byCases(merged, 0),
+      pointer,
+      'oneOf',
+      () => this.#rules(possible, pointer),
+    );
   }
 
   // `not` of a type list or of constants removes types or values; any other `not` is the
