@@ -3,7 +3,7 @@
  * boundary through scratch regions of the kernel's linear memory that grow on demand and
  * are reused, so steady-state calls allocate nothing inside the kernel.
  */
-import { bitsetWords, type Brle } from '@sieve/format';
+import { bitsetWords, VocabIndex, type Brle } from '@sieve/format';
 import * as abi from './abi.ts';
 
 /** The raw exports of kernel.wasm (pointers and sizes are byte offsets and counts). */
@@ -335,6 +335,14 @@ export class KernelVocab {
     if (this.#ptr === 0) throw new KernelError('disposed', 'the vocab index was disposed');
     return this.#ptr;
   }
+
+  /** The index as loaded: a view of kernel memory, valid until the memory grows (then made again). */
+  get index(): VocabIndex {
+    const buffer = this.kernel.exports.memory.buffer;
+    if (this.#index?.file.buffer !== buffer) this.#index = new VocabIndex(new Uint8Array(buffer, this.ptr, this.byteLength));
+    return this.#index;
+  }
+  #index: VocabIndex | undefined;
 
   /** The exact mask (as BRLE) of a constraint that only allows the literal bytes `text`. */
   maskLiteral(text: Uint8Array): Brle {

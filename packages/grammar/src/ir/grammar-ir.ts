@@ -115,6 +115,29 @@ export interface GrammarIR {
   readonly allowEmpty?: boolean;
   /** Rules whose body is a permutation (their name is not also in `rules`). */
   readonly permutations?: ReadonlyMap<string, PermutationDef>;
+  /** JSON arrays whose string items the matcher keeps distinct (`uniqueItems` no grammar says). */
+  readonly uniqueArrays?: UniqueArrays;
+}
+
+/**
+ * Where a JSON instance's arrays must hold distinct strings, over JSON paths: state 0 is the
+ * whole instance; a member or an item moves to another state, -1 when no such array can be
+ * below it.
+ */
+export interface UniqueArrays {
+  readonly states: readonly UniquePathState[];
+}
+
+/** One state of `UniqueArrays`. */
+export interface UniquePathState {
+  /** Whether an array here must hold distinct string items. */
+  readonly unique: boolean;
+  /** The state of a member, by name; `otherKeys` for any other name. */
+  readonly keys: Readonly<Record<string, number>>;
+  readonly otherKeys: number;
+  /** The state of an item, by position; `otherItems` past them. */
+  readonly items: readonly number[];
+  readonly otherItems: number;
 }
 
 export const expr = {

@@ -25,6 +25,7 @@ import type { CompiledGrammar } from '../parser/compile-grammar.ts';
 import type { GrammarIR } from '../ir/grammar-ir.ts';
 import { KernelGrammar, KernelMatcher } from '../matcher/kernel-matcher.ts';
 import { compileGrammar } from '../parser/compile-grammar.ts';
+import { GrammarError } from '../grammar-error.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from '../matcher/reference-matcher.ts';
 import { MaskIndexMismatchError } from './mask-index-mismatch-error.ts';
 
@@ -100,6 +101,12 @@ export function buildMaskIndex(
   options: MaskIndexBuildOptions = {},
 ): BuiltMaskIndex {
   const started = performance.now();
+  if (grammar.ir.uniqueArrays !== undefined) {
+    throw new GrammarError(
+      'unsupported',
+      'no mask index for a grammar whose masks depend on the items written (uniqueItems kept while matching): use it without one',
+    );
+  }
   const maxStates = options.maxStates ?? 50_000;
   if (!(Number.isInteger(maxStates) && maxStates >= 1)) throw new RangeError(`maxStates must be a positive integer, not ${maxStates}`);
   // A private copy with a cache big enough that state keys never expire during the walk.

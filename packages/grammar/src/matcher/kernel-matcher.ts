@@ -14,6 +14,7 @@ import { GrammarLimitError } from '../grammar-error.ts';
 import { lexerRows } from '../limits.ts';
 import { sliceLengthBound, sliceMask, widestSlices } from '../lexer/slice-acceptance.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './reference-matcher.ts';
+import { UniqueItems, withoutRepeatedItems } from './unique-items.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
 export class KernelGrammar {
@@ -195,11 +196,21 @@ export class KernelMatcher implements TokenMatcher {
   #bits = 0;
   // The last view of the mask (made again only when kernel memory grew).
   #view: Uint32Array | undefined;
+  // Arrays whose string items must be distinct (`unique-items.ts`): the cursor, and its state
+  // before each committed token (for rollback). Null when the grammar has none.
+  #unique: UniqueItems | null;
+  #uniqueBefore: UniqueItems[] = [];
 
-  constructor(grammar: KernelGrammar, vocab: KernelVocab, options: KernelMatcherOptions, fromPtr?: number) {
+  constructor(grammar: KernelGrammar, vocab: KernelVocab, options: KernelMatcherOptions, fromPtr?: number, from?: KernelMatcher) {
     this.grammar = grammar;
     this.vocab = vocab;
     this.#eos = options.eosTokenIds;
+    const table = grammar.grammar.ir.uniqueArrays;
+    this.#unique = table === undefined ? null : new UniqueItems(table);
+    if (from !== undefined && from.#unique !== null) {
+      this.#unique = from.#unique.copy();
+      this.#uniqueBefore = from.#uniqueBefore.slice();
+    }
     const k = this.#k;
     if (fromPtr !== undefined) {
       this.#ptr = fromPtr;
@@ -234,6 +245,7 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
   completes(bytes: Uint8Array): boolean {
+    if (this.#unique !== null && !this.#unique.copy().feed(bytes)) return false;
     return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCompletes(this.#m, ptr, bytes.length)) === 1);
   }
 
@@ -250,15 +262,34 @@ export class KernelMatcher implements TokenMatcher {
     // (No closure: this and the mask are the per-token path.)
     const k = this.#k;
     const m = this.#m;
+    const before = this.#unique;
+    const after =
+      before === null || this.#eos.includes(id) || id < 0 || id >= this.vocab.tokenCount ? before : this.#fed(before, this.vocab.index.tokenBytes(id));
+    if (after === undefined) return false;
     k.lexerTrim(this.grammar.ptr);
     let status = k.matcherCommitToken(m, id);
     while (this.#answered(status)) status = k.matcherCommitToken(m, id);
-    return this.#checked(status) === abi.STATUS_OK;
+    if (this.#checked(status) !== abi.STATUS_OK) return false;
+    if (before !== null) {
+      this.#uniqueBefore.push(before);
+      this.#unique = after;
+    }
+    return true;
   }
 
   /** Feeds bytes; `false`, changing nothing, if they are not allowed. */
   commitBytes(bytes: Uint8Array): boolean {
-    return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK);
+    const after = this.#unique === null ? null : this.#fed(this.#unique, bytes);
+    if (after === undefined) return false;
+    const ok = this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK);
+    if (ok && after !== null) this.#unique = after;
+    return ok;
+  }
+
+  // The cursor after `bytes` (a copy), or undefined when they repeat an item.
+  #fed(cursor: UniqueItems, bytes: Uint8Array): UniqueItems | undefined {
+    const after = cursor.copy();
+    return after.feed(bytes) ? after : undefined;
   }
 
   /**
@@ -267,6 +298,8 @@ export class KernelMatcher implements TokenMatcher {
    * no masks, the chart is too big to key, or the matcher is finished.
    */
   stateKey(): { readonly key: string; readonly epoch: number } | null {
+    // With items to keep distinct, what may follow depends on the items written too.
+    if (this.#unique !== null) return null;
     const k = this.#k;
     const out = k.alloc(12) >>> 0;
     try {
@@ -281,11 +314,15 @@ export class KernelMatcher implements TokenMatcher {
   /** Undoes the last `n` tokens. */
   rollback(n: number): void {
     if (this.#k.matcherRollback(this.#m, n) !== abi.STATUS_OK) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);
+    if (this.#unique !== null && n > 0) {
+      this.#unique = this.#uniqueBefore[this.#uniqueBefore.length - n]!;
+      this.#uniqueBefore.length -= n;
+    }
   }
 
   /** An independent copy (dispose it too). */
   fork(): KernelMatcher {
-    return new KernelMatcher(this.grammar, this.vocab, { eosTokenIds: this.#eos }, this.#k.matcherFork(this.#m) >>> 0);
+    return new KernelMatcher(this.grammar, this.vocab, { eosTokenIds: this.#eos }, this.#k.matcherFork(this.#m) >>> 0, this);
   }
 
   /** The exact set of allowed next tokens as a packed bitset (a copy). */
@@ -353,6 +390,13 @@ export class KernelMatcher implements TokenMatcher {
     } catch (error) {
       k.matcherMaskAbort(this.#m);
       throw error;
+    }
+    if (this.#unique !== null) {
+      // The grammar's mask less the tokens that would repeat an item (in the matcher's own buffer).
+      const count = this.vocab.tokenCount;
+      const bits = new Uint32Array(k.memory.buffer, this.#bits, bitsetWords(count));
+      const index = this.vocab.index;
+      withoutRepeatedItems(this.#unique, bits, this.vocab, count, (id) => index.tokenBytes(id));
     }
     return this.#bits;
   }

@@ -10,6 +10,7 @@
  */
 import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
 import type { CompiledGrammar } from '../parser/compile-grammar.ts';
+import { UniqueItems, withoutRepeatedItems } from './unique-items.ts';
 import { completionCandidates } from '../completion/completion-candidates.ts';
 import { initialSet, scanSet, type EarleySet } from '../parser/earley.ts';
 import { GrammarLimitError } from '../grammar-error.ts';
@@ -96,12 +97,18 @@ export class Matcher implements TokenMatcher {
   // Per committed token: history length before it (EOS tokens store -1 - length).
   #tokens: number[] = [];
 
+  // Arrays whose string items must be distinct (`unique-items.ts`): the cursor, and its state
+  // before each committed token (for rollback). Null when the grammar has none.
+  #unique: UniqueItems | null;
+  #uniqueBefore: (UniqueItems | null)[] = [];
+
   constructor(grammar: CompiledGrammar, vocab: VocabIndex | null = null, options: MatcherOptions = {}) {
     this.grammar = grammar;
     this.vocab = vocab;
     this.#eos = options.eosTokenIds ?? vocab?.meta.eos_token_ids ?? [];
     this.#chart = [initialSet(grammar)];
     this.#lex = this.#startState();
+    this.#unique = grammar.ir.uniqueArrays === undefined ? null : new UniqueItems(grammar.ir.uniqueArrays);
   }
 
   /** Whether the output so far is a complete sentence (so EOS is allowed). */
@@ -121,11 +128,13 @@ export class Matcher implements TokenMatcher {
     if (this.#finished) return bytes.length === 0;
     const saved = this.#save();
     const historyLength = this.#history.length;
+    const unique = this.#unique;
     try {
       return this.commitBytes(bytes) && this.isAccepting();
     } finally {
       this.#restore(saved);
       this.#history.length = historyLength;
+      this.#unique = unique;
     }
   }
 
@@ -142,6 +151,8 @@ export class Matcher implements TokenMatcher {
   /** Feeds bytes. On rejection the state is left as before the call and `false` returned. */
   commitBytes(bytes: Uint8Array): boolean {
     if (this.#finished) return false;
+    const unique = this.#unique?.copy() ?? null;
+    if (unique !== null && !unique.feed(bytes)) return false;
     const saved = this.#save();
     const historyLength = this.#history.length;
     for (const byte of bytes) {
@@ -152,6 +163,7 @@ export class Matcher implements TokenMatcher {
         return false;
       }
     }
+    this.#unique = unique;
     return true;
   }
 
@@ -159,9 +171,11 @@ export class Matcher implements TokenMatcher {
   commitToken(id: number): boolean {
     const vocab = this.#requireVocab();
     if (this.#finished) return false;
+    const before = this.#unique;
     if (this.#eos.includes(id)) {
       if (!this.isAccepting()) return false;
       this.#tokens.push(-1 - this.#history.length);
+      this.#uniqueBefore.push(before);
       this.#finished = true;
       return true;
     }
@@ -169,6 +183,7 @@ export class Matcher implements TokenMatcher {
     const start = this.#history.length;
     if (!this.commitBytes(vocab.tokenBytes(id))) return false;
     this.#tokens.push(start);
+    this.#uniqueBefore.push(before);
     return true;
   }
 
@@ -178,6 +193,8 @@ export class Matcher implements TokenMatcher {
     if (n === 0) return;
     const mark = this.#tokens[this.#tokens.length - n]!;
     this.#tokens.length -= n;
+    this.#unique = this.#uniqueBefore[this.#uniqueBefore.length - n]!;
+    this.#uniqueBefore.length -= n;
     const at = mark < 0 ? -1 - mark : mark;
     this.#finished = false;
     if (at < this.#history.length) {
@@ -195,6 +212,8 @@ export class Matcher implements TokenMatcher {
     copy.#finished = this.#finished;
     copy.#history = this.#history.slice();
     copy.#tokens = this.#tokens.slice();
+    copy.#unique = this.#unique?.copy() ?? null;
+    copy.#uniqueBefore = this.#uniqueBefore.slice();
     return copy;
   }
 
@@ -244,6 +263,7 @@ export class Matcher implements TokenMatcher {
       if ((bits[primary >>> 5]! >>> (primary & 31)) & 1) bitsetAdd(bits, duplicates[i]!);
     }
     if (this.isAccepting()) for (const id of this.#eos) bitsetAdd(bits, id);
+    if (this.#unique !== null) withoutRepeatedItems(this.#unique, bits, vocab, vocab.tokenCount, (id) => vocab.tokenBytes(id));
     return bits;
   }
 
@@ -289,15 +309,8 @@ export class Matcher implements TokenMatcher {
    */
   shortestCompletion(): Uint8Array | null {
     if (this.#finished || this.isAccepting()) return new Uint8Array(0);
-    const saved = this.#save();
-    const historyLength = this.#history.length;
     for (const bytes of completionCandidates(this.grammar, this.#chart, this.#lex, this.#lexLen, MAX_COMPLETION_CANDIDATES)) {
-      try {
-        if (this.commitBytes(bytes) && this.isAccepting()) return bytes;
-      } finally {
-        this.#restore(saved);
-        this.#history.length = historyLength;
-      }
+      if (this.completes(bytes)) return bytes;
     }
     return null;
   }

@@ -7,8 +7,9 @@
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { capped, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
-import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr } from './unique-items.ts';
+import { allowedTypes, capped, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import { candidates } from './schema-candidates.ts';
+import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
 // (an array) + additionalItems.
@@ -31,10 +32,15 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   if (minItems > maxItems) return expr.alt([]);
   if (schema.uniqueItems === true && maxItems > 1) {
     const positions = { at: (i: number) => itemSchema(items, i) };
-    const unique = uniqueItemsExpr(compiler, positions, minItems, maxItems);
-    if (unique !== null) return unique;
-    const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, or with maxItems ≤ 1`;
-    compiler.unsupported(pointer, 'uniqueItems', message);
+    const plan = uniqueItemsPlan(compiler, positions, maxItems);
+    if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems);
+    if (openStrings(compiler, items)) {
+      // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
+      compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
+    } else {
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings with no maxLength, enum, const, format or pattern (kept distinct while matching), or with maxItems ≤ 1`;
+      compiler.unsupported(pointer, 'uniqueItems', message);
+    }
   }
   const witnesses = (schema.__contains ?? []) as Witness[];
   if (witnesses.length > 0) return witnessedItems(compiler, items, minItems, maxItems, witnesses, pointer);
@@ -42,6 +48,37 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.
   const list = expr.seq([itemsFrom(compiler, items, 0, Math.max(1, minItems), maxItems), parts.ws()]);
   return expr.seq([parts.token('['), parts.ws(), minItems === 0 ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
+}
+
+/**
+ * Whether the items of an array schema are kept distinct by the matcher rather than by the
+ * grammar (see `arrayExpr`).
+ */
+export function uniqueItemsChecked(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): boolean {
+  if (schema.uniqueItems !== true) return false;
+  const items = itemSchemas(schema, pointer);
+  const minItems = nonNegativeInt(schema.minItems, pointer, 'minItems') ?? 0;
+  let maxItems = capped(nonNegativeInt(schema.maxItems, pointer, 'maxItems'), compiler.parts.caps.maxItems, minItems);
+  if (items.rest === false) maxItems = Math.min(maxItems, items.prefix.length);
+  return minItems <= maxItems && maxItems > 1 && uniqueItemsPlan(compiler, { at: (i) => itemSchema(items, i) }, maxItems) === null;
+}
+
+/** What tells an array schema's items and counts apart (a key: other keywords left out). */
+export function arrayShape(schema: SchemaObject): string {
+  return JSON.stringify(['prefixItems', 'items', 'additionalItems', 'contains', 'minItems', 'maxItems'].map((k) => schema[k] ?? null));
+}
+
+// Whether every item is a string of a language where every prefix has endless completions
+// (so keeping items distinct never leaves an item no way to end): strings with no maxLength,
+// enum, const, format or pattern.
+function openStrings(compiler: SchemaCompiler, items: ItemSchemas): boolean {
+  const closing = ['maxLength', 'enum', 'const', 'format', 'pattern', 'not', '__notValues', '__notPatterns', '__notFormats'];
+  return [...items.prefix, items.rest].every((item) =>
+    candidates(compiler, item, items.restPointer).every((s) => {
+      const types = allowedTypes(s, items.restPointer);
+      return types.length === 1 && types[0] === 'string' && closing.every((k) => s[k] === undefined);
+    }),
+  );
 }
 
 function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {

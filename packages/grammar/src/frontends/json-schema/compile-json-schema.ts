@@ -22,6 +22,7 @@ import { expr, type GrammarIR } from '../../ir/grammar-ir.ts';
 import type { JsonRepetition, JsonWhitespace } from '../json.ts';
 import { pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaCompiler } from './schema-compiler.ts';
+import { uniqueArrayPaths } from './unique-paths.ts';
 import type { Schema } from './schema-keywords.ts';
 import { jsonSchemaOf } from './zod.ts';
 
@@ -72,8 +73,10 @@ export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptio
   const root = compiler.schemaExpr(schema as Schema, '');
   const parts = compiler.parts;
   parts.builder.rules.set('start', expr.seq([parts.ws(), root, parts.ws()]));
+  const uniqueArrays = compiler.uniqueLeftToMatcher.size > 0 ? uniqueArrayPaths(compiler, schema as Schema) : null;
   // A schema no instance satisfies is valid: its grammar rejects everything.
-  return { grammar: { ...parts.builder.build('start'), allowEmpty: true }, warnings: compiler.warnings };
+  const grammar = { ...parts.builder.build('start'), allowEmpty: true, ...(uniqueArrays !== null && { uniqueArrays }) };
+  return { grammar, warnings: compiler.warnings };
 }
 
 // Walks the document without recursion, each object again only when reached deeper (shared

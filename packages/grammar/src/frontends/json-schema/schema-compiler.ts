@@ -52,6 +52,8 @@ const MAX_CASE_DEPTH = 3;
 
 export class SchemaCompiler {
   readonly parts: JsonGrammarParts;
+  /** Arrays whose items are left to the matcher to keep distinct (`unique-paths.ts`): their pointers by `arrayShape`. */
+  readonly uniqueLeftToMatcher = new Map<string, string>();
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
   readonly draft: SchemaDraft;

@@ -24,12 +24,22 @@ export interface PositionSchemas {
   at(i: number): readonly [Schema, string];
 }
 
+/** What a grammar over sets of values needs (see `uniqueItemsPlan`). */
+export interface UniqueItemsPlan {
+  readonly values: readonly unknown[];
+  /** Per position written: the indices into `values` it allows. */
+  readonly allowed: readonly (readonly number[])[];
+  readonly reachable: ReadonlySet<number>;
+  readonly longest: number;
+}
+
 /**
- * The items of a unique array, from `min` to `max` of them: null when some position's
- * schema allows infinitely many values (or more than `MAX_UNIQUE_VALUES`), or when the sets
- * reachable exceed `MAX_UNIQUE_STATES` (the caller refuses, naming the cap).
+ * Whether a grammar over sets can say that the items of a unique array (at most `max` of
+ * them) are distinct, and what it needs: null when some position's schema allows
+ * infinitely many values (or more than `MAX_UNIQUE_VALUES`), or when the sets reachable
+ * exceed `MAX_UNIQUE_STATES`.
  */
-export function uniqueItemsExpr(compiler: SchemaCompiler, positions: PositionSchemas, min: number, max: number): Expr | null {
+export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSchemas, max: number): UniqueItemsPlan | null {
   // The values each position allows, as indices into one list of distinct values.
   const values: unknown[] = [];
   const allowed: number[][] = [];
@@ -60,6 +70,11 @@ export function uniqueItemsExpr(compiler: SchemaCompiler, positions: PositionSch
     const count = bitCount(used);
     if (count < longest) for (const v of allowed[count]!) if (!(used & (1 << v))) queue.push(used | (1 << v));
   }
+  return { values, allowed, reachable, longest };
+}
+
+/** The items of a unique array as a grammar over the sets of values used (`uniqueItemsPlan`). */
+export function uniqueItemsExpr(compiler: SchemaCompiler, { values, allowed, reachable, longest }: UniqueItemsPlan, min: number): Expr {
   const parts = compiler.parts;
   const base = compiler.ruleName('unique');
   const exprs = values.map((v) => jsonValueExpr(parts, v));

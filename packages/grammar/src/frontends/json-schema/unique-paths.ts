@@ -1,0 +1,134 @@
+/**
+ * Where in an instance the matcher must keep array items distinct (`UniqueArrays`): the
+ * `uniqueItems` arrays of strings no grammar over sets can say (`array-schema.ts` leaves them
+ * to the matcher, `matcher/unique-items.ts`). A state stands for the schemas that may describe
+ * the value at a JSON path, a superset of those that do: every applicator is followed
+ * (`anyOf`/`oneOf` branch by branch, `if` to `then` and `else`, `dependentSchemas`,
+ * `patternProperties` and `additionalProperties` for any name, `contains` for any item). An
+ * array there is checked when one of them leaves uniqueness to the matcher; that is exact
+ * only if none allows an array with repeated items, so such a mix is refused.
+ */
+import type { UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
+import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
+import { candidates } from './schema-candidates.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import { allowedTypes, type Schema, type SchemaObject } from './schema-keywords.ts';
+
+// Most path states a schema may need.
+const MAX_PATH_STATES = 4096;
+
+/**
+ * The path states of `root` when some array leaves uniqueness to the matcher (null when none
+ * does). Refuses (`unsupported`) a path where such an array meets one that may repeat items.
+ */
+export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): UniqueArrays | null {
+  const found: SchemaObject[][] = [];
+  const ids = new Map<string, number>();
+  const edges: { keys: Map<string, SchemaObject[]>; otherKeys: SchemaObject[]; items: SchemaObject[][]; otherItems: SchemaObject[] }[] = [];
+  const unique: boolean[] = [];
+  const placed = new Set<string>();
+  const state = (schemas: SchemaObject[]): number => {
+    const key = JSON.stringify(schemas);
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = found.length;
+      if (id >= MAX_PATH_STATES)
+        compiler.unsupported('', 'uniqueItems', `uniqueItems checked while matching in a schema of more than ${MAX_PATH_STATES} kinds of places`);
+      ids.set(key, id);
+      found.push(schemas);
+    }
+    return id;
+  };
+  state(candidates(compiler, root, ''));
+  const targets: number[][] = [];
+  for (let id = 0; id < found.length; id++) {
+    const here = found[id]!;
+    const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
+    const checked = arrays.filter((s) => uniqueItemsChecked(compiler, s, ''));
+    const repeating = arrays.filter((s) => s.uniqueItems !== true);
+    if (checked.length > 0 && repeating.length > 0) {
+      compiler.unsupported(
+        '',
+        'uniqueItems',
+        'uniqueItems checked while matching where another branch allows an array with repeated items (the matcher could not tell which holds)',
+      );
+    }
+    unique.push(checked.length > 0);
+    for (const s of checked) placed.add(arrayShape(s));
+    const edge = outgoing(compiler, here);
+    edges.push(edge);
+    targets.push([...[...edge.keys.values()].map((s) => state(s)), state(edge.otherKeys), ...edge.items.map((s) => state(s)), state(edge.otherItems)]);
+  }
+  // Every array the grammar left to the matcher must be one the states check.
+  for (const [shape, pointer] of compiler.uniqueLeftToMatcher) {
+    if (!placed.has(shape)) compiler.unsupported(pointer, 'uniqueItems', 'uniqueItems checked while matching, inside an intersection the matcher cannot place');
+  }
+  // States from which a checked array can be reached (the others need no tracking).
+  const live = unique.slice();
+  for (let changed = true; changed;) {
+    changed = false;
+    targets.forEach((to, id) => {
+      if (!live[id] && to.some((t) => live[t])) changed = live[id] = true;
+    });
+  }
+  if (!live[0]) return null;
+  const at = (schemas: SchemaObject[]): number => {
+    const id = ids.get(JSON.stringify(schemas))!;
+    return live[id] ? id : -1;
+  };
+  const states: UniquePathState[] = edges.map((edge, id) => ({
+    unique: unique[id]!,
+    keys: Object.fromEntries([...edge.keys].map(([name, s]) => [name, at(s)])),
+    otherKeys: at(edge.otherKeys),
+    items: edge.items.map(at),
+    otherItems: at(edge.otherItems),
+  }));
+  return { states };
+}
+
+// The schemas a member (by name, or any other name) and an item (by position, or any later)
+// of a value described by `here` may be described by.
+function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
+  const expand = (schemas: readonly unknown[]): SchemaObject[] => dedupe(schemas.flatMap((s) => candidates(compiler, s as Schema, '')));
+  const objects = here.filter((s) => allowedTypes(s, '').includes('object'));
+  const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
+  const names = [...new Set(objects.flatMap((s) => Object.keys((s.properties ?? {}) as object)))];
+  const anyName = (s: SchemaObject): unknown[] => [
+    ...Object.values((s.patternProperties ?? {}) as object),
+    ...[s.additionalProperties, s.unevaluatedProperties].filter((x) => x !== undefined),
+  ];
+  const keys = new Map(
+    names.map((name) => [
+      name,
+      expand(
+        objects.flatMap((s) => {
+          const declared = (s.properties ?? {}) as Record<string, unknown>;
+          return Object.hasOwn(declared, name) ? [declared[name], ...Object.values((s.patternProperties ?? {}) as object)] : anyName(s);
+        }),
+      ),
+    ]),
+  );
+  const otherKeys = expand(objects.flatMap(anyName));
+  // Items: 2020-12 prefixItems + items, or drafts' items array + additionalItems.
+  const tuple = (s: SchemaObject): [unknown[], unknown] =>
+    Array.isArray(s.items) ? [s.items, s.additionalItems ?? true] : [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
+  const also = (s: SchemaObject): unknown[] => [s.contains, s.unevaluatedItems].filter((x) => x !== undefined);
+  const longest = Math.max(0, ...arrays.map((s) => tuple(s)[0].length));
+  const items = Array.from({ length: longest }, (_, i) =>
+    expand(
+      arrays.flatMap((s) => {
+        const [prefix, rest] = tuple(s);
+        return [i < prefix.length ? prefix[i] : rest, ...also(s)];
+      }),
+    ),
+  );
+  const otherItems = expand(arrays.flatMap((s) => [tuple(s)[1], ...also(s)]));
+  return { keys, otherKeys, items, otherItems };
+}
+
+// The schemas, each once (equal JSON), in a stable order.
+function dedupe(schemas: SchemaObject[]): SchemaObject[] {
+  const seen = new Map<string, SchemaObject>();
+  for (const s of schemas) seen.set(JSON.stringify(s), s);
+  return [...seen.keys()].sort().map((k) => seen.get(k)!);
+}

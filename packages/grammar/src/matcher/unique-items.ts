@@ -1,0 +1,226 @@
+/**
+ * Distinct string items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
+ * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
+ * may not close a string equal to one of their earlier items. A cursor follows the JSON text
+ * the grammar accepts: the containers open, the path state of each, the strings each checked
+ * array holds (decoded: `"é"` and `"\u00e9"` are one item), and the member names on the way
+ * down. Its items are strings whose every prefix has endless completions, so refusing the
+ * bytes that close a repeated string is all it takes: no prefix is left without a way on.
+ */
+import type { UniqueArrays } from '../ir/grammar-ir.ts';
+
+// An open array or object: its path state (-1: nothing checked below), the items begun (an
+// array) or the current member's name (an object, when the path needs it), and the strings
+// a checked array holds (shared between copies, never changed in place).
+interface Frame {
+  readonly array: boolean;
+  readonly path: number;
+  items: number;
+  key: string;
+  seen: readonly string[];
+}
+
+// Where the cursor is: before a value, after one, before a member's name or its colon, in a
+// string, in a number or literal.
+const VALUE = 0;
+const AFTER = 1;
+const KEY = 2;
+const COLON = 3;
+const STRING = 4;
+const SCALAR = 5;
+
+// What a string being read is: a member name to decode, an item of a checked array, or one
+// nobody needs (skipped).
+const SKIP = 0;
+const NAME = 1;
+const ITEM = 2;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
+const decoder = new TextDecoder();
+
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/** The cursor over one output: copy it to try bytes (`feed` changes it). */
+export class UniqueItems {
+  readonly #table: UniqueArrays;
+  #stack: Frame[] = [];
+  #mode = VALUE;
+  #string = SKIP;
+  #name = false; // the string being read is a member name
+  #text = '';
+  #raw: number[] = [];
+  #escape = 0; // 0: none, 1: after a backslash, 2..5: hex digits of \u read so far + 2
+  #hex = 0;
+
+  constructor(table: UniqueArrays) {
+    this.#table = table;
+  }
+
+  /** Whether some array is inside the path states that need checking (else tokens cannot repeat an item). */
+  get inChecked(): boolean {
+    return this.#stack.some((f) => f.array && f.path >= 0 && this.#table.states[f.path]!.unique);
+  }
+
+  /** An independent copy. */
+  copy(): UniqueItems {
+    const copy = new UniqueItems(this.#table);
+    copy.#stack = this.#stack.map((f) => ({ ...f }));
+    copy.#mode = this.#mode;
+    copy.#string = this.#string;
+    copy.#name = this.#name;
+    copy.#text = this.#text;
+    copy.#raw = this.#raw.slice();
+    copy.#escape = this.#escape;
+    copy.#hex = this.#hex;
+    return copy;
+  }
+
+  /** Feeds bytes the grammar accepts; false when they close an item a checked array already holds (then the cursor is unusable). */
+  feed(bytes: Uint8Array): boolean {
+    for (const b of bytes) if (!this.#byte(b)) return false;
+    return true;
+  }
+
+  #byte(b: number): boolean {
+    switch (this.#mode) {
+      case STRING:
+        return this.#inString(b);
+      case SCALAR:
+        if (!(b === 0x2c || b === 0x5d || b === 0x7d || isSpace(b))) return true;
+        this.#mode = AFTER;
+        return this.#byte(b);
+      case VALUE:
+        if (isSpace(b)) return true;
+        if (b === 0x5d) return this.#close();
+        return this.#value(b);
+      case AFTER: {
+        if (isSpace(b)) return true;
+        const top = this.#stack[this.#stack.length - 1];
+        if (b === 0x2c) this.#mode = top?.array === true ? VALUE : KEY;
+        else if (b === 0x5d || b === 0x7d) return this.#close();
+        return true;
+      }
+      case KEY:
+        if (isSpace(b)) return true;
+        if (b === 0x7d) return this.#close();
+        if (b === QUOTE) this.#startString(true, this.#stack[this.#stack.length - 1]!.path >= 0 ? NAME : SKIP);
+        return true;
+      default: // COLON
+        if (b === 0x3a) this.#mode = VALUE;
+        return true;
+    }
+  }
+
+  // A value starts with byte `b`: its path state from its container's.
+  #value(b: number): boolean {
+    const top = this.#stack[this.#stack.length - 1];
+    let path = 0;
+    if (top !== undefined) {
+      const state = top.path < 0 ? undefined : this.#table.states[top.path]!;
+      if (top.array) {
+        path = state === undefined ? -1 : (state.items[top.items] ?? state.otherItems);
+        top.items++;
+      } else {
+        path = state === undefined ? -1 : (state.keys[top.key] ?? state.otherKeys);
+      }
+    }
+    if (b === 0x5b || b === 0x7b) {
+      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [] });
+      this.#mode = b === 0x5b ? VALUE : KEY;
+    } else if (b === QUOTE) {
+      const checked = top?.array === true && top.path >= 0 && this.#table.states[top.path]!.unique;
+      this.#startString(false, checked ? ITEM : SKIP);
+    } else {
+      this.#mode = SCALAR;
+    }
+    return true;
+  }
+
+  #close(): boolean {
+    this.#stack.pop();
+    this.#mode = AFTER;
+    return true;
+  }
+
+  #startString(name: boolean, kind: number): void {
+    this.#mode = STRING;
+    this.#name = name;
+    this.#string = kind;
+    this.#text = '';
+    this.#raw.length = 0;
+    this.#escape = 0;
+  }
+
+  #inString(b: number): boolean {
+    if (this.#escape === 1) {
+      if (b === 0x75) {
+        this.#escape = 2;
+        this.#hex = 0;
+      } else {
+        this.#text += ESCAPES[b] ?? String.fromCharCode(b);
+        this.#escape = 0;
+      }
+      return true;
+    }
+    if (this.#escape >= 2) {
+      this.#hex = this.#hex * 16 + parseInt(String.fromCharCode(b), 16);
+      if (++this.#escape === 6) {
+        this.#text += String.fromCharCode(this.#hex);
+        this.#escape = 0;
+      }
+      return true;
+    }
+    if (b === BACKSLASH) {
+      this.#flush();
+      this.#escape = 1;
+      return true;
+    }
+    if (b !== QUOTE) {
+      if (this.#string !== SKIP) this.#raw.push(b);
+      return true;
+    }
+    // The string ends.
+    this.#flush();
+    this.#mode = this.#name ? COLON : AFTER;
+    if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = this.#text;
+    if (this.#string !== ITEM) return true;
+    const top = this.#stack[this.#stack.length - 1]!;
+    if (top.seen.includes(this.#text)) return false;
+    top.seen = [...top.seen, this.#text];
+    return true;
+  }
+
+  // Raw UTF-8 read so far, decoded onto the text (an escape or the end of the string follows
+  // a whole character).
+  #flush(): void {
+    if (this.#raw.length === 0) return;
+    if (this.#string !== SKIP) this.#text += decoder.decode(Uint8Array.from(this.#raw));
+    this.#raw.length = 0;
+  }
+}
+
+// Per vocabulary: the tokens with a quote in their bytes (only those can close a string),
+// and those of them with a `[` too (only those can open a checked array and close an item).
+const quoteTokens = new WeakMap<object, { readonly quoted: Int32Array; readonly opening: Int32Array }>();
+
+/**
+ * Clears from `bits` (a packed bitset of allowed tokens) the tokens whose bytes would close
+ * a string a checked array already holds, from the state `cursor` is in. `vocab` is the key
+ * its quote tokens are remembered by.
+ */
+export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, vocab: object, tokenCount: number, tokenBytes: (id: number) => Uint8Array): void {
+  let lists = quoteTokens.get(vocab);
+  if (lists === undefined) {
+    const quoted: number[] = [];
+    for (let id = 0; id < tokenCount; id++) if (tokenBytes(id).includes(QUOTE)) quoted.push(id);
+    const opening = quoted.filter((id) => tokenBytes(id).includes(0x5b));
+    quoteTokens.set(vocab, (lists = { quoted: Int32Array.from(quoted), opening: Int32Array.from(opening) }));
+  }
+  // Outside a checked array, only a token that opens one can close a repeated item in it.
+  for (const id of cursor.inChecked ? lists.quoted : lists.opening) {
+    if ((bits[id >>> 5]! & (1 << (id & 31))) === 0) continue;
+    if (!cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+  }
+}
