@@ -157,6 +157,14 @@ describe('uniqueItems over strings, kept while matching', () => {
     const error = schemaErrorOf({ anyOf: [tags, { type: 'array', items: { type: 'string', minLength: 2 } }] });
     expect(error?.keyword).toBe('uniqueItems');
     expect(error?.message).toMatch(/another branch allows an array with repeated items/);
+    // A branch where the member is any value (undeclared) allows repeats there too.
+    const undeclared = schemaErrorOf({
+      anyOf: [
+        { type: 'object', properties: { tags } },
+        { type: 'object', properties: { other: {} } },
+      ],
+    });
+    expect(undeclared?.message).toMatch(/another branch allows an array with repeated items/);
     // Strings whose prefixes may run out of completions stay refused.
     expect(schemaErrorOf({ ...tags, items: { type: 'string', maxLength: 3 } })?.keyword).toBe('uniqueItems');
   });

@@ -93,9 +93,11 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   const objects = here.filter((s) => allowedTypes(s, '').includes('object'));
   const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
   const names = [...new Set(objects.flatMap((s) => Object.keys((s.properties ?? {}) as object)))];
+  // An undeclared name: its patterns, and the additional (or unevaluated) schema, any value
+  // when there is none.
   const anyName = (s: SchemaObject): unknown[] => [
     ...Object.values((s.patternProperties ?? {}) as object),
-    ...[s.additionalProperties, s.unevaluatedProperties].filter((x) => x !== undefined),
+    s.additionalProperties ?? s.unevaluatedProperties ?? true,
   ];
   const keys = new Map(
     names.map((name) => [
