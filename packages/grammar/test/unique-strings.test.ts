@@ -28,8 +28,15 @@ const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: 
     },
     checked: (path) => path.at(-1) === 'tags',
     // Walks start inside the arrays (a free walk seldom gets there), some in an item that
-    // repeats one so far (a newline spelled two ways: JSON escapes control characters only).
-    starts: ['{"tags":["a","b","a', '{"other":["a","a"],"groups":[{"tags":["x"]},{"tags":["x","', '{"groups":[{"tags":["', '{"tags":["\\n","\\u000a'],
+    // repeats one so far (a newline spelled two ways: JSON escapes control characters only);
+    // members named like Object.prototype's are undeclared members like any other.
+    starts: [
+      '{"tags":["a","b","a',
+      '{"constructor":["a","a"],"toString":[],"tags":["a","a',
+      '{"other":["a","a"],"groups":[{"tags":["x"]},{"tags":["x","',
+      '{"groups":[{"tags":["',
+      '{"tags":["\\n","\\u000a',
+    ],
   },
 ];
 

@@ -123,7 +123,7 @@ export class UniqueItems {
         path = state === undefined ? -1 : (state.items[top.items] ?? state.otherItems);
         top.items++;
       } else {
-        path = state === undefined ? -1 : (state.keys[top.key] ?? state.otherKeys);
+        path = state === undefined ? -1 : Object.hasOwn(state.keys, top.key) ? state.keys[top.key]! : state.otherKeys;
       }
     }
     if (b === 0x5b || b === 0x7b) {
