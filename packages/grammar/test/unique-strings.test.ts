@@ -17,6 +17,12 @@ const tags = { type: 'array', items: { type: 'string' }, uniqueItems: true };
 const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: readonly (string | number)[]) => boolean; starts: string[] }[] = [
   { name: 'an array of strings', schema: { ...tags, minItems: 1 }, checked: (path) => path.length === 0, starts: [''] },
   {
+    name: 'identifiers (a pattern that never closes)',
+    schema: { ...tags, items: { type: 'string', pattern: '^[a-z][a-z0-9]*$' } },
+    checked: (path) => path.length === 0,
+    starts: ['["a","b","a', '["ab","a'],
+  },
+  {
     name: 'tags beside an array that may repeat, and in each of a list of objects',
     schema: {
       type: 'object',
@@ -172,7 +178,13 @@ describe('uniqueItems over strings, kept while matching', () => {
       ],
     });
     expect(undeclared?.message).toMatch(/another branch allows an array with repeated items/);
-    // Strings whose prefixes may run out of completions stay refused.
-    expect(schemaErrorOf({ ...tags, items: { type: 'string', maxLength: 3 } })?.keyword).toBe('uniqueItems');
+    // Strings whose prefixes may run out of completions stay refused: a length cap, a pattern
+    // or format that closes; one that never closes is kept while matching.
+    for (const items of [{ maxLength: 3 }, { pattern: '^[a-z]{2}$' }, { format: 'date' }, { pattern: '^(any|[0-9]+)$' }]) {
+      expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } })?.keyword, JSON.stringify(items)).toBe('uniqueItems');
+    }
+    for (const items of [{ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, { pattern: '^pkg:' }, { minLength: 2, pattern: 'x' }]) {
+      expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } }), JSON.stringify(items)).toBeUndefined();
+    }
   });
 });

@@ -9,7 +9,7 @@
 import { isNullable, languageFacts, nonEmpty, type ByteAutomaton, type ByteRegex } from '../ir/byte-regex.ts';
 import { GrammarLimitError } from '../grammar-error.ts';
 import type { LexemeDef } from '../ir/grammar-ir.ts';
-import { lexerRows, type GrammarLimits } from '../limits.ts';
+import { DEFAULT_LIMITS, lexerRows, type GrammarLimits } from '../limits.ts';
 import { SetTable } from './set-table.ts';
 import { withRoom } from './typed-arrays.ts';
 
@@ -924,6 +924,120 @@ export function matchesSomething(regex: ByteRegex, maxStates: number): boolean |
     if (error instanceof GrammarLimitError) return null;
     throw error;
   }
+}
+
+/**
+ * Whether every prefix of the strings `regex` matches has endlessly many completions among
+ * them, proven on its DFA (built whole): every state reachable from the start reaches a
+ * cycle. Then no finite set of strings can take all the completions of a prefix. False when
+ * some prefix has finitely many, or the DFA has more than `maxStates` states.
+ */
+export function endlessCompletions(regex: ByteRegex, maxStates: number): boolean {
+  let dfa: LexerDfa;
+  let start: number;
+  try {
+    dfa = new LexerDfa([{ name: 'strings', regex }], [], { ...DEFAULT_LIMITS, maxLexerStates: maxStates + 1 });
+    start = dfa.start([0]);
+  } catch (error) {
+    if (error instanceof GrammarLimitError) return false;
+    throw error;
+  }
+  if (start === DEAD) return true; // no string at all: no prefix to complete
+  // The states reachable (DFA rows, DEAD left out) and their successors.
+  const next: number[][] = [];
+  const seen = new Map<number, number>([[start, 0]]);
+  const order = [start];
+  try {
+    for (let i = 0; i < order.length; i++) {
+      const row = dfa.row(order[i]!);
+      const targets = new Set<number>();
+      for (let b = 0; b < 256; b++) if (row[b] !== DEAD) targets.add(row[b]!);
+      const ids: number[] = [];
+      for (const t of targets) {
+        if (!seen.has(t)) {
+          if (order.length >= maxStates) return false;
+          seen.set(t, order.length);
+          order.push(t);
+        }
+        ids.push(seen.get(t)!);
+      }
+      next.push(ids);
+    }
+  } catch (error) {
+    if (error instanceof GrammarLimitError) return false;
+    throw error;
+  }
+  // States on a cycle (in a strongly connected component with an edge inside it), then every
+  // state that reaches one: all must.
+  const n = order.length;
+  const reaches = new Uint8Array(n);
+  for (const component of stronglyConnected(next)) {
+    if (component.length > 1 || next[component[0]!]!.includes(component[0]!)) for (const v of component) reaches[v] = 1;
+  }
+  const into: number[][] = Array.from({ length: n }, () => []);
+  next.forEach((targets, v) => targets.forEach((t) => into[t]!.push(v)));
+  const stack = [...reaches.keys()].filter((v) => reaches[v] === 1);
+  while (stack.length > 0) {
+    for (const u of into[stack.pop()!]!) {
+      if (reaches[u] === 0) {
+        reaches[u] = 1;
+        stack.push(u);
+      }
+    }
+  }
+  return reaches.every((r) => r === 1);
+}
+
+// The strongly connected components of a graph given by successor lists (Tarjan's, without
+// recursion).
+function stronglyConnected(next: readonly (readonly number[])[]): number[][] {
+  const n = next.length;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const components: number[][] = [];
+  let counter = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    const work: [number, number][] = [[root, 0]];
+    index[root] = low[root] = counter++;
+    stack.push(root);
+    onStack[root] = 1;
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const [v, i] = frame;
+      if (i < next[v]!.length) {
+        frame[1]++;
+        const w = next[v]![i]!;
+        if (index[w] === -1) {
+          index[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          work.push([w, 0]);
+        } else if (onStack[w] === 1) {
+          low[v] = Math.min(low[v]!, index[w]!);
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]![0];
+        low[parent] = Math.min(low[parent]!, low[v]!);
+      }
+      if (low[v] === index[v]) {
+        const component: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          component.push(w);
+        } while (w !== v);
+        components.push(component);
+      }
+    }
+  }
+  return components;
 }
 
 /**

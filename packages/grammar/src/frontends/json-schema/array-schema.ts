@@ -9,6 +9,8 @@ import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { allowedTypes, capped, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 import { candidates } from './schema-candidates.ts';
+import { stringContent } from './string-schema.ts';
+import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
 import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
@@ -38,7 +40,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings with no maxLength, enum, const, format or pattern (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings every prefix of which has endless completions (no maxLength, enum or const; patterns and formats that never close: kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -68,15 +70,19 @@ export function arrayShape(schema: SchemaObject): string {
   return JSON.stringify(['prefixItems', 'items', 'additionalItems', 'contains', 'minItems', 'maxItems'].map((k) => schema[k] ?? null));
 }
 
+// Most DFA states a proof that item strings have endless completions may build.
+const MAX_ENDLESS_PROOF_STATES = 5_000;
+
 // Whether every item is a string of a language where every prefix has endless completions
-// (so keeping items distinct never leaves an item no way to end): strings with no maxLength,
-// enum, const, format or pattern.
+// (so keeping items distinct never leaves an item no way to end): strings with no constants
+// (enum, const) whose content's DFA has every state reach a cycle (no maxLength; patterns and
+// formats that never close).
 function openStrings(compiler: SchemaCompiler, items: ItemSchemas): boolean {
-  const closing = ['maxLength', 'enum', 'const', 'format', 'pattern', 'not', '__notValues', '__notPatterns', '__notFormats'];
   return [...items.prefix, items.rest].every((item) =>
     candidates(compiler, item, items.restPointer).every((s) => {
       const types = allowedTypes(s, items.restPointer);
-      return types.length === 1 && types[0] === 'string' && closing.every((k) => s[k] === undefined);
+      if (types.length !== 1 || types[0] !== 'string' || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
+      return endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES);
     }),
   );
 }
