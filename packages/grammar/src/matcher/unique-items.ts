@@ -58,9 +58,31 @@ export class UniqueItems {
     this.#table = table;
   }
 
-  /** Whether some array is inside the path states that need checking (else tokens cannot repeat an item). */
-  get inChecked(): boolean {
-    return this.#stack.some((f) => f.array && f.path >= 0 && this.#table.states[f.path]!.unique);
+  /**
+   * How many quotes a token needs to close a string that repeats an item from here: 1 in an
+   * item that may still end as an earlier one, 3 in one that cannot (close it, open and close
+   * another), 2 between items of a checked array; 0 outside any checked array (then only a
+   * token that opens one could, with a `[`).
+   */
+  get quotesToRepeat(): number {
+    const top = this.#stack[this.#stack.length - 1];
+    const checked = (f: Frame | undefined): boolean => f !== undefined && f.array && f.path >= 0 && this.#table.states[f.path]!.unique;
+    if (!this.#stack.some(checked)) return 0;
+    if (!checked(top)) return 1;
+    if (this.#mode !== STRING) return 2;
+    if (this.#string !== ITEM || this.#escape !== 0) return 1;
+    // The item so far: its whole characters (a token may have ended inside one).
+    let whole = this.#raw.length;
+    for (let back = 1; back <= Math.min(3, whole); back++) {
+      const b = this.#raw[whole - back]!;
+      if (b >= 0xc0) {
+        if (back < (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2)) whole -= back;
+        break;
+      }
+      if (b < 0x80) break;
+    }
+    const text = this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)));
+    return top!.seen.some((v) => v.startsWith(text)) ? 1 : 3;
   }
 
   /** An independent copy. */
@@ -201,9 +223,10 @@ export class UniqueItems {
   }
 }
 
-// Per vocabulary: the tokens with a quote in their bytes (only those can close a string),
-// and those of them with a `[` too (only those can open a checked array and close an item).
-const quoteTokens = new WeakMap<object, { readonly quoted: Int32Array; readonly opening: Int32Array }>();
+// Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
+// close a string), and those with a quote and a `[` (only those can open a checked array and
+// close an item in it).
+const quoteTokens = new WeakMap<object, { readonly quoted: readonly Int32Array[]; readonly opening: Int32Array }>();
 
 /**
  * Clears from `bits` (a packed bitset of allowed tokens) the tokens whose bytes would close
@@ -213,13 +236,16 @@ const quoteTokens = new WeakMap<object, { readonly quoted: Int32Array; readonly 
 export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, vocab: object, tokenCount: number, tokenBytes: (id: number) => Uint8Array): void {
   let lists = quoteTokens.get(vocab);
   if (lists === undefined) {
-    const quoted: number[] = [];
-    for (let id = 0; id < tokenCount; id++) if (tokenBytes(id).includes(QUOTE)) quoted.push(id);
-    const opening = quoted.filter((id) => tokenBytes(id).includes(0x5b));
-    quoteTokens.set(vocab, (lists = { quoted: Int32Array.from(quoted), opening: Int32Array.from(opening) }));
+    const byCount: number[][] = [[], [], []];
+    for (let id = 0; id < tokenCount; id++) {
+      const quotes = tokenBytes(id).reduce((n, b) => n + (b === QUOTE ? 1 : 0), 0);
+      for (let k = 0; k < Math.min(quotes, 3); k++) byCount[k]!.push(id);
+    }
+    const opening = byCount[0]!.filter((id) => tokenBytes(id).includes(0x5b));
+    quoteTokens.set(vocab, (lists = { quoted: byCount.map((ids) => Int32Array.from(ids)), opening: Int32Array.from(opening) }));
   }
-  // Outside a checked array, only a token that opens one can close a repeated item in it.
-  for (const id of cursor.inChecked ? lists.quoted : lists.opening) {
+  const quotes = cursor.quotesToRepeat;
+  for (const id of quotes === 0 ? lists.opening : lists.quoted[quotes - 1]!) {
     if ((bits[id >>> 5]! & (1 << (id & 31))) === 0) continue;
     if (!cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
   }
