@@ -3,7 +3,7 @@
  * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
  * may not close a string equal to one of their earlier items. A cursor follows the JSON text
  * the grammar accepts: the containers open, the path state of each, the strings each checked
- * array holds (decoded: `"é"` and `"\u00e9"` are one item), and the member names on the way
+ * array holds (decoded: `"\n"` and `"\u000a"` are one item), and the member names on the way
  * down. Its items are strings whose every prefix has endless completions, so refusing the
  * bytes that close a repeated string is all it takes: no prefix is left without a way on.
  */
