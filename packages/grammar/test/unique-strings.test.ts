@@ -11,7 +11,7 @@ import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
 import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
-import { seeded, vocab } from './support/vocabs.ts';
+import { seeded, tokensByBytes, vocab } from './support/vocabs.ts';
 
 const tags = { type: 'array', items: { type: 'string' }, uniqueItems: true };
 const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: readonly (string | number)[]) => boolean; starts: string[] }[] = [
@@ -90,13 +90,70 @@ function repeats(text: string, checked: (path: readonly (string | number)[]) => 
 const withoutUnique = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema), (key, value: unknown) => (key === 'uniqueItems' ? undefined : value));
 
 let kernel: Kernel;
-let kernelVocab: KernelVocab;
-const index = vocab('stories260k');
+const kernelVocabs = new Map<string, KernelVocab>();
 beforeAll(async () => {
   kernel = await loadKernel();
-  kernelVocab = kernel.loadVocab(index.file);
 });
 afterAll(() => kernel.dispose());
+
+// Walks that commit a schema's matchers (kernel and reference) token by token, each mask
+// compared with the oracle's: the relaxed grammar accepts the token and `repeats` finds no
+// repeated item. With llama3.1, the oracle looks at every token with a quote and a sample of
+// the rest. Returns how many tokens the oracle refused for a repeat.
+function walkAgainstOracle(
+  schema: unknown,
+  checked: (path: readonly (string | number)[]) => boolean,
+  starts: readonly string[],
+  { walks, steps, vocab: preset }: { walks: number; steps: number; vocab: 'stories260k' | 'llama3.1' },
+): number {
+  const index = vocab(preset);
+  let kernelVocab = kernelVocabs.get(preset);
+  if (kernelVocab === undefined) kernelVocabs.set(preset, (kernelVocab = kernel.loadVocab(index.file)));
+  const grammar = compileSchema(schema, {}, { maxMaskMs: 600_000 });
+  const relaxed = compileSchema(withoutUnique(schema), {}, { maxMaskMs: 600_000 });
+  const kernelGrammar = new KernelGrammar(kernel, grammar);
+  const eos = index.meta.eos_token_ids;
+  const random = seeded(11);
+  const decoder = new TextDecoder();
+  const ids = Array.from({ length: index.tokenCount }, (_, id) => id).filter(
+    (id) => preset === 'stories260k' || index.tokenBytes(id).includes(0x22) || eos.includes(id) || random() < 0.01,
+  );
+  let masked = 0;
+  for (let walk = 0; walk < walks; walk++) {
+    const matcher = new KernelMatcher(kernelGrammar, kernelVocab, { eosTokenIds: eos });
+    const reference = preset === 'stories260k' ? new Matcher(grammar, index) : null;
+    const oracle = new Matcher(relaxed, index);
+    const bytes = [...new TextEncoder().encode(starts[walk % starts.length]!)];
+    for (const m of [matcher, reference, oracle]) expect(m?.commitBytes(Uint8Array.from(bytes)) ?? true).toBe(true);
+    for (let step = 0; step < steps && !matcher.isFinished; step++) {
+      const mask = matcher.computeMaskBitset();
+      if (reference !== null) expect(bitsetIds(reference.computeMaskBitset(), index.tokenCount)).toEqual(bitsetIds(mask, index.tokenCount));
+      const allowed = ids.filter((id) => (mask[id >>> 5]! >>> (id & 31)) & 1);
+      const expected: number[] = [];
+      for (const id of ids) {
+        if (eos.includes(id)) {
+          if (oracle.isAccepting()) expected.push(id);
+        } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
+          if (!repeats(decoder.decode(Uint8Array.from([...bytes, ...index.tokenBytes(id)])), checked)) expected.push(id);
+          else masked++;
+        }
+      }
+      expect(allowed, `after ${JSON.stringify(decoder.decode(Uint8Array.from(bytes)))}`).toEqual(expected);
+      // Short strings, so that items repeat: a token that closes one is taken when it may come.
+      const closing = allowed.filter((id) => index.tokenBytes(id).includes(0x22));
+      const pool = closing.length > 0 && random() < 0.6 ? closing : allowed;
+      const token = pool[Math.floor(random() * pool.length)]!;
+      expect(matcher.commitToken(token)).toBe(true);
+      if (reference !== null) expect(reference.commitToken(token)).toBe(true);
+      if (!eos.includes(token)) {
+        oracle.commitToken(token);
+        bytes.push(...index.tokenBytes(token));
+      }
+    }
+    matcher.dispose();
+  }
+  return masked;
+}
 
 describe('uniqueItems over strings, kept while matching', () => {
   it.each(SCHEMAS)('$name: accepted iff ajv accepts (repeats, escaped spellings)', ({ schema }) => {
@@ -107,63 +164,60 @@ describe('uniqueItems over strings, kept while matching', () => {
     expectAgreement(schema, instances, { numRuns: 150, seed: 3 });
   });
 
-  it.each(SCHEMAS)('$name: masks equal the oracle along walks that repeat strings', ({ schema, checked, starts }) => {
-    const grammar = compileSchema(schema, {}, { maxMaskMs: 600_000 });
-    const relaxed = compileSchema(withoutUnique(schema), {}, { maxMaskMs: 600_000 });
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const eos = index.meta.eos_token_ids;
-    const random = seeded(11);
-    const decoder = new TextDecoder();
-    let masked = 0;
-    for (let walk = 0; walk < 6; walk++) {
-      const matcher = new KernelMatcher(kernelGrammar, kernelVocab, { eosTokenIds: eos });
-      const reference = new Matcher(grammar, index);
-      const oracle = new Matcher(relaxed, index);
-      let text = starts[walk % starts.length]!;
-      const start = new TextEncoder().encode(text);
-      for (const m of [matcher, reference, oracle]) expect(m.commitBytes(start)).toBe(true);
-      for (let step = 0; step < 60 && !matcher.isFinished; step++) {
-        const allowed = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
-        expect(bitsetIds(reference.computeMaskBitset(), index.tokenCount)).toEqual(allowed);
-        const expected: number[] = [];
-        for (let id = 0; id < index.tokenCount; id++) {
-          if (eos.includes(id)) {
-            if (oracle.isAccepting()) expected.push(id);
-          } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
-            if (!repeats(text + decoder.decode(index.tokenBytes(id)), checked)) expected.push(id);
-            else masked++;
-          }
-        }
-        expect(allowed, `after ${JSON.stringify(text)}`).toEqual(expected);
-        // Short strings, so that items repeat: a quote is taken whenever it may come.
-        const quote = allowed.find((id) => decoder.decode(index.tokenBytes(id)) === '"');
-        const token = quote !== undefined && random() < 0.6 ? quote : allowed[Math.floor(random() * allowed.length)]!;
-        expect(matcher.commitToken(token)).toBe(true);
-        expect(reference.commitToken(token)).toBe(true);
-        if (!eos.includes(token)) {
-          oracle.commitToken(token);
-          text += decoder.decode(index.tokenBytes(token));
-        }
-      }
-      matcher.dispose();
-    }
+  it.each(SCHEMAS)('$name: masks equal the oracle along walks that repeat strings (stories260k, every token)', ({ schema, checked, starts }) => {
+    const masked = walkAgainstOracle(schema, checked, starts, { walks: 6, steps: 60, vocab: 'stories260k' });
     // The walks met repeats to refuse (else they proved nothing).
     expect(masked).toBeGreaterThan(0);
   });
 
-  it('a repeated item is refused by commit, and rollback and fork keep the items written', () => {
+  it('masks equal the oracle with llama3.1, whose tokens close and open several strings at once', () => {
+    const { schema, checked, starts } = SCHEMAS[2]!;
+    // Every token with a quote (only those can repeat an item), and a sample of the others.
+    const masked = walkAgainstOracle(schema, checked, starts, { walks: 3, steps: 25, vocab: 'llama3.1' });
+    expect(masked).toBeGreaterThan(0);
+  });
+
+  it('a repeated item is refused by commit, and rollback and fork keep the items written (kernel and reference)', () => {
     const grammar = compileSchema(tags);
+    const index = vocab('stories260k');
     const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const matcher = new KernelMatcher(kernelGrammar, kernelVocab, { eosTokenIds: [] });
+    const loaded = kernel.loadVocab(index.file);
+    const byBytes = tokensByBytes(index);
     const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
-    expect(matcher.commitBytes(bytes('["a","b",'))).toBe(true);
-    const fork = matcher.fork();
-    expect(matcher.commitBytes(bytes('"a"'))).toBe(false);
-    expect(matcher.completes(bytes('"\\u0062"]'))).toBe(false);
-    expect(matcher.completes(bytes('"c"]'))).toBe(true);
-    expect(fork.commitBytes(bytes('"b"'))).toBe(false);
-    fork.dispose();
-    matcher.dispose();
+    const token = (s: string): number => byBytes.get(Buffer.from(s).toString('hex'))!;
+    for (const matcher of [new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+      expect(matcher.commitBytes(bytes('["a","\\n",'))).toBe(true);
+      const fork = matcher.fork();
+      expect(matcher.commitBytes(bytes('"a"'))).toBe(false);
+      // The newline again, spelled otherwise.
+      expect(matcher.completes(bytes('"\\u000a"]'))).toBe(false);
+      expect(matcher.completes(bytes('"c"]'))).toBe(true);
+      expect(fork.commitBytes(bytes('"a"'))).toBe(false);
+      for (const t of ['"', 'c', '"']) expect(matcher.commitToken(token(t))).toBe(true);
+      expect(matcher.completes(bytes(',"c"]'))).toBe(false);
+      matcher.rollback(3);
+      expect(matcher.completes(bytes('"c"]'))).toBe(true);
+      fork.dispose();
+      matcher.dispose();
+    }
+  });
+
+  it('a token that opens and closes a repeated item between items is masked (llama3.1: "" is one token)', () => {
+    const index = vocab('llama3.1');
+    let loaded = kernelVocabs.get('llama3.1');
+    if (loaded === undefined) kernelVocabs.set('llama3.1', (loaded = kernel.loadVocab(index.file)));
+    const empty = tokensByBytes(index).get(Buffer.from('""').toString('hex'))!;
+    const kernelGrammar = new KernelGrammar(kernel, compileSchema(tags));
+    for (const [written, allowed] of [
+      ['["",', false],
+      ['["a",', true],
+    ] as const) {
+      const matcher = new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] });
+      expect(matcher.commitBytes(new TextEncoder().encode(written))).toBe(true);
+      const mask = matcher.computeMaskBitset();
+      expect(((mask[empty >>> 5]! >>> (empty & 31)) & 1) === 1, written).toBe(allowed);
+      matcher.dispose();
+    }
   });
 
   it('is refused where a branch allows an array of repeated items beside it', () => {
