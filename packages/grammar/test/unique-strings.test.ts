@@ -23,6 +23,12 @@ const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: 
     starts: ['["a","b","a', '["ab","a'],
   },
   {
+    name: 'objects that may always take one more member (compared as values)',
+    schema: { type: 'array', uniqueItems: true, items: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' } }, required: ['a'] } },
+    checked: (path) => path.length === 0,
+    starts: ['[{"a":1},{"a":1', '[{"a":1,"b":"x"},{"b":"x","a":1', '[{"a":2,"b":""},{"b":"","a":2'],
+  },
+  {
     name: 'tags beside an array that may repeat, and in each of a list of objects',
     schema: {
       type: 'object',
@@ -46,11 +52,23 @@ const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: 
   },
 ];
 
-// The strings each array the schema checks closes, in the output so far: a scanner over the
-// JSON text (containers, member names, string literals decoded by JSON.parse).
+// A value as JSON with its members sorted (equal values, equal texts).
+const sorted = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(sorted).join(',')}]`
+    : value !== null && typeof value === 'object'
+      ? `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${sorted((value as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(value);
+
+// Whether an array the schema checks repeats an item (a string, or an object compared as
+// JSON.parse reads it) in the output so far: a scanner over the JSON text (containers, member
+// names, string literals decoded by JSON.parse).
 function repeats(text: string, checked: (path: readonly (string | number)[]) => boolean): boolean {
   const path: (string | number)[] = [];
-  const frames: { array: boolean; items: number; key: string | null; seen: Set<string> }[] = [];
+  const frames: { array: boolean; items: number; key: string | null; seen: Set<string>; from: number }[] = [];
   let afterKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
@@ -67,17 +85,23 @@ function repeats(text: string, checked: (path: readonly (string | number)[]) => 
       }
       afterKey = false;
       if (top?.array === true) {
-        if (checked(path) && top.seen.has(value)) return true;
-        top.seen.add(value);
+        if (checked(path) && top.seen.has(JSON.stringify(value))) return true;
+        top.seen.add(JSON.stringify(value));
         top.items++;
       }
     } else if (c === '[' || c === '{') {
       if (top !== undefined) path.push(top.array ? top.items++ : top.key!);
-      frames.push({ array: c === '[', items: 0, key: null, seen: new Set() });
+      frames.push({ array: c === '[', items: 0, key: null, seen: new Set(), from: i });
       afterKey = false;
     } else if (c === ']' || c === '}') {
-      frames.pop();
+      const closed = frames.pop()!;
       path.pop();
+      const parent = frames.at(-1);
+      if (c === '}' && parent?.array === true && checked(path)) {
+        const item = sorted(JSON.parse(text.slice(closed.from, i + 1)));
+        if (parent.seen.has(item)) return true;
+        parent.seen.add(item);
+      }
     } else if (c === ':') {
       afterKey = true;
     } else if (c === ',' && top !== undefined && !top.array) {
@@ -159,8 +183,13 @@ describe('uniqueItems over strings, kept while matching', () => {
   it.each(SCHEMAS)('$name: accepted iff ajv accepts (repeats, escaped spellings)', ({ schema }) => {
     const word = fc.constantFrom('a', 'b', 'é', 'a b', '');
     const strings = fc.array(word, { maxLength: 4 });
+    const objects = fc.array(fc.constantFrom({ a: 1 }, { a: 1, b: 'x' }, { b: 'x', a: 1 }, { a: 2 }, { a: 1, c: [] }, { b: 'y' }), { maxLength: 4 });
     const instances =
-      schema.type === 'array' ? strings : fc.record({ tags: strings, other: strings, groups: fc.array(fc.record({ tags: strings }), { maxLength: 2 }) });
+      schema.type !== 'array'
+        ? fc.record({ tags: strings, other: strings, groups: fc.array(fc.record({ tags: strings }), { maxLength: 2 }) })
+        : (schema.items as { type: string }).type === 'object'
+          ? objects
+          : strings;
     expectAgreement(schema, instances, { numRuns: 150, seed: 3 });
   });
 
@@ -171,7 +200,7 @@ describe('uniqueItems over strings, kept while matching', () => {
   });
 
   it('masks equal the oracle with llama3.1, whose tokens close and open several strings at once', () => {
-    const { schema, checked, starts } = SCHEMAS[2]!;
+    const { schema, checked, starts } = SCHEMAS[3]!;
     // Every token with a quote (only those can repeat an item), and a sample of the others.
     const masked = walkAgainstOracle(schema, checked, starts, { walks: 3, steps: 25, vocab: 'llama3.1' });
     expect(masked).toBeGreaterThan(0);
@@ -236,6 +265,10 @@ describe('uniqueItems over strings, kept while matching', () => {
     // or format that closes; one that never closes is kept while matching.
     for (const items of [{ maxLength: 3 }, { pattern: '^[a-z]{2}$' }, { format: 'date' }, { pattern: '^(any|[0-9]+)$' }]) {
       expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } })?.keyword, JSON.stringify(items)).toBe('uniqueItems');
+    }
+    // Objects that cannot always take one more member of a fresh name stay refused.
+    for (const items of [{ additionalProperties: false }, { maxProperties: 3 }, { propertyNames: { maxLength: 2 } }, { patternProperties: { x: {} } }]) {
+      expect(schemaErrorOf({ ...tags, items: { type: 'object', ...items } })?.keyword, JSON.stringify(items)).toBe('uniqueItems');
     }
     for (const items of [{ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, { pattern: '^pkg:' }, { minLength: 2, pattern: 'x' }]) {
       expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } }), JSON.stringify(items)).toBeUndefined();

@@ -1,11 +1,13 @@
 /**
- * Distinct string items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
+ * Distinct items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
  * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
- * may not close a string equal to one of their earlier items. A cursor follows the JSON text
- * the grammar accepts: the containers open, the path state of each, the strings each checked
- * array holds (decoded: `"\n"` and `"\u000a"` are one item), and the member names on the way
- * down. Its items are strings whose every prefix has endless completions, so refusing the
- * bytes that close a repeated string is all it takes: no prefix is left without a way on.
+ * may not close a string or an object equal to one of their earlier items. A cursor follows
+ * the JSON text the grammar accepts: the containers open, the path state of each, the items
+ * each checked array holds (in canonical JSON: strings decoded, `"\n"` and `"\u000a"` are one
+ * item; objects with their members sorted, numbers by value), and the member names on the way
+ * down. Its items are strings and objects whose every prefix has endless completions, so
+ * refusing the bytes that close a repeated item is all it takes: no prefix is left without a
+ * way on.
  */
 import type { UniqueArrays } from '../ir/grammar-ir.ts';
 
@@ -18,6 +20,8 @@ interface Frame {
   items: number;
   key: string;
   seen: readonly string[];
+  // An object item of a checked array: where its text starts in the cursor's capture (-1: not one).
+  readonly captureAt: number;
 }
 
 // Where the cursor is: before a value, after one, before a member's name or its colon, in a
@@ -53,6 +57,8 @@ export class UniqueItems {
   #raw: number[] = [];
   #escape = 0; // 0: none, 1: after a backslash, 2..5: hex digits of \u read so far + 2
   #hex = 0;
+  // The bytes since the outermost object item being written began (null: none is).
+  #capture: number[] | null = null;
 
   constructor(table: UniqueArrays) {
     this.#table = table;
@@ -62,7 +68,8 @@ export class UniqueItems {
    * How many quotes a token needs to close a string that repeats an item from here: 1 in an
    * item that may still end as an earlier one, 3 in one that cannot (close it, open and close
    * another), 2 between items of a checked array; 0 outside any checked array (then only a
-   * token that opens one could, with a `[`).
+   * token that opens one could, with a `[`). Inside a checked array, a token with a `}` may
+   * close an object item too.
    */
   get quotesToRepeat(): number {
     const top = this.#stack[this.#stack.length - 1];
@@ -81,7 +88,7 @@ export class UniqueItems {
       }
       if (b < 0x80) break;
     }
-    const text = this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)));
+    const text = JSON.stringify(this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)))).slice(0, -1);
     return top!.seen.some((v) => v.startsWith(text)) ? 1 : 3;
   }
 
@@ -96,12 +103,16 @@ export class UniqueItems {
     copy.#raw = this.#raw.slice();
     copy.#escape = this.#escape;
     copy.#hex = this.#hex;
+    copy.#capture = this.#capture?.slice() ?? null;
     return copy;
   }
 
   /** Feeds bytes the grammar accepts; false when they close an item a checked array already holds (then the cursor is unusable). */
   feed(bytes: Uint8Array): boolean {
-    for (const b of bytes) if (!this.#byte(b)) return false;
+    for (const b of bytes) {
+      this.#capture?.push(b);
+      if (!this.#byte(b)) return false;
+    }
     return true;
   }
 
@@ -148,11 +159,16 @@ export class UniqueItems {
         path = state === undefined ? -1 : Object.hasOwn(state.keys, top.key) ? state.keys[top.key]! : state.otherKeys;
       }
     }
+    const checked = top?.array === true && top.path >= 0 && this.#table.states[top.path]!.unique;
     if (b === 0x5b || b === 0x7b) {
-      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [] });
+      let captureAt = -1;
+      if (checked && b === 0x7b) {
+        if (this.#capture === null) this.#capture = [b];
+        captureAt = this.#capture.length - 1;
+      }
+      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt });
       this.#mode = b === 0x5b ? VALUE : KEY;
     } else if (b === QUOTE) {
-      const checked = top?.array === true && top.path >= 0 && this.#table.states[top.path]!.unique;
       this.#startString(false, checked ? ITEM : SKIP);
     } else {
       this.#mode = SCALAR;
@@ -161,8 +177,19 @@ export class UniqueItems {
   }
 
   #close(): boolean {
-    this.#stack.pop();
+    const closed = this.#stack.pop()!;
     this.#mode = AFTER;
+    if (closed.captureAt < 0) return true;
+    // An object item of a checked array ends: is it one the array holds?
+    const item = canonicalJson(decoder.decode(Uint8Array.from(this.#capture!.slice(closed.captureAt))));
+    if (!this.#stack.some((f) => f.captureAt >= 0)) this.#capture = null;
+    return this.#add(this.#stack[this.#stack.length - 1]!, item);
+  }
+
+  // Adds an item (canonical JSON) to a checked array; false when the array holds it already.
+  #add(array: Frame, item: string): boolean {
+    if (array.seen.includes(item)) return false;
+    array.seen = [...array.seen, item];
     return true;
   }
 
@@ -208,10 +235,7 @@ export class UniqueItems {
     this.#mode = this.#name ? COLON : AFTER;
     if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = this.#text;
     if (this.#string !== ITEM) return true;
-    const top = this.#stack[this.#stack.length - 1]!;
-    if (top.seen.includes(this.#text)) return false;
-    top.seen = [...top.seen, this.#text];
-    return true;
+    return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(this.#text));
   }
 
   // Raw UTF-8 read so far, decoded onto the text (an escape or the end of the string follows
@@ -224,29 +248,111 @@ export class UniqueItems {
 }
 
 // Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
-// close a string), and those with a quote and a `[` (only those can open a checked array and
-// close an item in it).
-const quoteTokens = new WeakMap<object, { readonly quoted: readonly Int32Array[]; readonly opening: Int32Array }>();
+// close a string), those with a `}` (only those can close an object), and those with a `[`
+// and either (only those can open a checked array and close an item in it).
+const closingTokens = new WeakMap<object, { readonly quoted: readonly Int32Array[]; readonly braced: Int32Array; readonly opening: Int32Array }>();
 
 /**
  * Clears from `bits` (a packed bitset of allowed tokens) the tokens whose bytes would close
- * a string a checked array already holds, from the state `cursor` is in. `vocab` is the key
- * its quote tokens are remembered by.
+ * an item a checked array already holds, from the state `cursor` is in. `vocab` is the key
+ * its lists of tokens are remembered by.
  */
 export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, vocab: object, tokenCount: number, tokenBytes: (id: number) => Uint8Array): void {
-  let lists = quoteTokens.get(vocab);
+  let lists = closingTokens.get(vocab);
   if (lists === undefined) {
     const byCount: number[][] = [[], [], []];
+    const braced: number[] = [];
+    const opening: number[] = [];
     for (let id = 0; id < tokenCount; id++) {
-      const quotes = tokenBytes(id).reduce((n, b) => n + (b === QUOTE ? 1 : 0), 0);
+      const bytes = tokenBytes(id);
+      const quotes = bytes.reduce((n, b) => n + (b === QUOTE ? 1 : 0), 0);
       for (let k = 0; k < Math.min(quotes, 3); k++) byCount[k]!.push(id);
+      const brace = bytes.includes(0x7d);
+      if (brace) braced.push(id);
+      if ((quotes > 0 || brace) && bytes.includes(0x5b)) opening.push(id);
     }
-    const opening = byCount[0]!.filter((id) => tokenBytes(id).includes(0x5b));
-    quoteTokens.set(vocab, (lists = { quoted: byCount.map((ids) => Int32Array.from(ids)), opening: Int32Array.from(opening) }));
+    closingTokens.set(
+      vocab,
+      (lists = { quoted: byCount.map((ids) => Int32Array.from(ids)), braced: Int32Array.from(braced), opening: Int32Array.from(opening) }),
+    );
   }
   const quotes = cursor.quotesToRepeat;
-  for (const id of quotes === 0 ? lists.opening : lists.quoted[quotes - 1]!) {
-    if ((bits[id >>> 5]! & (1 << (id & 31))) === 0) continue;
-    if (!cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+  for (const list of quotes === 0 ? [lists.opening] : [lists.quoted[quotes - 1]!, lists.braced]) {
+    for (const id of list) {
+      if ((bits[id >>> 5]! & (1 << (id & 31))) === 0) continue;
+      if (!cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+    }
   }
+}
+
+/**
+ * A JSON text in canonical form, for equality as JSON Schema has it: members sorted by name,
+ * strings as `JSON.stringify` writes them, numbers as exact decimals (`1`, `1.0` and `10e-1`
+ * are one); the text is JSON (the grammar wrote it).
+ */
+export function canonicalJson(text: string): string {
+  let at = 0;
+  const space = (): void => {
+    while (at < text.length && ' \t\n\r'.includes(text[at]!)) at++;
+  };
+  const value = (): string => {
+    space();
+    const c = text[at]!;
+    if (c === '{') {
+      at++;
+      const members: [string, string][] = [];
+      space();
+      if (text[at] === '}') at++;
+      else {
+        for (;;) {
+          space();
+          const name = JSON.parse(stringLiteral()) as string;
+          space();
+          at++; // :
+          members.push([name, value()]);
+          space();
+          if (text[at++] === '}') break;
+        }
+      }
+      members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${members.map(([name, v]) => `${JSON.stringify(name)}:${v}`).join(',')}}`;
+    }
+    if (c === '[') {
+      at++;
+      const items: string[] = [];
+      space();
+      if (text[at] === ']') at++;
+      else {
+        for (;;) {
+          items.push(value());
+          space();
+          if (text[at++] === ']') break;
+        }
+      }
+      return `[${items.join(',')}]`;
+    }
+    if (c === '"') return JSON.stringify(JSON.parse(stringLiteral()) as string);
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at))![0];
+    at += literal.length;
+    return /^[tfn]/.test(literal) ? literal : canonicalNumber(literal);
+  };
+  const stringLiteral = (): string => {
+    const from = at++;
+    while (text[at] !== '"') at += text[at] === '\\' ? 2 : 1;
+    at++;
+    return text.slice(from, at);
+  };
+  return value();
+}
+
+// A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).
+function canonicalNumber(literal: string): string {
+  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
+  let digits = (whole! + fraction).replace(/^0+/, '');
+  if (digits === '') return '0';
+  let power = BigInt(exponent) - BigInt(fraction.length);
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  power += BigInt(trailing);
+  return `${sign}${digits}e${power}`;
 }

@@ -7,7 +7,7 @@
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, capped, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import { allowedTypes, capped, isAssertion, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 import { candidates } from './schema-candidates.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
@@ -36,7 +36,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
     const positions = { at: (i: number) => itemSchema(items, i) };
     const plan = uniqueItemsPlan(compiler, positions, maxItems);
     if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems);
-    if (openStrings(compiler, items)) {
+    if (openItems(compiler, items)) {
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
     } else {
@@ -73,18 +73,34 @@ export function arrayShape(schema: SchemaObject): string {
 // Most DFA states a proof that item strings have endless completions may build.
 const MAX_ENDLESS_PROOF_STATES = 5_000;
 
-// Whether every item is a string of a language where every prefix has endless completions
-// (so keeping items distinct never leaves an item no way to end): strings with no constants
-// (enum, const) whose content's DFA has every state reach a cycle (no maxLength; patterns and
-// formats that never close).
-function openStrings(compiler: SchemaCompiler, items: ItemSchemas): boolean {
+// Whether every item is a string or an object every prefix of which has endless
+// completions (so keeping items distinct never leaves an item no way to end): strings with
+// no constants (enum, const) whose content's DFA has every state reach a cycle (no maxLength;
+// patterns and formats that never close); objects that can always take one more member of a
+// name no one declares (`openObject`).
+function openItems(compiler: SchemaCompiler, items: ItemSchemas): boolean {
   return [...items.prefix, items.rest].every((item) =>
     candidates(compiler, item, items.restPointer).every((s) => {
       const types = allowedTypes(s, items.restPointer);
-      if (types.length !== 1 || types[0] !== 'string' || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
-      return endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES);
+      if (types.length !== 1 || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
+      if (types[0] === 'object') return openObject(compiler, s);
+      return types[0] === 'string' && endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES);
     }),
   );
+}
+
+// Object keywords that never stop one more member of a fresh name with any value.
+const OPEN_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'minProperties', 'dependentRequired']);
+
+// Whether an object schema lets any object take one more member of a name it does not
+// declare (with any value): no additionalProperties but true, no member cap, no names or
+// patterns or conditions that could refuse it.
+function openObject(compiler: SchemaCompiler, s: SchemaObject): boolean {
+  if (compiler.parts.caps.maxProperties !== Infinity) return false;
+  const additional = s.additionalProperties;
+  if (!(additional === undefined || additional === true || (typeof additional === 'object' && additional !== null && Object.keys(additional).length === 0)))
+    return false;
+  return Object.keys(s).every((k) => k === 'additionalProperties' || !isAssertion(k) || OPEN_OBJECT_KEYWORDS.has(k));
 }
 
 function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
