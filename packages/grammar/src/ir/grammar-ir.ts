@@ -115,12 +115,12 @@ export interface GrammarIR {
   readonly allowEmpty?: boolean;
   /** Rules whose body is a permutation (their name is not also in `rules`). */
   readonly permutations?: ReadonlyMap<string, PermutationDef>;
-  /** JSON arrays whose string items the matcher keeps distinct (`uniqueItems` no grammar says). */
+  /** JSON arrays whose items (strings, objects) the matcher keeps distinct (`uniqueItems` no grammar says). */
   readonly uniqueArrays?: UniqueArrays;
 }
 
 /**
- * Where a JSON instance's arrays must hold distinct strings, over JSON paths: state 0 is the
+ * Where a JSON instance's arrays must hold distinct items, over JSON paths: state 0 is the
  * whole instance; a member or an item moves to another state, -1 when no such array can be
  * below it.
  */
@@ -130,7 +130,7 @@ export interface UniqueArrays {
 
 /** One state of `UniqueArrays`. */
 export interface UniquePathState {
-  /** Whether an array here must hold distinct string items. */
+  /** Whether an array here must hold distinct items. */
   readonly unique: boolean;
   /** The state of a member, by name; `otherKeys` for any other name. */
   readonly keys: Readonly<Record<string, number>>;

@@ -196,7 +196,7 @@ export class KernelMatcher implements TokenMatcher {
   #bits = 0;
   // The last view of the mask (made again only when kernel memory grew).
   #view: Uint32Array | undefined;
-  // Arrays whose string items must be distinct (`unique-items.ts`): the cursor, and its state
+  // Arrays whose items must be distinct (`unique-items.ts`): the cursor, and its state
   // before each committed token (for rollback). Null when the grammar has none.
   #unique: UniqueItems | null;
   #uniqueBefore: UniqueItems[] = [];

@@ -97,7 +97,7 @@ export class Matcher implements TokenMatcher {
   // Per committed token: history length before it (EOS tokens store -1 - length).
   #tokens: number[] = [];
 
-  // Arrays whose string items must be distinct (`unique-items.ts`): the cursor, and its state
+  // Arrays whose items must be distinct (`unique-items.ts`): the cursor, and its state
   // before each committed token (for rollback). Null when the grammar has none.
   #unique: UniqueItems | null;
   #uniqueBefore: (UniqueItems | null)[] = [];

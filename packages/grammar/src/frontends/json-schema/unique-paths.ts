@@ -1,7 +1,7 @@
 /**
  * Where in an instance the matcher must keep array items distinct (`UniqueArrays`): the
- * `uniqueItems` arrays of strings no grammar over sets can say (`array-schema.ts` leaves them
- * to the matcher, `matcher/unique-items.ts`). A state stands for the schemas that may describe
+ * `uniqueItems` arrays of strings or objects no grammar over sets can say (`array-schema.ts`
+ * leaves them to the matcher, `matcher/unique-items.ts`). A state stands for the schemas that may describe
  * the value at a JSON path, a superset of those that do: every applicator is followed
  * (`anyOf`/`oneOf` branch by branch, `if` to `then` and `else`, `dependentSchemas`,
  * `patternProperties` and `additionalProperties` for any name, `contains` for any item). An
@@ -53,7 +53,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
         'uniqueItems checked while matching where another branch allows an array with repeated items (the matcher could not tell which holds)',
       );
     }
-    unique.push(checked.length > 0);
+    // (Lenient: a mix is not checked, the keyword relaxed as a warning says.)
+    unique.push(checked.length > 0 && repeating.length === 0);
     for (const s of checked) placed.add(arrayShape(s));
     const edge = outgoing(compiler, here);
     edges.push(edge);
