@@ -8,7 +8,7 @@ import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
-import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { seeded, tokensByBytes, vocab } from './support/vocabs.ts';
@@ -253,6 +253,9 @@ describe('uniqueItems over strings, kept while matching', () => {
     const error = schemaErrorOf({ anyOf: [tags, { type: 'array', items: { type: 'string', minLength: 2 } }] });
     expect(error?.keyword).toBe('uniqueItems');
     expect(error?.message).toMatch(/another branch allows an array with repeated items/);
+    // Lenient, the mix is compiled with a warning, and repeats are allowed there.
+    const lenient = compileSchema({ anyOf: [tags, { type: 'array', items: { type: 'string', minLength: 2 } }] }, { lenient: true });
+    expect(accepts(lenient, '["a","a"]')).toBe(true);
     // A branch where the member is any value (undeclared) allows repeats there too.
     const undeclared = schemaErrorOf({
       anyOf: [
