@@ -88,7 +88,10 @@ export class UniqueItems {
       }
       if (b < 0x80) break;
     }
-    const text = JSON.stringify(this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)))).slice(0, -1);
+    const prefix = this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)));
+    // (Half a surrogate pair: its other half decides how the item is written.)
+    if (/[\ud800-\udbff]$/.test(prefix)) return 1;
+    const text = JSON.stringify(prefix).slice(0, -1);
     return top!.seen.some((v) => v.startsWith(text)) ? 1 : 3;
   }
 
