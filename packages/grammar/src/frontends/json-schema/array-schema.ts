@@ -1,7 +1,8 @@
 /**
  * Arrays: `[ ws (items ws)? ]`, the prefix items in their places, then the rest's schema
  * repeated, between minItems and maxItems in all; unique items over finitely many values as
- * a grammar over sets (`unique-items.ts`); items one of which must hold a schema (`contains`,
+ * a grammar over sets (`unique-items.ts`), over open strings and objects left to the matcher
+ * (`unique-paths.ts`); items one of which must hold a schema (`contains`,
  * the complement of `items`) as rules that count the witnesses found.
  */
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
@@ -27,10 +28,7 @@ interface ItemSchemas {
 /** The grammar of the arrays an array schema allows. */
 export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
   const parts = compiler.parts;
-  const items = itemSchemas(schema, pointer);
-  const minItems = nonNegativeInt(schema.minItems, pointer, 'minItems') ?? 0;
-  let maxItems = capped(nonNegativeInt(schema.maxItems, pointer, 'maxItems'), parts.caps.maxItems, minItems);
-  if (items.rest === false) maxItems = Math.min(maxItems, items.prefix.length);
+  const { items, minItems, maxItems } = arrayCounts(compiler, schema, pointer);
   if (minItems > maxItems) return expr.alt([]);
   if (schema.uniqueItems === true && maxItems > 1) {
     const positions = { at: (i: number) => itemSchema(items, i) };
@@ -40,7 +38,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings every prefix of which has endless completions (no maxLength, enum or const; patterns and formats that never close: kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings every prefix of which has endless completions (no maxLength, enum or const; patterns and formats that never close) or objects that can always take one more member (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -58,11 +56,16 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
  */
 export function uniqueItemsChecked(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): boolean {
   if (schema.uniqueItems !== true) return false;
+  const { items, minItems, maxItems } = arrayCounts(compiler, schema, pointer);
+  return minItems <= maxItems && maxItems > 1 && uniqueItemsPlan(compiler, { at: (i) => itemSchema(items, i) }, maxItems) === null;
+}
+
+// An array schema's item schemas and its bounds on their count (a `false` rest caps it at the prefix).
+function arrayCounts(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): { items: ItemSchemas; minItems: number; maxItems: number } {
   const items = itemSchemas(schema, pointer);
   const minItems = nonNegativeInt(schema.minItems, pointer, 'minItems') ?? 0;
-  let maxItems = capped(nonNegativeInt(schema.maxItems, pointer, 'maxItems'), compiler.parts.caps.maxItems, minItems);
-  if (items.rest === false) maxItems = Math.min(maxItems, items.prefix.length);
-  return minItems <= maxItems && maxItems > 1 && uniqueItemsPlan(compiler, { at: (i) => itemSchema(items, i) }, maxItems) === null;
+  const maxItems = capped(nonNegativeInt(schema.maxItems, pointer, 'maxItems'), compiler.parts.caps.maxItems, minItems);
+  return { items, minItems, maxItems: items.rest === false ? Math.min(maxItems, items.prefix.length) : maxItems };
 }
 
 /** What tells an array schema's items and counts apart (a key: other keywords left out). */
