@@ -120,16 +120,81 @@ beforeAll(async () => {
 });
 afterAll(() => kernel.dispose());
 
+// Every JSON spelling of a string's content: `/` raw or escaped, control characters as short
+// escapes or \u00XX in either case, `"` and `` escaped.
+function spellings(value: string): string[] {
+  let texts = [''];
+  for (const c of value) {
+    const code = c.charCodeAt(0);
+    const hex = code.toString(16).padStart(2, '0');
+    const ways =
+      c === '"' || c === '\\'
+        ? [`\\${c}`]
+        : c === '/'
+          ? ['/', '\\/']
+          : code < 0x20
+            ? [...(JSON.stringify(c).length === 4 ? [JSON.stringify(c).slice(1, -1)] : []), `\\u00${hex}`, `\\u00${hex.toUpperCase()}`]
+            : [c];
+    texts = texts.flatMap((t) => ways.map((w) => t + w));
+  }
+  return [...new Set(texts)];
+}
+
+// The values of a closed item schema for the oracle: listed, or strings of some letters up to
+// a length (too many to list).
+type Values = readonly string[] | { readonly letters: string; readonly maxLength: number };
+
+// Whether a value not in `seen` is spelled by a text that begins with `spelled`.
+function newValueBegins(spelled: string, values: Values, seen: ReadonlySet<string>): boolean {
+  if (Array.isArray(values)) return values.some((v) => !seen.has(v) && spellings(v).some((s) => s.startsWith(spelled)));
+  const { letters, maxLength } = values as { letters: string; maxLength: number };
+  const stack = [spelled];
+  while (stack.length > 0) {
+    const text = stack.pop()!;
+    if (text.length > 0 && !seen.has(text)) return true;
+    if (text.length < maxLength) for (const c of letters) stack.push(text + c);
+  }
+  return false;
+}
+
+// Whether the output so far, a top-level array of strings whose items must be distinct and
+// come from `values`, has an item, or an item a comma asks for, that cannot end as a value
+// not written yet: an enumeration of the values left and their spellings.
+function stuck(text: string, values: Values): boolean {
+  const seen = new Set<string>();
+  let at = text.indexOf('[') + 1;
+  const space = (): void => {
+    while (at < text.length && ' \n\r\t'.includes(text[at]!)) at++;
+  };
+  for (;;) {
+    space();
+    if (at >= text.length || text[at] === ']') return false;
+    if (text[at] === ',') {
+      at++;
+      space();
+      if (at >= text.length) return !newValueBegins('', values, seen);
+      continue;
+    }
+    let end = at + 1;
+    while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+    if (end >= text.length) return !newValueBegins(text.slice(at + 1), values, seen);
+    seen.add(JSON.parse(text.slice(at, end + 1)) as string);
+    at = end + 1;
+  }
+}
+
 // Walks that commit a schema's matchers (kernel and reference) token by token, each mask
 // compared with the oracle's: the relaxed grammar accepts the token and `repeats` finds no
-// repeated item. With llama3.1, the oracle looks at every token with a quote and a sample of
-// the rest. Returns how many tokens the oracle refused for a repeat.
+// repeated item (nor `stuck` an item that cannot end anew, given the `closed` values). With
+// llama3.1, the oracle looks at every token with a quote, a comma or a backslash, those made
+// of the values' bytes, and a sample of the rest. Returns how many tokens the oracle refused
+// for a repeat and how many for a dead end.
 function walkAgainstOracle(
   schema: unknown,
   checked: (path: readonly (string | number)[]) => boolean,
   starts: readonly string[],
-  { walks, steps, vocab: preset }: { walks: number; steps: number; vocab: 'stories260k' | 'llama3.1' },
-): number {
+  { walks, steps, vocab: preset, closed }: { walks: number; steps: number; vocab: 'stories260k' | 'llama3.1'; closed?: Values },
+): { repeated: number; stuck: number } {
   const index = vocab(preset);
   let kernelVocab = kernelVocabs.get(preset);
   if (kernelVocab === undefined) kernelVocabs.set(preset, (kernelVocab = kernel.loadVocab(index.file)));
@@ -139,10 +204,17 @@ function walkAgainstOracle(
   const eos = index.meta.eos_token_ids;
   const random = seeded(11);
   const decoder = new TextDecoder();
-  const ids = Array.from({ length: index.tokenCount }, (_, id) => id).filter(
-    (id) => preset === 'stories260k' || index.tokenBytes(id).includes(0x22) || eos.includes(id) || random() < 0.01,
+  const valueBytes = new Set(
+    new TextEncoder().encode(
+      `${Array.isArray(closed) ? closed.flatMap(spellings).join('') : ((closed as { letters?: string } | undefined)?.letters ?? '')} \n]`,
+    ),
   );
-  let masked = 0;
+  const ids = Array.from({ length: index.tokenCount }, (_, id) => id).filter((id) => {
+    const bytes = index.tokenBytes(id);
+    if (preset === 'stories260k' || eos.includes(id) || random() < 0.01) return true;
+    return bytes.includes(0x22) || (closed !== undefined && (bytes.includes(0x2c) || bytes.includes(0x5c) || bytes.every((b) => valueBytes.has(b))));
+  });
+  const masked = { repeated: 0, stuck: 0 };
   for (let walk = 0; walk < walks; walk++) {
     const matcher = new KernelMatcher(kernelGrammar, kernelVocab, { eosTokenIds: eos });
     const reference = preset === 'stories260k' ? new Matcher(grammar, index) : null;
@@ -158,8 +230,10 @@ function walkAgainstOracle(
         if (eos.includes(id)) {
           if (oracle.isAccepting()) expected.push(id);
         } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
-          if (!repeats(decoder.decode(Uint8Array.from([...bytes, ...index.tokenBytes(id)])), checked)) expected.push(id);
-          else masked++;
+          const text = decoder.decode(Uint8Array.from([...bytes, ...index.tokenBytes(id)]));
+          if (repeats(text, checked)) masked.repeated++;
+          else if (closed !== undefined && stuck(text, closed)) masked.stuck++;
+          else expected.push(id);
         }
       }
       expect(allowed, `after ${JSON.stringify(decoder.decode(Uint8Array.from(bytes)))}`).toEqual(expected);
@@ -198,7 +272,7 @@ describe('uniqueItems over strings, kept while matching', () => {
     ({ schema, checked, starts }) => {
       const masked = walkAgainstOracle(schema, checked, starts, { walks: 6, steps: 60, vocab: 'stories260k' });
       // The walks met repeats to refuse (else they proved nothing).
-      expect(masked).toBeGreaterThan(0);
+      expect(masked.repeated).toBeGreaterThan(0);
     },
     // Walks compare masks, not times: a loaded machine must not turn them into failures.
     120_000,
@@ -208,7 +282,7 @@ describe('uniqueItems over strings, kept while matching', () => {
     const { schema, checked, starts } = SCHEMAS[3]!;
     // Every token with a quote (only those can repeat an item), and a sample of the others.
     const masked = walkAgainstOracle(schema, checked, starts, { walks: 3, steps: 25, vocab: 'llama3.1' });
-    expect(masked).toBeGreaterThan(0);
+    expect(masked.repeated).toBeGreaterThan(0);
   }, 120_000);
 
   it('a repeated item is refused by commit, and rollback and fork keep the items written (kernel and reference)', () => {
@@ -269,10 +343,10 @@ describe('uniqueItems over strings, kept while matching', () => {
       ],
     });
     expect(undeclared?.message).toMatch(/another branch allows an array with repeated items/);
-    // Strings whose prefixes may run out of completions stay refused: a length cap, a pattern
-    // or format that closes; one that never closes is kept while matching.
+    // Strings whose prefixes may run out of completions (a length cap, a pattern or format
+    // that closes) are kept while matching too, by a search for a new ending (see below).
     for (const items of [{ maxLength: 3 }, { pattern: '^[a-z]{2}$' }, { format: 'date' }, { pattern: '^(any|[0-9]+)$' }]) {
-      expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } })?.keyword, JSON.stringify(items)).toBe('uniqueItems');
+      expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } }), JSON.stringify(items)).toBeUndefined();
     }
     // Objects that cannot always take one more member of a fresh name stay refused.
     for (const items of [{ additionalProperties: false }, { maxProperties: 3 }, { propertyNames: { maxLength: 2 } }, { patternProperties: { x: {} } }]) {
@@ -280,6 +354,104 @@ describe('uniqueItems over strings, kept while matching', () => {
     }
     for (const items of [{ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, { pattern: '^pkg:' }, { minLength: 2, pattern: 'x' }]) {
       expect(schemaErrorOf({ ...tags, items: { type: 'string', ...items } }), JSON.stringify(items)).toBeUndefined();
+    }
+  });
+});
+
+// Strings that may run out of completions (constants, a length cap, a pattern that closes),
+// each schema with its values listed for the oracle, and walks that start near the end of
+// them (the values left few, or an item on the way to earlier ones only).
+const THIRTEEN = ['a', 'b', 'c', 'ab', 'ba', 'abc', 'a/b', '/', '\n', 'x y', 'bc', 'ca', 'cab'];
+const upTo2 = ['', ...'ab/'].flatMap((x) => ['', ...'ab/'].map((y) => x + y)).filter((v, i, all) => all.indexOf(v) === i);
+const CLOSED: { name: string; schema: Record<string, unknown>; values: Values; starts: string[] }[] = [
+  {
+    name: 'an enum of thirteen strings (more sets than a grammar over sets takes)',
+    schema: { type: 'array', uniqueItems: true, items: { enum: THIRTEEN } },
+    values: THIRTEEN,
+    starts: ['["a","b","c","ab","ba","abc","/","\\n","x y","bc",', '["ab","abc","a', '["x y","\\u000', '["a\\/b","ca","c', '["a/b","\\/'],
+  },
+  {
+    name: 'a pattern that closes',
+    schema: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{1,2}$' } },
+    values: ['a', 'b', 'aa', 'ab', 'ba', 'bb'],
+    starts: ['["a","b","aa","ab",', '["b","ba","bb","', '["a","aa","ab","'],
+  },
+  {
+    name: 'a length cap over a few characters (a slash spelled two ways)',
+    schema: { type: 'array', uniqueItems: true, minItems: 1, items: { type: 'string', maxLength: 2, pattern: '^[ab/]*$' } },
+    values: upTo2,
+    starts: ['["","a","b","/","aa","ab","a/",', '["b/","bb","ba","b', '["//","/","\\/'],
+  },
+  {
+    name: 'a oneOf of constants and a pattern (disjoint branches)',
+    schema: { type: 'array', uniqueItems: true, items: { type: 'string', oneOf: [{ enum: ['re', 'red', '#1'] }, { pattern: '^#[0-2]{2}$' }] } },
+    values: ['re', 'red', '#1', '#00', '#01', '#02', '#10', '#11', '#12', '#20', '#21', '#22'],
+    starts: ['["re","#10","#11","#12","#', '["#00","#01","#02","#10","#11","#12","#20","#21",', '["red","r'],
+  },
+  {
+    name: 'strings too many to list (the item automaton searched)',
+    schema: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{1,14}$' } },
+    values: { letters: 'ab', maxLength: 14 },
+    starts: ['["ababababababa","ababababababaa","ababababababab","abababababab', '["bbbbbbbbbbbbbb","bbbbbbbbbbbbb","bbbbbbbbbbbba","bbbbbbbbbbbb'],
+  },
+];
+
+describe('uniqueItems over strings that may run out of completions, kept while matching', () => {
+  it.each(CLOSED)('$name: accepted iff ajv accepts', ({ schema, values }) => {
+    const sample = Array.isArray(values) ? values : ['a', 'b', 'ab', 'ba', 'abababababab', 'aaaaaaaaaaaaaa', 'aaaaaaaaaaaaaaa'];
+    expectAgreement(schema, fc.array(fc.constantFrom(...sample, 'zz'), { maxLength: 8 }), { numRuns: 200, seed: 5 });
+  });
+
+  it.each(CLOSED)(
+    '$name: masks equal the oracle, which enumerates the values left (stories260k, every token)',
+    ({ schema, values, starts }) => {
+      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, { walks: 6, steps: 40, vocab: 'stories260k', closed: values });
+      expect(masked.repeated).toBeGreaterThan(0);
+      // The walks met items that could only end as earlier ones (else they proved nothing).
+      expect(masked.stuck).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('masks equal the oracle with llama3.1 (tokens that hold several items, or a value whole)', () => {
+    const { schema, values, starts } = CLOSED[0]!;
+    const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, { walks: 3, steps: 20, vocab: 'llama3.1', closed: values });
+    expect(masked.stuck).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('commit refuses an item that can only end as an earlier one, and a comma when no value is left (kernel and reference)', () => {
+    const grammar = compileSchema(CLOSED[1]!.schema);
+    const index = vocab('stories260k');
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    for (const matcher of [new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+      expect(matcher.commitBytes(bytes('["b","ba",'))).toBe(true);
+      expect(matcher.completes(bytes('"bb"]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"bb",'))).toBe(true);
+      // "b" can only end as "b", "ba" or "bb"; "a" has a way on.
+      expect(matcher.commitBytes(bytes('"b'))).toBe(false);
+      expect(matcher.commitBytes(bytes('"a'))).toBe(true);
+      expect(matcher.commitBytes(bytes('",'))).toBe(true);
+      expect(matcher.completes(bytes('"aa"]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"aa","ab",'))).toBe(false);
+      expect(matcher.commitBytes(bytes('"aa","ab"'))).toBe(true);
+      // Every value written: a comma would ask for a seventh.
+      expect(matcher.commitBytes(bytes(','))).toBe(false);
+      expect(matcher.completes(bytes(']'))).toBe(true);
+      matcher.dispose?.();
+    }
+  });
+
+  it('is refused where the matcher would have to count the values left, or an item has other schemas beside', () => {
+    const items = { type: 'string', maxLength: 2 };
+    for (const schema of [
+      { type: 'array', uniqueItems: true, minItems: 2, items },
+      { type: 'array', uniqueItems: true, prefixItems: [items], items },
+      { type: 'array', uniqueItems: true, items: { anyOf: [items, { type: 'integer' }] } },
+      { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 2, not: { const: 'a' } } },
+    ]) {
+      expect(schemaErrorOf(schema)?.keyword, JSON.stringify(schema)).toBe('uniqueItems');
     }
   });
 });

@@ -138,6 +138,12 @@ export interface UniquePathState {
   /** The state of an item, by position; `otherItems` past them. */
   readonly items: readonly number[];
   readonly otherItems: number;
+  /**
+   * When the items are strings that may run out of completions (constants, a length cap, a
+   * pattern that closes): their content as JSON spells it, inside the quotes. The matcher
+   * refuses a prefix whose every completion is an earlier item.
+   */
+  readonly closedItems?: ByteRegex;
 }
 
 export const expr = {

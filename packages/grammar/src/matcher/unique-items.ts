@@ -5,11 +5,17 @@
  * the JSON text the grammar accepts: the containers open, the path state of each, the items
  * each checked array holds (in canonical JSON: strings decoded, `"\n"` and `"\u000a"` are one
  * item; objects with their members sorted, numbers by value), and the member names on the way
- * down. Its items are strings and objects whose every prefix has endless completions, so
+ * down. Where items are strings and objects whose every prefix has endless completions,
  * refusing the bytes that close a repeated item is all it takes: no prefix is left without a
- * way on.
+ * way on. Where they are strings that may run out of completions (`closedItems`: constants,
+ * a length cap, a pattern that closes), bytes are also refused when they leave an item, or
+ * the item a comma asks for, no way to end but as an earlier one: a search of the item
+ * automaton along the earlier items (`endsAnew`).
  */
+import type { ByteRegex } from '../ir/byte-regex.ts';
 import type { UniqueArrays } from '../ir/grammar-ir.ts';
+import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
 
 // An open array or object: its path state (-1: nothing checked below), the items begun (an
 // array) or the current member's name (an object, when the path needs it), and the strings
@@ -43,6 +49,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
@@ -53,10 +60,10 @@ export class UniqueItems {
   #mode = VALUE;
   #string = SKIP;
   #name = false; // the string being read is a member name
-  #text = '';
-  #raw: number[] = [];
-  #escape = 0; // 0: none, 1: after a backslash, 2..5: hex digits of \u read so far + 2
-  #hex = 0;
+  #reader = new StringReader(false);
+  // The bytes of an item string being written in an array whose items may run out of
+  // completions (null otherwise).
+  #spelled: number[] | null = null;
   // The bytes since the outermost object item being written began (null: none is).
   #capture: number[] | null = null;
 
@@ -77,22 +84,22 @@ export class UniqueItems {
     if (!this.#stack.some(checked)) return 0;
     if (!checked(top)) return 1;
     if (this.#mode !== STRING) return 2;
-    if (this.#string !== ITEM || this.#escape !== 0) return 1;
-    // The item so far: its whole characters (a token may have ended inside one).
-    let whole = this.#raw.length;
-    for (let back = 1; back <= Math.min(3, whole); back++) {
-      const b = this.#raw[whole - back]!;
-      if (b >= 0xc0) {
-        if (back < (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2)) whole -= back;
-        break;
-      }
-      if (b < 0x80) break;
-    }
-    const prefix = this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, whole)));
+    if (this.#string !== ITEM || this.#reader.escape !== 0) return 1;
+    const prefix = this.#reader.whole;
     // (Half a surrogate pair: its other half decides how the item is written.)
     if (/[\ud800-\udbff]$/.test(prefix)) return 1;
     const text = JSON.stringify(prefix).slice(0, -1);
     return top!.seen.some((v) => v.startsWith(text)) ? 1 : 3;
+  }
+
+  /** Whether some checked array's items may run out of completions (see `withoutRepeatedItems`). */
+  get mayRunOut(): boolean {
+    return this.#table.states.some((state) => state.closedItems !== undefined);
+  }
+
+  /** Whether the innermost container is an array whose items may run out of completions. */
+  get inClosedArray(): boolean {
+    return this.#closedArray() !== null;
   }
 
   /** An independent copy. */
@@ -102,21 +109,60 @@ export class UniqueItems {
     copy.#mode = this.#mode;
     copy.#string = this.#string;
     copy.#name = this.#name;
-    copy.#text = this.#text;
-    copy.#raw = this.#raw.slice();
-    copy.#escape = this.#escape;
-    copy.#hex = this.#hex;
+    copy.#reader = this.#reader.copy();
+    copy.#spelled = this.#spelled?.slice() ?? null;
     copy.#capture = this.#capture?.slice() ?? null;
     return copy;
   }
 
-  /** Feeds bytes the grammar accepts; false when they close an item a checked array already holds (then the cursor is unusable). */
+  /**
+   * Feeds bytes the grammar accepts; false when they close an item a checked array already
+   * holds, or leave one no way to end but as such an item (then the cursor is unusable).
+   */
   feed(bytes: Uint8Array): boolean {
     for (const b of bytes) {
       this.#capture?.push(b);
       if (!this.#byte(b)) return false;
     }
-    return true;
+    return !this.#deadEnd();
+  }
+
+  // The innermost container when it is an array whose items may run out of completions: its
+  // frame and the item content's automaton.
+  #closedArray(): { readonly frame: Frame; readonly content: ByteRegex } | null {
+    const top = this.#stack[this.#stack.length - 1];
+    const content = top?.array === true && top.path >= 0 ? this.#table.states[top.path]!.closedItems : undefined;
+    return content === undefined ? null : { frame: top!, content };
+  }
+
+  // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
+  #deadEnd(): boolean {
+    const closed = this.#closedArray();
+    if (closed === null || closed.frame.seen.length === 0) return false;
+    if (this.#mode === VALUE) return !endsAnew(closed.content, [], closed.frame.seen);
+    return this.#mode === STRING && this.#string === ITEM && !endsAnew(closed.content, this.#spelled!, closed.frame.seen, this.#reader);
+  }
+
+  /**
+   * Where a token could leave an item no way to end but as an earlier one without a quote,
+   * a comma or a backslash in it: in an item string of an array whose items may run out of
+   * completions, the UTF-8 bytes that go on toward each earlier item the item may still
+   * become (a token that starts one of them); `'any'` inside an escape (any token); null
+   * elsewhere (none).
+   */
+  get itemRemainders(): Uint8Array[] | 'any' | null {
+    const closed = this.#closedArray();
+    if (closed === null || this.#mode !== STRING || this.#string !== ITEM) return null;
+    if (this.#reader.escape !== 0) return 'any';
+    const whole = this.#reader.whole;
+    const pending = this.#reader.pendingBytes;
+    const remainders: Uint8Array[] = [];
+    for (const value of decodedItems(closed.frame.seen)) {
+      if (!value.startsWith(whole)) continue;
+      const rest = encoder.encode(value.slice(whole.length));
+      if (pending.every((b, i) => rest[i] === b)) remainders.push(rest.subarray(pending.length));
+    }
+    return remainders;
   }
 
   #byte(b: number): boolean {
@@ -200,72 +246,303 @@ export class UniqueItems {
     this.#mode = STRING;
     this.#name = name;
     this.#string = kind;
-    this.#text = '';
-    this.#raw.length = 0;
-    this.#escape = 0;
+    this.#reader = new StringReader(kind !== SKIP);
+    this.#spelled = kind === ITEM && this.#closedArray() !== null ? [] : null;
   }
 
   #inString(b: number): boolean {
-    if (this.#escape === 1) {
-      if (b === 0x75) {
-        this.#escape = 2;
-        this.#hex = 0;
-      } else {
-        this.#text += ESCAPES[b] ?? String.fromCharCode(b);
-        this.#escape = 0;
-      }
-      return true;
-    }
-    if (this.#escape >= 2) {
-      this.#hex = this.#hex * 16 + parseInt(String.fromCharCode(b), 16);
-      if (++this.#escape === 6) {
-        this.#text += String.fromCharCode(this.#hex);
-        this.#escape = 0;
-      }
-      return true;
-    }
-    if (b === BACKSLASH) {
-      this.#flush();
-      this.#escape = 1;
-      return true;
-    }
-    if (b !== QUOTE) {
-      if (this.#string !== SKIP) this.#raw.push(b);
+    if (!this.#reader.byte(b)) {
+      this.#spelled?.push(b);
       return true;
     }
     // The string ends.
-    this.#flush();
     this.#mode = this.#name ? COLON : AFTER;
-    if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = this.#text;
+    this.#spelled = null;
+    const text = this.#reader.text;
+    if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = text;
     if (this.#string !== ITEM) return true;
-    return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(this.#text));
+    return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(text));
+  }
+}
+
+/** A JSON string's content read byte by byte, up to its closing quote. */
+class StringReader {
+  // Whether the text is kept (else only escapes are followed, to find the end).
+  readonly #keep: boolean;
+  #text = '';
+  // UTF-8 bytes read and not decoded yet (a character may be cut between tokens).
+  #raw: number[] = [];
+  /** 0: none, 1: after a backslash, 2..5: hex digits of \u read so far + 2. */
+  escape = 0;
+  #hex = 0;
+
+  constructor(keep: boolean) {
+    this.#keep = keep;
+  }
+
+  copy(): StringReader {
+    const copy = new StringReader(this.#keep);
+    copy.#text = this.#text;
+    copy.#raw = this.#raw.slice();
+    copy.escape = this.escape;
+    copy.#hex = this.#hex;
+    return copy;
+  }
+
+  /** Reads one byte: true when it is the closing quote. */
+  byte(b: number): boolean {
+    if (this.escape === 1) {
+      if (b === 0x75) {
+        this.escape = 2;
+        this.#hex = 0;
+      } else {
+        this.#text += ESCAPES[b] ?? String.fromCharCode(b);
+        this.escape = 0;
+      }
+      return false;
+    }
+    if (this.escape >= 2) {
+      this.#hex = this.#hex * 16 + parseInt(String.fromCharCode(b), 16);
+      if (++this.escape === 6) {
+        this.#text += String.fromCharCode(this.#hex);
+        this.escape = 0;
+      }
+      return false;
+    }
+    if (b === BACKSLASH) {
+      this.#flush();
+      this.escape = 1;
+      return false;
+    }
+    if (b !== QUOTE) {
+      if (this.#keep) this.#raw.push(b);
+      return false;
+    }
+    this.#flush();
+    return true;
+  }
+
+  /** The text, once the string has ended. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** The text so far, whole characters only (a token may end inside one). */
+  get whole(): string {
+    return this.#text + decoder.decode(Uint8Array.from(this.#raw.slice(0, this.#wholeRaw())));
+  }
+
+  /** The bytes of a character begun in raw UTF-8 and not ended. */
+  get pendingBytes(): number[] {
+    return this.#raw.slice(this.#wholeRaw());
+  }
+
+  /** What tells two readers apart (the text so far and what is pending). */
+  get key(): string {
+    return `${this.escape} ${this.#hex} ${this.#raw.join()} ${this.#text}`;
+  }
+
+  // How many of the raw bytes are whole characters.
+  #wholeRaw(): number {
+    let whole = this.#raw.length;
+    for (let back = 1; back <= Math.min(3, whole); back++) {
+      const b = this.#raw[whole - back]!;
+      if (b >= 0xc0) {
+        if (back < (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2)) whole -= back;
+        break;
+      }
+      if (b < 0x80) break;
+    }
+    return whole;
   }
 
   // Raw UTF-8 read so far, decoded onto the text (an escape or the end of the string follows
   // a whole character).
   #flush(): void {
     if (this.#raw.length === 0) return;
-    if (this.#string !== SKIP) this.#text += decoder.decode(Uint8Array.from(this.#raw));
+    this.#text += decoder.decode(Uint8Array.from(this.#raw));
     this.#raw.length = 0;
   }
 }
 
+const ITEM_LEXEME = [0];
+
+// The earlier items of an array (canonical JSON strings) decoded.
+const decodedItems = (seen: readonly string[]): string[] => seen.map((v) => JSON.parse(v) as string);
+
+/**
+ * Whether an item string whose content so far is `spelled` (bytes as JSON spells them, read
+ * by `reader`; none: an item to begin) may still end as a value none of `seen` (canonical
+ * JSON) is: a count of the values that begin so where they are few enough to list, else a search of the content
+ * automaton that follows only bytes on the way to an earlier item; a byte that leaves them
+ * all behind reaches a live state (the automaton keeps no dead ones), so some completion
+ * there is new.
+ */
+function endsAnew(content: ByteRegex, spelled: readonly number[], seen: readonly string[], reader?: StringReader): boolean {
+  const item = itemContent(content);
+  // What searches found is kept per set of earlier items (a frame's `seen` is replaced, never
+  // changed): the tokens of one mask, and the masks that follow, meet the same places.
+  let search = searches.get(seen);
+  if (search === undefined) searches.set(seen, (search = { dfa: item.dfa, values: decodedItems(seen).sort(), found: new Map() }));
+  // Most prefixes are no earlier item's: then any completion is new.
+  const whole = reader?.whole ?? '';
+  if (!startsSome(search.values, whole)) return true;
+  // Values few enough to list: more of them than earlier items begin here (whole characters).
+  if (item.values !== null && (reader === undefined || (reader.escape === 0 && reader.pendingBytes.length === 0)))
+    return withPrefix(item.values, whole) > withPrefix(search.values, whole);
+  let state = item.dfa.start(ITEM_LEXEME);
+  const read = new StringReader(true);
+  for (const b of spelled) {
+    if (state === DEAD) break;
+    state = item.dfa.next(state, b);
+    read.byte(b);
+  }
+  // (Bytes the grammar refuses: commits feed the cursor first, and the grammar has the last word.)
+  return state === DEAD || endsAnewFrom(search, state, read);
+}
+
+// An item content's automaton, and its values (decoded, sorted) when few enough to list.
+interface ItemContent {
+  readonly dfa: LexerDfa;
+  readonly values: readonly string[] | null;
+}
+
+const itemContents = new WeakMap<ByteRegex, ItemContent>();
+
+// Most values, and steps of the walk that lists them, before a content is searched instead.
+const MAX_LISTED_VALUES = 10_000;
+const MAX_LISTING_STEPS = 20_000;
+
+function itemContent(content: ByteRegex): ItemContent {
+  let item = itemContents.get(content);
+  if (item === undefined) {
+    const dfa = new LexerDfa([{ name: 'item', regex: content }], [], DEFAULT_LIMITS);
+    itemContents.set(content, (item = { dfa, values: listValues(dfa) }));
+  }
+  return item;
+}
+
+// Every value the automaton spells (each once, however spelled), or null when there are
+// more than MAX_LISTED_VALUES or the walk takes more than MAX_LISTING_STEPS steps.
+function listValues(dfa: LexerDfa): string[] | null {
+  const values = new Set<string>();
+  const stack: [number, StringReader][] = [[dfa.start(ITEM_LEXEME), new StringReader(true)]];
+  let steps = 0;
+  while (stack.length > 0) {
+    const [state, reader] = stack.pop()!;
+    if (reader.escape === 0 && reader.pendingBytes.length === 0 && dfa.accepting(state).length > 0) {
+      values.add(reader.whole);
+      if (values.size > MAX_LISTED_VALUES) return null;
+    }
+    const cuts = dfa.byteCuts(state).slice();
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const next = dfa.next(state, cuts[i]!);
+      if (next === DEAD) continue;
+      for (let b = cuts[i]!; b < cuts[i + 1]!; b++) {
+        if (++steps > MAX_LISTING_STEPS) return null;
+        const after = reader.copy();
+        after.byte(b);
+        stack.push([next, after]);
+      }
+    }
+  }
+  return [...values].sort();
+}
+
+// How many of `values` (sorted) start with `prefix` (they stand together).
+function withPrefix(values: readonly string[], prefix: string): number {
+  const first = lowerBound(values, (v) => v >= prefix);
+  return lowerBound(values, (v) => v >= prefix && !v.startsWith(prefix), first) - first;
+}
+
+// The first index from `from` where `past` holds (it holds from there on).
+function lowerBound(values: readonly string[], past: (v: string) => boolean, from = 0): number {
+  let lo = from;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (past(values[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+interface Search {
+  readonly dfa: LexerDfa;
+  // The earlier items, decoded, sorted.
+  readonly values: readonly string[];
+  // Per place (automaton state and what the reader holds): whether a new ending is reachable.
+  // Every byte lengthens the text or what is pending, so places never repeat on a path.
+  readonly found: Map<string, boolean>;
+}
+
+const searches = new WeakMap<readonly string[], Search>();
+
+function endsAnewFrom(search: Search, state: number, reader: StringReader): boolean {
+  const place = `${state} ${reader.key}`;
+  const known = search.found.get(place);
+  if (known !== undefined) return known;
+  const { dfa } = search;
+  const whole = reader.whole;
+  let found = !startsSome(search.values, whole);
+  if (!found && reader.escape === 0 && reader.pendingBytes.length === 0 && dfa.accepting(state).length > 0) found = !search.values.includes(whole);
+  if (!found) {
+    // The bytes that lead somewhere (a run of them goes to one state): first any that leaves
+    // every earlier item behind, then the others, deeper.
+    const cuts = dfa.byteCuts(state).slice();
+    const deeper: [number, StringReader][] = [];
+    for (let i = 0; !found && i + 1 < cuts.length; i++) {
+      const next = dfa.next(state, cuts[i]!);
+      if (next === DEAD) continue;
+      for (let b = cuts[i]!; !found && b < cuts[i + 1]!; b++) {
+        const after = reader.copy();
+        after.byte(b);
+        if (startsSome(search.values, after.whole)) deeper.push([next, after]);
+        else found = true;
+      }
+    }
+    for (let i = 0; !found && i < deeper.length; i++) found = endsAnewFrom(search, ...deeper[i]!);
+  }
+  search.found.set(place, found);
+  return found;
+}
+
+// Whether some of `values` (sorted) starts with `prefix`.
+function startsSome(values: readonly string[], prefix: string): boolean {
+  const at = lowerBound(values, (v) => v >= prefix);
+  return at < values.length && values[at]!.startsWith(prefix);
+}
+
 // Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
-// close a string), those with a `}` (only those can close an object), and those with a `[`
-// and either (only those can open a checked array and close an item in it).
-const closingTokens = new WeakMap<object, { readonly quoted: readonly Int32Array[]; readonly braced: Int32Array; readonly opening: Int32Array }>();
+// close a string), those with a `}` (only those can close an object), those with a `[` and
+// either (only those can open a checked array and close an item in it), those with a comma
+// or a backslash, and the tokens by a hash of their bytes, built when first needed.
+interface TokenLists {
+  readonly quoted: readonly Int32Array[];
+  readonly braced: Int32Array;
+  readonly opening: Int32Array;
+  readonly commas: Int32Array;
+  readonly escaping: Int32Array;
+  byBytes: Map<number, number[]> | null;
+}
+const tokenLists = new WeakMap<object, TokenLists>();
+
+// Longest token whose bytes `itemRemainders` are looked up for.
+const MAX_TOKEN_BYTES = 128;
 
 /**
  * Clears from `bits` (a packed bitset of allowed tokens) the tokens whose bytes would close
- * an item a checked array already holds, from the state `cursor` is in. `vocab` is the key
- * its lists of tokens are remembered by.
+ * an item a checked array already holds, or leave one no way to end but as such an item,
+ * from the state `cursor` is in. `vocab` is the key its lists of tokens are remembered by.
  */
 export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, vocab: object, tokenCount: number, tokenBytes: (id: number) => Uint8Array): void {
-  let lists = closingTokens.get(vocab);
+  let lists = tokenLists.get(vocab);
   if (lists === undefined) {
     const byCount: number[][] = [[], [], []];
     const braced: number[] = [];
     const opening: number[] = [];
+    const commas: number[] = [];
+    const escaping: number[] = [];
     for (let id = 0; id < tokenCount; id++) {
       const bytes = tokenBytes(id);
       const quotes = bytes.reduce((n, b) => n + (b === QUOTE ? 1 : 0), 0);
@@ -273,18 +550,83 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       const brace = bytes.includes(0x7d);
       if (brace) braced.push(id);
       if ((quotes > 0 || brace) && bytes.includes(0x5b)) opening.push(id);
+      if (bytes.includes(0x2c)) commas.push(id);
+      if (bytes.includes(BACKSLASH)) escaping.push(id);
     }
-    closingTokens.set(
-      vocab,
-      (lists = { quoted: byCount.map((ids) => Int32Array.from(ids)), braced: Int32Array.from(braced), opening: Int32Array.from(opening) }),
-    );
+    lists = {
+      quoted: byCount.map((ids) => Int32Array.from(ids)),
+      braced: Int32Array.from(braced),
+      opening: Int32Array.from(opening),
+      commas: Int32Array.from(commas),
+      escaping: Int32Array.from(escaping),
+      byBytes: null,
+    };
+    tokenLists.set(vocab, lists);
   }
-  const quotes = cursor.quotesToRepeat;
-  for (const list of quotes === 0 ? [lists.opening] : [lists.quoted[quotes - 1]!, lists.braced]) {
-    for (const id of list) {
-      if ((bits[id >>> 5]! & (1 << (id & 31))) === 0) continue;
-      if (!cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+  const allowed = (id: number): boolean => ((bits[id >>> 5]! >>> (id & 31)) & 1) === 1;
+  const check = (id: number): void => {
+    if (allowed(id) && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+  };
+  if (!cursor.inClosedArray) {
+    const quotes = cursor.quotesToRepeat;
+    const closing = quotes === 0 ? [lists.opening] : [lists.quoted[quotes - 1]!, lists.braced];
+    // (A token may also open an array whose items may run out and write one and a comma.)
+    for (const list of quotes !== 0 && cursor.mayRunOut ? [...closing, lists.opening] : closing) list.forEach(check);
+    return;
+  }
+  // In an array whose items may run out of completions: a quote or a comma may end where no
+  // new item can, and so may an item's own bytes on the way to an earlier one.
+  for (const list of [lists.quoted[0]!, lists.commas]) list.forEach(check);
+  const remainders = cursor.itemRemainders;
+  if (remainders === null) return;
+  const lookups = remainders === 'any' ? Infinity : remainders.reduce((n, rest) => n + Math.min(rest.length, MAX_TOKEN_BYTES), 0);
+  if (lookups > countOnes(bits)) {
+    // Fewer tokens allowed than a look-up of each remainder's prefixes: all of them.
+    forEachOne(bits, check);
+    return;
+  }
+  lists.escaping.forEach(check);
+  if (lists.byBytes === null) {
+    const byBytes = new Map<number, number[]>();
+    for (let id = 0; id < tokenCount; id++) {
+      const key = bytesHash(tokenBytes(id));
+      const ids = byBytes.get(key);
+      if (ids === undefined) byBytes.set(key, [id]);
+      else ids.push(id);
     }
+    lists.byBytes = byBytes;
+  }
+  for (const rest of remainders as Uint8Array[]) {
+    for (let n = 1; n <= Math.min(rest.length, MAX_TOKEN_BYTES); n++) {
+      const prefix = rest.subarray(0, n);
+      for (const id of lists.byBytes.get(bytesHash(prefix)) ?? []) if (sameBytes(tokenBytes(id), prefix)) check(id);
+    }
+  }
+}
+
+// FNV-1a of some bytes (tokens by their bytes: a hit is compared byte by byte).
+function bytesHash(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const b of bytes) hash = Math.imul(hash ^ b, 0x01000193);
+  return hash >>> 0;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+// The number of set bits of a packed bitset, and each of them in turn.
+function countOnes(bits: Uint32Array): number {
+  let count = 0;
+  for (let word of bits) {
+    word -= (word >>> 1) & 0x55555555;
+    word = (word & 0x33333333) + ((word >>> 2) & 0x33333333);
+    count += (((word + (word >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return count;
+}
+
+function forEachOne(bits: Uint32Array, visit: (id: number) => void): void {
+  for (let w = 0; w < bits.length; w++) {
+    for (let word = bits[w]!; word !== 0; word &= word - 1) visit(w * 32 + (31 - Math.clz32(word & -word)));
   }
 }
 

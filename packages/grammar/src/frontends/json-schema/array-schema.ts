@@ -5,11 +5,15 @@
  * (`unique-paths.ts`); items one of which must hold a schema (`contains`,
  * the complement of `items`) as rules that count the witnesses found.
  */
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
+import { enumValues } from './enum-schema.ts';
+import { jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { allowedTypes, capped, isAssertion, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 import { candidates } from './schema-candidates.ts';
+import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
 import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
@@ -34,11 +38,13 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
     const positions = { at: (i: number) => itemSchema(items, i) };
     const plan = uniqueItemsPlan(compiler, positions, maxItems);
     if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems);
-    if (openItems(compiler, items)) {
+    const closed = openItems(compiler, items) ? null : closedStrings(compiler, items, minItems);
+    if (closed !== undefined) {
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
+      if (closed !== null) compiler.closedUniqueItems.set(arrayShape(schema), closed);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings every prefix of which has endless completions (no maxLength, enum or const; patterns and formats that never close) or objects that can always take one more member (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions, over strings of one schema (enum, length, pattern, format) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -90,6 +96,48 @@ function openItems(compiler: SchemaCompiler, items: ItemSchemas): boolean {
       return types[0] === 'string' && endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES);
     }),
   );
+}
+
+// String keywords whose content `stringContent` builds exactly.
+const STRING_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats']);
+
+// Keywords that split a schema into branches (`candidates`).
+const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies'];
+
+// The content (JSON-spelled, inside the quotes) of the items when they are strings that may
+// run out of completions (constants, a length cap, a pattern or format that closes), of one
+// schema or of the branches of an anyOf (or of a oneOf whose branches are provably
+// disjoint): the matcher then refuses a prefix whose every completion is an earlier item,
+// by a search of this automaton. Undefined when the items are not such strings, or the
+// array needs more than one (the values left would have to be counted) or has prefix items
+// or a `contains` (more than the item's own schema would decide a prefix's fate).
+function closedStrings(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): ByteRegex | undefined {
+  const { schema, prefix, rest, restPointer } = items;
+  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  const item = compiler.flatten(rest, restPointer);
+  if (item === false) return undefined;
+  const split = BRANCHING.filter((k) => item[k] !== undefined);
+  if (split.length === 0) return stringsContent(compiler, item, restPointer);
+  if (split.length > 1 || (split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
+  // One level of branches: each a string schema with no branches of its own.
+  const raw = item[split[0]] as Schema[];
+  if (!raw.every((b) => b === false || (typeof b === 'object' && BRANCHING.every((k) => b[k] === undefined)))) return undefined;
+  const branches = candidates(compiler, item, restPointer);
+  if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, restPointer)))) return undefined;
+  const contents = branches.map((b) => stringsContent(compiler, b, restPointer));
+  return contents.every((c) => c !== undefined) ? rx.alt(contents) : undefined;
+}
+
+// The content of the strings one schema (no branches) allows, or undefined when it allows
+// other values or keywords the content does not say.
+function stringsContent(compiler: SchemaCompiler, item: SchemaObject, pointer: string): ByteRegex | undefined {
+  if (item.enum !== undefined || item.const !== undefined) {
+    const values = enumValues(compiler, item, pointer);
+    return values.every((v) => typeof v === 'string') ? rx.alt(values.map((v) => jsonContentSpellings(v as string))) : undefined;
+  }
+  const types = allowedTypes(item, pointer);
+  if (types.length !== 1 || types[0] !== 'string' || !Object.keys(item).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k))) return undefined;
+  return stringContent(compiler, item, pointer);
 }
 
 // Object keywords that never stop one more member of a fresh name with any value.

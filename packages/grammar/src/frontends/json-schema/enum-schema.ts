@@ -17,6 +17,11 @@ import { standardSchema, validatesValue } from './value-validation.ts';
 
 /** The grammar of the enum / const values of `schema` that the rest of it accepts. */
 export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
+  return expr.alt(enumValues(compiler, schema, pointer).map((v) => jsonValueExpr(compiler.parts, v)));
+}
+
+/** The enum / const values of `schema` that the rest of it accepts, each once. */
+export function enumValues(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): unknown[] {
   let values: unknown[];
   if (schema.const !== undefined) values = [schema.const];
   else if (Array.isArray(schema.enum)) values = schema.enum;
@@ -35,7 +40,7 @@ export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer
   }
   const unique: unknown[] = [];
   for (const v of values) if (!unique.some((u) => jsonEqual(u, v))) unique.push(v);
-  return expr.alt(unique.map((v) => jsonValueExpr(compiler.parts, v)));
+  return unique;
 }
 
 /** The JSON text of one value: literals for scalars, structure (with whitespace) otherwise. */

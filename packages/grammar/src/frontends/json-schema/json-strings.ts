@@ -73,6 +73,11 @@ export function jsonString(content: ByteRegex): ByteRegex {
 
 /** Every JSON spelling (as `jsonChars` writes characters) of one string value, quotes included. */
 export function jsonStringSpellings(value: string): ByteRegex {
+  return jsonString(jsonContentSpellings(value));
+}
+
+/** Every JSON spelling of one string value's content (inside the quotes). */
+export function jsonContentSpellings(value: string): ByteRegex {
   // Runs of characters with one spelling (all but `"`, `\`, `/`, controls and lone
   // surrogates, which have no UTF-8 spelling) are literals.
   const parts: ByteRegex[] = [];
@@ -88,7 +93,7 @@ export function jsonStringSpellings(value: string): ByteRegex {
     parts.push(jsonChars([code, code]));
   }
   if (run !== '') parts.push(rx.literal(run));
-  return jsonString(rx.seq(parts));
+  return rx.seq(parts);
 }
 
 /**

@@ -54,6 +54,8 @@ export class SchemaCompiler {
   readonly parts: JsonGrammarParts;
   /** Arrays whose items are left to the matcher to keep distinct (`unique-paths.ts`): their pointers by `arrayShape`. */
   readonly uniqueLeftToMatcher = new Map<string, string>();
+  /** Those of them whose items are strings that may run out of completions: the item content by `arrayShape`. */
+  readonly closedUniqueItems = new Map<string, ByteRegex>();
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
   readonly draft: SchemaDraft;

@@ -8,6 +8,7 @@
  * array there is checked when one of them leaves uniqueness to the matcher; that is exact
  * only if none allows an array with repeated items, so such a mix is refused.
  */
+import type { ByteRegex } from '../../ir/byte-regex.ts';
 import type { UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { candidates } from './schema-candidates.ts';
@@ -26,6 +27,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const ids = new Map<string, number>();
   const edges: { keys: Map<string, SchemaObject[]>; otherKeys: SchemaObject[]; items: SchemaObject[][]; otherItems: SchemaObject[] }[] = [];
   const unique: boolean[] = [];
+  const closed: (ByteRegex | undefined)[] = [];
   const placed = new Set<string>();
   const state = (schemas: SchemaObject[]): number => {
     const key = JSON.stringify(schemas);
@@ -55,6 +57,12 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     }
     // (Lenient: a mix is not checked, the keyword relaxed as a warning says.)
     unique.push(checked.length > 0 && repeating.length === 0);
+    // Items that may run out of completions are searched in their one schema's automaton.
+    const shapes = new Set(checked.map(arrayShape));
+    const content = [...shapes].map((shape) => compiler.closedUniqueItems.get(shape)).find((c) => c !== undefined);
+    if (content !== undefined && shapes.size > 1)
+      compiler.unsupported('', 'uniqueItems', 'uniqueItems over strings that may run out of completions, where array schemas of other items meet');
+    closed.push(content);
     for (const s of checked) placed.add(arrayShape(s));
     const edge = outgoing(compiler, here);
     edges.push(edge);
@@ -83,6 +91,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     otherKeys: at(edge.otherKeys),
     items: edge.items.map(at),
     otherItems: at(edge.otherItems),
+    ...(closed[id] !== undefined && { closedItems: closed[id] }),
   }));
   return { states };
 }
