@@ -29,6 +29,12 @@ const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: 
     starts: ['[{"a":1},{"a":1', '[{"a":1,"b":"x"},{"b":"x","a":1', '[{"a":2,"b":""},{"b":"","a":2'],
   },
   {
+    name: 'strings and objects in one array',
+    schema: { type: 'array', uniqueItems: true, items: { type: ['string', 'object'] } },
+    checked: (path) => path.length === 0,
+    starts: ['["a",{"a":1},"a', '[{"a":1},"x",{"a":1', '["{}",{},"{'],
+  },
+  {
     name: 'tags beside an array that may repeat, and in each of a list of objects',
     schema: {
       type: 'object',
@@ -257,13 +263,17 @@ describe('uniqueItems over strings, kept while matching', () => {
   it.each(SCHEMAS)('$name: accepted iff ajv accepts (repeats, escaped spellings)', ({ schema }) => {
     const word = fc.constantFrom('a', 'b', 'é', 'a b', '');
     const strings = fc.array(word, { maxLength: 4 });
-    const objects = fc.array(fc.constantFrom({ a: 1 }, { a: 1, b: 'x' }, { b: 'x', a: 1 }, { a: 2 }, { a: 1, c: [] }, { b: 'y' }), { maxLength: 4 });
+    const object = fc.constantFrom({ a: 1 }, { a: 1, b: 'x' }, { b: 'x', a: 1 }, { a: 2 }, { a: 1, c: [] }, { b: 'y' });
+    const objects = fc.array(object, { maxLength: 4 });
+    const type = (schema.items as { type?: unknown } | undefined)?.type;
     const instances =
       schema.type !== 'array'
         ? fc.record({ tags: strings, other: strings, groups: fc.array(fc.record({ tags: strings }), { maxLength: 2 }) })
-        : (schema.items as { type: string }).type === 'object'
-          ? objects
-          : strings;
+        : Array.isArray(type)
+          ? fc.array(fc.oneof(word, object), { maxLength: 5 })
+          : type === 'object'
+            ? objects
+            : strings;
     expectAgreement(schema, instances, { numRuns: 150, seed: 3 });
   });
 
@@ -279,7 +289,7 @@ describe('uniqueItems over strings, kept while matching', () => {
   );
 
   it('masks equal the oracle with llama3.1, whose tokens close and open several strings at once', () => {
-    const { schema, checked, starts } = SCHEMAS[3]!;
+    const { schema, checked, starts } = SCHEMAS.find((s) => s.name.startsWith('tags beside'))!;
     // Every token with a quote (only those can repeat an item), and a sample of the others.
     const masked = walkAgainstOracle(schema, checked, starts, { walks: 3, steps: 25, vocab: 'llama3.1' });
     expect(masked.repeated).toBeGreaterThan(0);

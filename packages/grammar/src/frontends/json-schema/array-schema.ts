@@ -82,8 +82,8 @@ export function arrayShape(schema: SchemaObject): string {
 // Most DFA states a proof that item strings have endless completions may build.
 const MAX_ENDLESS_PROOF_STATES = 5_000;
 
-// Whether every item is a string or an object every prefix of which has endless
-// completions (so keeping items distinct never leaves an item no way to end): strings with
+// Whether every item is a string or an object (either, where both types are allowed) every
+// prefix of which has endless completions (so keeping items distinct never leaves an item no way to end): strings with
 // no constants (enum, const) whose content's DFA has every state reach a cycle (no maxLength;
 // patterns and formats that never close); objects that can always take one more member of a
 // name no one declares (`openObject`).
@@ -91,9 +91,10 @@ function openItems(compiler: SchemaCompiler, items: ItemSchemas): boolean {
   return [...items.prefix, items.rest].every((item) =>
     candidates(compiler, item, items.restPointer).every((s) => {
       const types = allowedTypes(s, items.restPointer);
-      if (types.length !== 1 || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
-      if (types[0] === 'object') return openObject(compiler, s);
-      return types[0] === 'string' && endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES);
+      if (!types.every((t) => t === 'string' || t === 'object') || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
+      return types.every((t) =>
+        t === 'object' ? openObject(compiler, s) : endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES),
+      );
     }),
   );
 }
