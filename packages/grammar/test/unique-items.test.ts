@@ -101,7 +101,7 @@ describe('uniqueItems over finitely many values', () => {
     for (const schema of [
       { type: 'array', items: { enum: thirteen }, uniqueItems: true },
       { type: 'array', items: { enum: [...thirteen, 'v'] }, uniqueItems: true },
-      { type: 'array', items: { type: 'integer' }, uniqueItems: true },
+      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 1000 }, uniqueItems: true },
     ]) {
       expect(schemaErrorOf(schema)).toMatchObject({ code: 'unsupported', pointer: '', keyword: 'uniqueItems', message: expect.stringContaining('4096 sets') });
     }

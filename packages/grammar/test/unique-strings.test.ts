@@ -112,9 +112,45 @@ function repeats(text: string, checked: (path: readonly (string | number)[]) => 
       afterKey = true;
     } else if (c === ',' && top !== undefined && !top.array) {
       afterKey = false;
+    } else if (top?.array === true && /[-\d]/.test(c)) {
+      // A number item, compared by value once it has ended.
+      let j = i;
+      while (j < text.length && /[-+.eE\d]/.test(text[j]!)) j++;
+      if (j >= text.length) return false;
+      const value = numberKey(text.slice(i, j));
+      i = j - 1;
+      if (checked(path) && top.seen.has(value)) return true;
+      top.seen.add(value);
+      top.items++;
     }
   }
   return false;
+}
+
+// A JSON number literal's value as a key: its significant digits and power of ten.
+function numberKey(literal: string): string {
+  const [, sign, whole, fraction = '', power = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  let exponent = BigInt(power) - BigInt(fraction.length);
+  if (digits === '') return '0';
+  while (digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exponent++;
+  }
+  return `${sign}${digits}e${exponent}`;
+}
+
+// Whether the output so far, a top-level array of numbers (or integers) whose items must be
+// distinct, ends in a number every completion of which is an earlier item: tried with
+// completions that give other values wherever the prefix leaves them open.
+function numberStuck(text: string, integer: boolean): boolean {
+  const valid = integer ? /^-?(?:0|[1-9]\d*)(?:\.0+)?$/ : /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+  const literals = text.slice(text.indexOf('[') + 1).split(/[\s,]+/);
+  const last = literals.pop()!;
+  if (last === '' || text.endsWith(']')) return false;
+  const seen = new Set(literals.filter((l) => l !== '').map(numberKey));
+  const suffixes = ['', '0', '1', '5', '00', '.5', '.0', '.05', '5.5', '1e1', 'e1', 'e2', '1', '2', '3', '.1', '.2', '1.5'];
+  return !suffixes.some((suffix) => valid.test(last + suffix) && !seen.has(numberKey(last + suffix)));
 }
 
 const withoutUnique = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema), (key, value: unknown) => (key === 'uniqueItems' ? undefined : value));
@@ -199,7 +235,13 @@ function walkAgainstOracle(
   schema: unknown,
   checked: (path: readonly (string | number)[]) => boolean,
   starts: readonly string[],
-  { walks, steps, vocab: preset, closed }: { walks: number; steps: number; vocab: 'stories260k' | 'llama3.1'; closed?: Values },
+  {
+    walks,
+    steps,
+    vocab: preset,
+    closed,
+    numbers,
+  }: { walks: number; steps: number; vocab: 'stories260k' | 'llama3.1'; closed?: Values; numbers?: 'number' | 'integer' },
 ): { repeated: number; stuck: number } {
   const index = vocab(preset);
   let kernelVocab = kernelVocabs.get(preset);
@@ -238,7 +280,7 @@ function walkAgainstOracle(
         } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
           const text = decoder.decode(Uint8Array.from([...bytes, ...index.tokenBytes(id)]));
           if (repeats(text, checked)) masked.repeated++;
-          else if (closed !== undefined && stuck(text, closed)) masked.stuck++;
+          else if ((closed !== undefined && stuck(text, closed)) || (numbers !== undefined && numberStuck(text, numbers === 'integer'))) masked.stuck++;
           else expected.push(id);
         }
       }
@@ -462,6 +504,62 @@ describe('uniqueItems over strings that may run out of completions, kept while m
       { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 2, not: { const: 'a' } } },
     ]) {
       expect(schemaErrorOf(schema)?.keyword, JSON.stringify(schema)).toBe('uniqueItems');
+    }
+  });
+});
+
+describe('uniqueItems over numbers, kept while matching', () => {
+  const NUMBERS: { name: string; schema: Record<string, unknown>; numbers: 'number' | 'integer'; starts: string[] }[] = [
+    {
+      name: 'numbers (1, 1.0 and 10e-1 are one)',
+      schema: { type: 'array', uniqueItems: true, items: { type: 'number' } },
+      numbers: 'number',
+      starts: ['[0,1,', '[0,0', '[10,1e', '[0,-0', '[2,0.2e1'],
+    },
+    {
+      name: 'integers (3.0 is 3)',
+      schema: { type: 'array', uniqueItems: true, items: { type: 'integer' } },
+      numbers: 'integer',
+      starts: ['[0,', '[5,1,5', '[-3,0,-', '[12,1'],
+    },
+  ];
+
+  it.each(NUMBERS)('$name: accepted iff ajv accepts', ({ schema }) => {
+    const numbers = fc.array(fc.constantFrom(0, -0, 1, 1.5, 10, 12, -3, 100), { maxLength: 5 });
+    expectAgreement(schema, numbers, {
+      numRuns: 200,
+      seed: 9,
+      texts: (value) => [JSON.stringify(value), `[${(value as number[]).map((v) => (Number.isInteger(v) ? `${v}.0` : String(v))).join(',')}]`],
+    });
+  });
+
+  it.each(NUMBERS)(
+    '$name: masks equal the oracle (stories260k, every token)',
+    ({ schema, numbers, starts }) => {
+      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, { walks: 8, steps: 40, vocab: 'stories260k', numbers });
+      expect(masked.repeated).toBeGreaterThan(0);
+      if (numbers === 'integer') expect(masked.stuck).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('a zero mantissa with an exponent is 0, and an integer with a fraction begun is fixed (commit, kernel and reference)', () => {
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    for (const [items, written, refused, allowed] of [
+      ['number', '[0,', '0e', '0.5'],
+      ['number', '[0,', '-0.0E+', '-0.01'],
+      ['integer', '[5,', '5.', '50'],
+      ['integer', '[0,', '-0', '-1'],
+    ] as const) {
+      const grammar = compileSchema({ type: 'array', uniqueItems: true, items: { type: items } });
+      for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+        expect(matcher.commitBytes(bytes(written))).toBe(true);
+        expect(matcher.completes(bytes(`${refused}1]`)), `${written}${refused}`).toBe(false);
+        expect(matcher.commitBytes(bytes(refused)), `${written}${refused}`).toBe(false);
+        expect(matcher.commitBytes(bytes(allowed)), `${written}${allowed}`).toBe(true);
+      }
     }
   });
 });

@@ -144,6 +144,11 @@ export interface UniquePathState {
    * refuses a prefix whose every completion is an earlier item.
    */
   readonly closedItems?: ByteRegex;
+  /**
+   * When the items may be numbers: 'number', or 'integer' where only integers may (then
+   * `"5."` fixes the value, as `"0"` and a zero mantissa's exponent do for both).
+   */
+  readonly numberItems?: 'number' | 'integer';
 }
 
 export const expr = {

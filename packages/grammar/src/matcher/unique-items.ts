@@ -64,6 +64,8 @@ export class UniqueItems {
   // The bytes of an item string being written in an array whose items may run out of
   // completions (null otherwise).
   #spelled: number[] | null = null;
+  // The number being written as an item of a checked array (null otherwise).
+  #scalar: string | null = null;
   // The bytes since the outermost object item being written began (null: none is).
   #capture: number[] | null = null;
 
@@ -97,6 +99,22 @@ export class UniqueItems {
     return this.#table.states.some((state) => state.closedItems !== undefined);
   }
 
+  /** Whether a number is being written as an item of a checked array. */
+  get inNumberItem(): boolean {
+    return this.#scalar !== null;
+  }
+
+  /** Whether the innermost container is a checked array whose items may be numbers. */
+  get inNumberArray(): boolean {
+    const top = this.#stack[this.#stack.length - 1];
+    return top?.array === true && top.path >= 0 && this.#table.states[top.path]!.numberItems !== undefined;
+  }
+
+  /** Whether some checked array's items may be numbers. */
+  get hasNumberItems(): boolean {
+    return this.#table.states.some((state) => state.numberItems !== undefined);
+  }
+
   /** Whether the innermost container is an array whose items may run out of completions. */
   get inClosedArray(): boolean {
     return this.#closedArray() !== null;
@@ -111,6 +129,7 @@ export class UniqueItems {
     copy.#name = this.#name;
     copy.#reader = this.#reader.copy();
     copy.#spelled = this.#spelled?.slice() ?? null;
+    copy.#scalar = this.#scalar;
     copy.#capture = this.#capture?.slice() ?? null;
     return copy;
   }
@@ -137,6 +156,11 @@ export class UniqueItems {
 
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
+    if (this.#scalar !== null) {
+      const top = this.#stack[this.#stack.length - 1]!;
+      const fixed = fixedValue(this.#scalar, this.#table.states[top.path]!.numberItems);
+      return fixed !== null && top.seen.includes(canonicalNumber(fixed));
+    }
     const closed = this.#closedArray();
     if (closed === null || closed.frame.seen.length === 0) return false;
     if (this.#mode === VALUE) return !endsAnew(closed.content, [], closed.frame.seen);
@@ -169,10 +193,18 @@ export class UniqueItems {
     switch (this.#mode) {
       case STRING:
         return this.#inString(b);
-      case SCALAR:
-        if (!(b === 0x2c || b === 0x5d || b === 0x7d || isSpace(b))) return true;
+      case SCALAR: {
+        if (!(b === 0x2c || b === 0x5d || b === 0x7d || isSpace(b))) {
+          if (this.#scalar !== null) this.#scalar += String.fromCharCode(b);
+          return true;
+        }
         this.#mode = AFTER;
+        const item = this.#scalar;
+        this.#scalar = null;
+        // A number item ends: is it one the array holds (by value)?
+        if (item !== null && !this.#add(this.#stack[this.#stack.length - 1]!, /^[tfn]/.test(item) ? item : canonicalNumber(item))) return false;
         return this.#byte(b);
+      }
       case VALUE:
         if (isSpace(b)) return true;
         if (b === 0x5d) return this.#close();
@@ -221,6 +253,7 @@ export class UniqueItems {
       this.#startString(false, checked ? ITEM : SKIP);
     } else {
       this.#mode = SCALAR;
+      this.#scalar = checked ? String.fromCharCode(b) : null;
     }
     return true;
   }
@@ -515,7 +548,7 @@ function startsSome(values: readonly string[], prefix: string): boolean {
 
 // Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
 // close a string), those with a `}` (only those can close an object), those with a `[` and
-// either (only those can open a checked array and close an item in it), those with a comma
+// either or a comma (only those can open a checked array and close an item in it), those with a comma
 // or a backslash, and the tokens by a hash of their bytes, built when first needed.
 interface TokenLists {
   readonly quoted: readonly Int32Array[];
@@ -549,8 +582,9 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       for (let k = 0; k < Math.min(quotes, 3); k++) byCount[k]!.push(id);
       const brace = bytes.includes(0x7d);
       if (brace) braced.push(id);
-      if ((quotes > 0 || brace) && bytes.includes(0x5b)) opening.push(id);
-      if (bytes.includes(0x2c)) commas.push(id);
+      const comma = bytes.includes(0x2c);
+      if ((quotes > 0 || brace || comma) && bytes.includes(0x5b)) opening.push(id);
+      if (comma) commas.push(id);
       if (bytes.includes(BACKSLASH)) escaping.push(id);
     }
     lists = {
@@ -567,11 +601,20 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   const check = (id: number): void => {
     if (allowed(id) && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
   };
+  if (cursor.inNumberArray || cursor.inNumberItem) {
+    // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
+    // may repeat one; tokens of digits 1-9 first do neither.
+    forEachOne(bits, (id) => {
+      const bytes = tokenBytes(id);
+      if (bytes[0] === 0x30 || !bytes.every((b) => b >= 0x30 && b <= 0x39)) check(id);
+    });
+    return;
+  }
   if (!cursor.inClosedArray) {
     const quotes = cursor.quotesToRepeat;
     const closing = quotes === 0 ? [lists.opening] : [lists.quoted[quotes - 1]!, lists.braced];
-    // (A token may also open an array whose items may run out and write one and a comma.)
-    for (const list of quotes !== 0 && cursor.mayRunOut ? [...closing, lists.opening] : closing) list.forEach(check);
+    // (A token may also open an array whose items may run out, or be numbers, and write one and a comma.)
+    for (const list of quotes !== 0 && (cursor.mayRunOut || cursor.hasNumberItems) ? [...closing, lists.opening] : closing) list.forEach(check);
     return;
   }
   // In an array whose items may run out of completions: a quote or a comma may end where no
@@ -688,6 +731,16 @@ export function canonicalJson(text: string): string {
     return text.slice(from, at);
   };
   return value();
+}
+
+// The value every completion of a number's prefix has, when the prefix fixes it: a zero
+// mantissa whose exponent has begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a
+// fraction begun (`5.`, `12.00`: only zeros may follow). Null when completions may differ.
+function fixedValue(prefix: string, items: 'number' | 'integer' | undefined): string | null {
+  if (/^-?0(?:\.0*)?[eE][+-]?\d*$/.test(prefix)) return '0';
+  if (items !== 'integer') return null;
+  const integer = /^-?(?:0$|\d+(?=\.0*$))/.exec(prefix);
+  return integer === null ? null : integer[0];
 }
 
 // A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).

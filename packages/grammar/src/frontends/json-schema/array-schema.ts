@@ -43,8 +43,10 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
       if (closed !== null) compiler.closedUniqueItems.set(arrayShape(schema), closed);
+      const numbers = closed === null ? numberItems(compiler, items) : undefined;
+      if (numbers !== undefined) compiler.uniqueNumberItems.set(arrayShape(schema), numbers);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions, over strings of one schema (enum, length, pattern, format) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -82,21 +84,49 @@ export function arrayShape(schema: SchemaObject): string {
 // Most DFA states a proof that item strings have endless completions may build.
 const MAX_ENDLESS_PROOF_STATES = 5_000;
 
-// Whether every item is a string or an object (either, where both types are allowed) every
-// prefix of which has endless completions (so keeping items distinct never leaves an item no way to end): strings with
-// no constants (enum, const) whose content's DFA has every state reach a cycle (no maxLength;
-// patterns and formats that never close); objects that can always take one more member of a
-// name no one declares (`openObject`).
+// Whether every item is a string, an object or a number (any of them, where several types
+// are allowed) every prefix of which has endless completions, or, for numbers, whose value
+// a prefix fixes only where the matcher can tell it (so keeping items distinct never leaves
+// an item no way to end, or the matcher sees where it would): strings with no constants
+// (enum, const) whose content's DFA has every state reach a cycle (no maxLength; patterns and
+// formats that never close); objects that can always take one more member of a name no one
+// declares (`openObject`); numbers and integers with no keyword but constants a `not`
+// excludes (`"0e"`, `"-0"` or `"5."` of an integer fix the value: the matcher refuses them
+// when it is an earlier item).
 function openItems(compiler: SchemaCompiler, items: ItemSchemas): boolean {
   return [...items.prefix, items.rest].every((item) =>
     candidates(compiler, item, items.restPointer).every((s) => {
       const types = allowedTypes(s, items.restPointer);
-      if (!types.every((t) => t === 'string' || t === 'object') || ['enum', 'const', '__notValues'].some((k) => s[k] !== undefined)) return false;
+      if (!types.every((t) => OPEN_TYPES.has(t)) || s.enum !== undefined || s.const !== undefined) return false;
+      if (s.__notValues !== undefined && types.some((t) => t === 'string' || t === 'object')) return false;
       return types.every((t) =>
-        t === 'object' ? openObject(compiler, s) : endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES),
+        t === 'object'
+          ? openObject(compiler, s)
+          : t === 'string'
+            ? endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES)
+            : Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || (k === 'not' && onlyConstants(s.not))),
       );
     }),
   );
+}
+
+const OPEN_TYPES = new Set(['string', 'object', 'number', 'integer']);
+
+// Keywords that leave open numbers open: the type, constants a `not` excludes, and the
+// string keywords (which only strings heed).
+const NUMBER_NEUTRAL = new Set(['type', '__notValues', 'minLength', 'maxLength', 'pattern', 'format']);
+
+// Whether a `not` holds only constants (an enum or a const).
+const onlyConstants = (not: unknown): boolean =>
+  typeof not === 'object' && not !== null && Object.keys(not).every((k) => !isAssertion(k) || k === 'enum' || k === 'const');
+
+// What the numbers among open items are: 'number' where any number may be one, 'integer'
+// where only integers may, undefined where none may.
+function numberItems(compiler: SchemaCompiler, items: ItemSchemas): 'number' | 'integer' | undefined {
+  const types = [...items.prefix, items.rest].flatMap((item) =>
+    candidates(compiler, item, items.restPointer).flatMap((s) => allowedTypes(s, items.restPointer)),
+  );
+  return types.includes('number') ? 'number' : types.includes('integer') ? 'integer' : undefined;
 }
 
 // String keywords whose content `stringContent` builds exactly.

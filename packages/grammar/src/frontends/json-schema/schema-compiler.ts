@@ -56,6 +56,8 @@ export class SchemaCompiler {
   readonly uniqueLeftToMatcher = new Map<string, string>();
   /** Those of them whose items are strings that may run out of completions: the item content by `arrayShape`. */
   readonly closedUniqueItems = new Map<string, ByteRegex>();
+  /** Those of them whose items may be numbers: 'number', or 'integer' where only integers may, by `arrayShape`. */
+  readonly uniqueNumberItems = new Map<string, 'number' | 'integer'>();
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
   readonly draft: SchemaDraft;

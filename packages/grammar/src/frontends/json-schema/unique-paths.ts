@@ -28,6 +28,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const edges: { keys: Map<string, SchemaObject[]>; otherKeys: SchemaObject[]; items: SchemaObject[][]; otherItems: SchemaObject[] }[] = [];
   const unique: boolean[] = [];
   const closed: (ByteRegex | undefined)[] = [];
+  const numbers: ('number' | 'integer' | undefined)[] = [];
   const placed = new Set<string>();
   const state = (schemas: SchemaObject[]): number => {
     const key = JSON.stringify(schemas);
@@ -63,6 +64,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     if (content !== undefined && shapes.size > 1)
       compiler.unsupported('', 'uniqueItems', 'uniqueItems over strings that may run out of completions, where array schemas of other items meet');
     closed.push(content);
+    const kinds = new Set(checked.map((s) => compiler.uniqueNumberItems.get(arrayShape(s))));
+    numbers.push(kinds.has('number') ? 'number' : kinds.has('integer') ? 'integer' : undefined);
     for (const s of checked) placed.add(arrayShape(s));
     const edge = outgoing(compiler, here);
     edges.push(edge);
@@ -92,6 +95,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     items: edge.items.map(at),
     otherItems: at(edge.otherItems),
     ...(closed[id] !== undefined && { closedItems: closed[id] }),
+    ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
   }));
   return { states };
 }
