@@ -563,3 +563,13 @@ describe('uniqueItems over numbers, kept while matching', () => {
     }
   });
 });
+
+describe('uniqueItems over numbers: refusals', () => {
+  it('is refused where arrays of any numbers and of integers meet, or numbers are bounded', () => {
+    const numbers = { type: 'array', uniqueItems: true, items: { type: 'number' } };
+    const integers = { type: 'array', uniqueItems: true, items: { type: 'integer' } };
+    expect(schemaErrorOf({ anyOf: [numbers, { ...integers, minItems: 2 }] })?.message).toMatch(/any numbers and of integers/);
+    expect(schemaErrorOf({ ...integers, items: { type: 'integer', maximum: 100 } })?.keyword).toBe('uniqueItems');
+    expect(schemaErrorOf({ ...integers, items: { type: 'integer', not: { const: 0 } } })).toBeUndefined();
+  });
+});

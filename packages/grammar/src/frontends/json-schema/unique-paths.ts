@@ -65,6 +65,9 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
       compiler.unsupported('', 'uniqueItems', 'uniqueItems over strings that may run out of completions, where array schemas of other items meet');
     closed.push(content);
     const kinds = new Set(checked.map((s) => compiler.uniqueNumberItems.get(arrayShape(s))));
+    // (Which prefixes fix a number's value depends on whether it must be an integer.)
+    if (kinds.has('number') && kinds.has('integer'))
+      compiler.unsupported('', 'uniqueItems', 'uniqueItems over numbers where arrays of any numbers and of integers meet');
     numbers.push(kinds.has('number') ? 'number' : kinds.has('integer') ? 'integer' : undefined);
     for (const s of checked) placed.add(arrayShape(s));
     const edge = outgoing(compiler, here);
