@@ -96,7 +96,7 @@ export class UniqueItems {
 
   /** Whether some checked array's items may run out of completions (see `withoutRepeatedItems`). */
   get mayRunOut(): boolean {
-    return this.#table.states.some((state) => state.closedItems !== undefined);
+    return kindsOf(this.#table).mayRunOut;
   }
 
   /** Whether a number is being written as an item of a checked array. */
@@ -112,7 +112,7 @@ export class UniqueItems {
 
   /** Whether some checked array's items may be numbers. */
   get hasNumberItems(): boolean {
-    return this.#table.states.some((state) => state.numberItems !== undefined);
+    return kindsOf(this.#table).hasNumberItems;
   }
 
   /** Whether the innermost container is an array whose items may run out of completions. */
@@ -296,6 +296,21 @@ export class UniqueItems {
     if (this.#string !== ITEM) return true;
     return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(text));
   }
+}
+
+// What kinds of items a table's checked arrays hold, found once per table.
+const tableKinds = new WeakMap<UniqueArrays, { readonly mayRunOut: boolean; readonly hasNumberItems: boolean }>();
+
+function kindsOf(table: UniqueArrays): { readonly mayRunOut: boolean; readonly hasNumberItems: boolean } {
+  let kinds = tableKinds.get(table);
+  if (kinds === undefined) {
+    kinds = {
+      mayRunOut: table.states.some((state) => state.closedItems !== undefined),
+      hasNumberItems: table.states.some((state) => state.numberItems !== undefined),
+    };
+    tableKinds.set(table, kinds);
+  }
+  return kinds;
 }
 
 /** A JSON string's content read byte by byte, up to its closing quote. */
@@ -548,12 +563,14 @@ function startsSome(values: readonly string[], prefix: string): boolean {
 
 // Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
 // close a string), those with a `}` (only those can close an object), those with a `[` and
-// either or a comma (only those can open a checked array and close an item in it), those with a comma
-// or a backslash, and the tokens by a hash of their bytes, built when first needed.
+// either (only those can open a checked array and close an item in it; with neither, a comma,
+// for numbers), those with a comma or a backslash, and the tokens by a hash of their bytes,
+// built when first needed.
 interface TokenLists {
   readonly quoted: readonly Int32Array[];
   readonly braced: Int32Array;
   readonly opening: Int32Array;
+  readonly openingNumbers: Int32Array;
   readonly commas: Int32Array;
   readonly escaping: Int32Array;
   byBytes: Map<number, number[]> | null;
@@ -574,6 +591,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     const byCount: number[][] = [[], [], []];
     const braced: number[] = [];
     const opening: number[] = [];
+    const openingNumbers: number[] = [];
     const commas: number[] = [];
     const escaping: number[] = [];
     for (let id = 0; id < tokenCount; id++) {
@@ -583,7 +601,10 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       const brace = bytes.includes(0x7d);
       if (brace) braced.push(id);
       const comma = bytes.includes(0x2c);
-      if ((quotes > 0 || brace || comma) && bytes.includes(0x5b)) opening.push(id);
+      if (bytes.includes(0x5b)) {
+        if (quotes > 0 || brace) opening.push(id);
+        else if (comma) openingNumbers.push(id);
+      }
       if (comma) commas.push(id);
       if (bytes.includes(BACKSLASH)) escaping.push(id);
     }
@@ -591,6 +612,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       quoted: byCount.map((ids) => Int32Array.from(ids)),
       braced: Int32Array.from(braced),
       opening: Int32Array.from(opening),
+      openingNumbers: Int32Array.from(openingNumbers),
       commas: Int32Array.from(commas),
       escaping: Int32Array.from(escaping),
       byBytes: null,
@@ -613,8 +635,11 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   if (!cursor.inClosedArray) {
     const quotes = cursor.quotesToRepeat;
     const closing = quotes === 0 ? [lists.opening] : [lists.quoted[quotes - 1]!, lists.braced];
-    // (A token may also open an array whose items may run out, or be numbers, and write one and a comma.)
-    for (const list of quotes !== 0 && (cursor.mayRunOut || cursor.hasNumberItems) ? [...closing, lists.opening] : closing) list.forEach(check);
+    // (A token may also open an array whose items may run out and write one and a comma, or
+    // open one of numbers and write two.)
+    if (quotes !== 0 && cursor.mayRunOut) closing.push(lists.opening);
+    if (cursor.hasNumberItems) closing.push(lists.openingNumbers);
+    for (const list of closing) list.forEach(check);
     return;
   }
   // In an array whose items may run out of completions: a quote or a comma may end where no
