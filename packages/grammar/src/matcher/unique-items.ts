@@ -127,7 +127,8 @@ export class UniqueItems {
     copy.#mode = this.#mode;
     copy.#string = this.#string;
     copy.#name = this.#name;
-    copy.#reader = this.#reader.copy();
+    // (Outside a string the reader is done with: the next string gets a new one.)
+    copy.#reader = this.#mode === STRING ? this.#reader.copy() : this.#reader;
     copy.#spelled = this.#spelled?.slice() ?? null;
     copy.#scalar = this.#scalar;
     copy.#capture = this.#capture?.slice() ?? null;
