@@ -620,9 +620,15 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     };
     tokenLists.set(vocab, lists);
   }
-  const allowed = (id: number): boolean => ((bits[id >>> 5]! >>> (id & 31)) & 1) === 1;
   const check = (id: number): void => {
-    if (allowed(id) && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+    if (((bits[id >>> 5]! >>> (id & 31)) & 1) === 1 && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+  };
+  // (A plain loop: the per-mask path of every such grammar.)
+  const checkAll = (list: Int32Array): void => {
+    for (let i = 0; i < list.length; i++) {
+      const id = list[i]!;
+      if (((bits[id >>> 5]! >>> (id & 31)) & 1) === 1 && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
+    }
   };
   if (cursor.inNumberArray || cursor.inNumberItem) {
     // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
@@ -640,12 +646,12 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     // open one of numbers and write two.)
     if (quotes !== 0 && cursor.mayRunOut) closing.push(lists.opening);
     if (cursor.hasNumberItems) closing.push(lists.openingNumbers);
-    for (const list of closing) list.forEach(check);
+    for (const list of closing) checkAll(list);
     return;
   }
   // In an array whose items may run out of completions: a quote or a comma may end where no
   // new item can, and so may an item's own bytes on the way to an earlier one.
-  for (const list of [lists.quoted[0]!, lists.commas]) list.forEach(check);
+  for (const list of [lists.quoted[0]!, lists.commas]) checkAll(list);
   const remainders = cursor.itemRemainders;
   if (remainders === null) return;
   const lookups = remainders === 'any' ? Infinity : remainders.reduce((n, rest) => n + Math.min(rest.length, MAX_TOKEN_BYTES), 0);
@@ -654,7 +660,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     forEachOne(bits, check);
     return;
   }
-  lists.escaping.forEach(check);
+  checkAll(lists.escaping);
   if (lists.byBytes === null) {
     const byBytes = new Map<number, number[]>();
     for (let id = 0; id < tokenCount; id++) {
