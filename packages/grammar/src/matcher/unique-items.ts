@@ -625,10 +625,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   };
   // (A plain loop: the per-mask path of every such grammar.)
   const checkAll = (list: Int32Array): void => {
-    for (let i = 0; i < list.length; i++) {
-      const id = list[i]!;
-      if (((bits[id >>> 5]! >>> (id & 31)) & 1) === 1 && !cursor.copy().feed(tokenBytes(id))) bits[id >>> 5]! &= ~(1 << (id & 31));
-    }
+    for (let i = 0; i < list.length; i++) check(list[i]!);
   };
   if (cursor.inNumberArray || cursor.inNumberItem) {
     // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
