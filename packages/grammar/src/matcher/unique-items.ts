@@ -9,8 +9,10 @@
  * refusing the bytes that close a repeated item is all it takes: no prefix is left without a
  * way on. Where they are strings that may run out of completions (`closedItems`: constants,
  * a length cap, a pattern that closes), bytes are also refused when they leave an item, or
- * the item a comma asks for, no way to end but as an earlier one: a search of the item
- * automaton along the earlier items (`endsAnew`).
+ * the item a comma asks for, no way to end but as an earlier one (`endsAnew`: a count of
+ * the values left where they can be listed, else a search of the item automaton along the
+ * earlier items). Numbers (`numberItems`) are compared by value when they end, and a prefix
+ * that fixes a written value is refused (`fixedValue`: `0e`, an integer's `5.`).
  */
 import type { ByteRegex } from '../ir/byte-regex.ts';
 import type { UniqueArrays } from '../ir/grammar-ir.ts';
