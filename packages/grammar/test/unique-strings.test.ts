@@ -12,6 +12,7 @@ import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-ora
 import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { seeded, tokensByBytes, vocab } from './support/vocabs.ts';
+import { UniqueItems } from '../src/matcher/unique-items.ts';
 
 const tags = { type: 'array', items: { type: 'string' }, uniqueItems: true };
 const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: readonly (string | number)[]) => boolean; starts: string[] }[] = [
@@ -186,9 +187,14 @@ function spellings(value: string): string[] {
 // a length (too many to list).
 type Values = readonly string[] | { readonly letters: string; readonly maxLength: number };
 
-// Whether a value not in `seen` is spelled by a text that begins with `spelled`.
+// Bytes as a string of one character each (so a character cut between tokens stays cut).
+const byteString = (bytes: Uint8Array): string => String.fromCharCode(...bytes);
+const utf8 = (text: string): string => byteString(new TextEncoder().encode(text));
+
+// Whether a value not in `seen` is spelled by a text whose UTF-8 bytes begin with `spelled`
+// (a byte string).
 function newValueBegins(spelled: string, values: Values, seen: ReadonlySet<string>): boolean {
-  if (Array.isArray(values)) return values.some((v) => !seen.has(v) && spellings(v).some((s) => s.startsWith(spelled)));
+  if (Array.isArray(values)) return values.some((v) => !seen.has(v) && spellings(v).some((s) => utf8(s).startsWith(spelled)));
   const { letters, maxLength } = values as { letters: string; maxLength: number };
   const stack = [spelled];
   while (stack.length > 0) {
@@ -201,8 +207,10 @@ function newValueBegins(spelled: string, values: Values, seen: ReadonlySet<strin
 
 // Whether the output so far, a top-level array of strings whose items must be distinct and
 // come from `values`, has an item, or an item a comma asks for, that cannot end as a value
-// not written yet: an enumeration of the values left and their spellings.
-function stuck(text: string, values: Values): boolean {
+// not written yet: an enumeration of the values left and their spellings, over the bytes
+// written (an item may end inside a character).
+function stuck(bytes: Uint8Array, values: Values): boolean {
+  const text = byteString(bytes);
   const seen = new Set<string>();
   let at = text.indexOf('[') + 1;
   const space = (): void => {
@@ -220,7 +228,7 @@ function stuck(text: string, values: Values): boolean {
     let end = at + 1;
     while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
     if (end >= text.length) return !newValueBegins(text.slice(at + 1), values, seen);
-    seen.add(JSON.parse(text.slice(at, end + 1)) as string);
+    seen.add(JSON.parse(new TextDecoder().decode(bytes.subarray(at, end + 1))) as string);
     at = end + 1;
   }
 }
@@ -278,9 +286,10 @@ function walkAgainstOracle(
         if (eos.includes(id)) {
           if (oracle.isAccepting()) expected.push(id);
         } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
-          const text = decoder.decode(Uint8Array.from([...bytes, ...index.tokenBytes(id)]));
+          const written = Uint8Array.from([...bytes, ...index.tokenBytes(id)]);
+          const text = decoder.decode(written);
           if (repeats(text, checked)) masked.repeated++;
-          else if ((closed !== undefined && stuck(text, closed)) || (numbers !== undefined && numberStuck(text, numbers === 'integer'))) masked.stuck++;
+          else if ((closed !== undefined && stuck(written, closed)) || (numbers !== undefined && numberStuck(text, numbers === 'integer'))) masked.stuck++;
           else expected.push(id);
         }
       }
@@ -413,14 +422,22 @@ describe('uniqueItems over strings, kept while matching', () => {
 // Strings that may run out of completions (constants, a length cap, a pattern that closes),
 // each schema with its values listed for the oracle, and walks that start near the end of
 // them (the values left few, or an item on the way to earlier ones only).
-const THIRTEEN = ['a', 'b', 'c', 'ab', 'ba', 'abc', 'a/b', '/', '\n', 'x y', 'bc', 'ca', 'cab'];
+const SIXTEEN = ['a', 'b', 'c', 'ab', 'ba', 'abc', 'a/b', '/', '\n', 'x y', 'bc', 'ca', 'cab', 'é', 'éa', '日本'];
 const upTo2 = ['', ...'ab/'].flatMap((x) => ['', ...'ab/'].map((y) => x + y)).filter((v, i, all) => all.indexOf(v) === i);
 const CLOSED: { name: string; schema: Record<string, unknown>; values: Values; starts: string[] }[] = [
   {
-    name: 'an enum of thirteen strings (more sets than a grammar over sets takes)',
-    schema: { type: 'array', uniqueItems: true, items: { enum: THIRTEEN } },
-    values: THIRTEEN,
-    starts: ['["a","b","c","ab","ba","abc","/","\\n","x y","bc",', '["ab","abc","a', '["x y","\\u000', '["a\\/b","ca","c', '["a/b","\\/'],
+    name: 'an enum of sixteen strings, some of several bytes (more sets than a grammar over sets takes)',
+    schema: { type: 'array', uniqueItems: true, items: { enum: SIXTEEN } },
+    values: SIXTEEN,
+    starts: [
+      '["a","b","c","ab","ba","abc","/","\\n","x y","bc",',
+      '["ab","abc","a',
+      '["x y","\\u000',
+      '["a\\/b","ca","c',
+      '["a/b","\\/',
+      '["é","éa",',
+      '["日本","',
+    ],
   },
   {
     name: 'a pattern that closes',
@@ -457,7 +474,7 @@ describe('uniqueItems over strings that may run out of completions, kept while m
   it.each(CLOSED)(
     '$name: masks equal the oracle, which enumerates the values left (stories260k, every token)',
     ({ schema, values, starts }) => {
-      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, { walks: 6, steps: 40, vocab: 'stories260k', closed: values });
+      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, { walks: 8, steps: 40, vocab: 'stories260k', closed: values });
       expect(masked.repeated).toBeGreaterThan(0);
       // The walks met items that could only end as earlier ones (else they proved nothing).
       expect(masked.stuck).toBeGreaterThan(0);
@@ -572,4 +589,56 @@ describe('uniqueItems over numbers: refusals', () => {
     expect(schemaErrorOf({ ...integers, items: { type: 'integer', maximum: 100 } })?.keyword).toBe('uniqueItems');
     expect(schemaErrorOf({ ...integers, items: { type: 'integer', not: { const: 0 } } })).toBeUndefined();
   });
+});
+
+describe('uniqueItems mask filter: the token lists it checks', () => {
+  // Prefixes (bytes) of outputs for a schema, some of them cut inside a character or an escape.
+  const encode = (s: string): number[] => [...new TextEncoder().encode(s)];
+  const CASES: { schema: Record<string, unknown>; prefixes: number[][] }[] = [
+    {
+      schema: { type: 'array', uniqueItems: true, items: { enum: [...SIXTEEN, '日本語', 'a b c', 'ab"c'] } },
+      prefixes: [
+        encode('["日本","日本語",'),
+        [...encode('["日本","'), 0xe6],
+        [...encode('["日本","'), 0xe6, 0x97],
+        encode('["a","ab","abc","a b c","ab\\"c","a'),
+        encode('["a","ab","abc","a b c","ab\\'),
+        encode('["é","éa","'),
+        [...encode('["é","'), 0xc3],
+      ],
+    },
+    {
+      // Any two characters: many tokens allowed, and the earlier items' remaining bytes looked up.
+      schema: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 2 } },
+      prefixes: [encode('["日本","日'), [...encode('["日本","日'), 0xe6], [...encode('["日本","日'), 0xe6, 0x9c], encode('["ab","a"," a","a')],
+    },
+  ];
+
+  it('miss no token that a check of every allowed token refuses (llama3.1, items cut inside a character or an escape)', () => {
+    const index = vocab('llama3.1');
+    let loaded = kernelVocabs.get('llama3.1');
+    if (loaded === undefined) kernelVocabs.set('llama3.1', (loaded = kernel.loadVocab(index.file)));
+    let refused = 0;
+    for (const { schema, prefixes } of CASES) {
+      const grammar = compileSchema(schema);
+      const kernelGrammar = new KernelGrammar(kernel, grammar);
+      const relaxed = new KernelGrammar(kernel, compileSchema(withoutUnique(schema)));
+      for (const prefix of prefixes) {
+        const bytes = Uint8Array.from(prefix);
+        const matcher = new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] });
+        const grammarOnly = new KernelMatcher(relaxed, loaded, { eosTokenIds: [] });
+        expect(matcher.commitBytes(bytes), JSON.stringify(prefix)).toBe(true);
+        expect(grammarOnly.commitBytes(bytes)).toBe(true);
+        const cursor = new UniqueItems(grammar.ir.uniqueArrays!);
+        expect(cursor.feed(bytes)).toBe(true);
+        const relaxedIds = bitsetIds(grammarOnly.computeMaskBitset(), index.tokenCount);
+        const expected = relaxedIds.filter((id) => cursor.copy().feed(index.tokenBytes(id)));
+        refused += relaxedIds.length - expected.length;
+        expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount), JSON.stringify(prefix)).toEqual(expected);
+        matcher.dispose();
+        grammarOnly.dispose();
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+  }, 120_000);
 });
