@@ -397,7 +397,10 @@ describe('unsupported keywords', () => {
   });
 
   it('lenient leaves the keyword unenforced and the rest enforced', () => {
-    const { grammar, warnings } = jsonSchemaGrammar({ type: 'array', items: { type: 'integer', minimum: 0, maximum: 1000 }, uniqueItems: true, maxItems: 3 }, { lenient: true });
+    const { grammar, warnings } = jsonSchemaGrammar(
+      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 1000 }, uniqueItems: true, maxItems: 3 },
+      { lenient: true },
+    );
     expect(warnings).toHaveLength(1);
     const compiled = compileGrammar(grammar);
     expect(accepts(compiled, '[1,1]')).toBe(true);

@@ -460,6 +460,11 @@ interface ItemContent {
 
 const itemContents = new WeakMap<ByteRegex, ItemContent>();
 
+// The grammar's lexer built this content already, within the grammar's limits (a lexeme of
+// its own, quotes around it), and a search makes states only along the items written: no
+// limit is checked again while matching.
+const UNLIMITED = { ...DEFAULT_LIMITS, maxNfaStates: Number.MAX_SAFE_INTEGER, maxLexerStates: Number.MAX_SAFE_INTEGER };
+
 // Most values, and steps of the walk that lists them, before a content is searched instead.
 const MAX_LISTED_VALUES = 10_000;
 const MAX_LISTING_STEPS = 20_000;
@@ -467,7 +472,7 @@ const MAX_LISTING_STEPS = 20_000;
 function itemContent(content: ByteRegex): ItemContent {
   let item = itemContents.get(content);
   if (item === undefined) {
-    const dfa = new LexerDfa([{ name: 'item', regex: content }], [], DEFAULT_LIMITS);
+    const dfa = new LexerDfa([{ name: 'item', regex: content }], [], UNLIMITED);
     itemContents.set(content, (item = { dfa, values: listValues(dfa) }));
   }
   return item;
