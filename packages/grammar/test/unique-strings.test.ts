@@ -150,7 +150,7 @@ function numberStuck(text: string, integer: boolean): boolean {
   const last = literals.pop()!;
   if (last === '' || text.endsWith(']')) return false;
   const seen = new Set(literals.filter((l) => l !== '').map(numberKey));
-  const suffixes = ['', '0', '1', '5', '00', '.5', '.0', '.05', '5.5', '1e1', 'e1', 'e2', '1', '2', '3', '.1', '.2', '1.5'];
+  const suffixes = ['', '0', '1', '2', '3', '5', '00', '.0', '.05', '.1', '.2', '.5', '1.5', '5.5', '1e1', 'e1', 'e2'];
   return !suffixes.some((suffix) => valid.test(last + suffix) && !seen.has(numberKey(last + suffix)));
 }
 

@@ -184,7 +184,7 @@ export class UniqueItems {
     const whole = this.#reader.whole;
     const pending = this.#reader.pendingBytes;
     const remainders: Uint8Array[] = [];
-    for (const value of decodedItems(closed.frame.seen)) {
+    for (const value of earlierStrings(closed.frame.seen)) {
       if (!value.startsWith(whole)) continue;
       const rest = encoder.encode(value.slice(whole.length));
       if (pending.every((b, i) => rest[i] === b)) remainders.push(rest.subarray(pending.length));
@@ -388,6 +388,11 @@ class StringReader {
     return this.#raw.slice(this.#wholeRaw());
   }
 
+  /** Whether it stands between whole characters (no escape or UTF-8 sequence begun). */
+  get atCharacter(): boolean {
+    return this.escape === 0 && this.#wholeRaw() === this.#raw.length;
+  }
+
   /** What tells two readers apart (the text so far and what is pending). */
   get key(): string {
     return `${this.escape} ${this.#hex} ${this.#raw.join()} ${this.#text}`;
@@ -418,8 +423,15 @@ class StringReader {
 
 const ITEM_LEXEME = [0];
 
-// The earlier items of an array (canonical JSON strings) decoded.
-const decodedItems = (seen: readonly string[]): string[] => seen.map((v) => JSON.parse(v) as string);
+// The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
+// items (a frame's `seen` is replaced, never changed).
+const decoded = new WeakMap<readonly string[], readonly string[]>();
+
+function earlierStrings(seen: readonly string[]): readonly string[] {
+  let values = decoded.get(seen);
+  if (values === undefined) decoded.set(seen, (values = seen.map((v) => JSON.parse(v) as string).sort()));
+  return values;
+}
 
 /**
  * Whether an item string whose content so far is `spelled` (bytes as JSON spells them, read
@@ -434,13 +446,12 @@ function endsAnew(content: ByteRegex, spelled: readonly number[], seen: readonly
   // What searches found is kept per set of earlier items (a frame's `seen` is replaced, never
   // changed): the tokens of one mask, and the masks that follow, meet the same places.
   let search = searches.get(seen);
-  if (search === undefined) searches.set(seen, (search = { dfa: item.dfa, values: decodedItems(seen).sort(), found: new Map() }));
+  if (search === undefined) searches.set(seen, (search = { dfa: item.dfa, values: earlierStrings(seen), found: new Map() }));
   // Most prefixes are no earlier item's: then any completion is new.
   const whole = reader?.whole ?? '';
   if (!startsSome(search.values, whole)) return true;
   // Values few enough to list: more of them than earlier items begin here (whole characters).
-  if (item.values !== null && (reader === undefined || (reader.escape === 0 && reader.pendingBytes.length === 0)))
-    return withPrefix(item.values, whole) > withPrefix(search.values, whole);
+  if (item.values !== null && (reader === undefined || reader.atCharacter)) return withPrefix(item.values, whole) > withPrefix(search.values, whole);
   let state = item.dfa.start(ITEM_LEXEME);
   const read = new StringReader(true);
   for (const b of spelled) {
@@ -483,26 +494,34 @@ function itemContent(content: ByteRegex): ItemContent {
 function listValues(dfa: LexerDfa): string[] | null {
   const values = new Set<string>();
   const stack: [number, StringReader][] = [[dfa.start(ITEM_LEXEME), new StringReader(true)]];
-  let steps = 0;
+  let count = 0;
   while (stack.length > 0) {
     const [state, reader] = stack.pop()!;
-    if (reader.escape === 0 && reader.pendingBytes.length === 0 && dfa.accepting(state).length > 0) {
+    if (reader.atCharacter && dfa.accepting(state).length > 0) {
       values.add(reader.whole);
       if (values.size > MAX_LISTED_VALUES) return null;
     }
-    const cuts = dfa.byteCuts(state).slice();
-    for (let i = 0; i + 1 < cuts.length; i++) {
-      const next = dfa.next(state, cuts[i]!);
-      if (next === DEAD) continue;
-      for (let b = cuts[i]!; b < cuts[i + 1]!; b++) {
-        if (++steps > MAX_LISTING_STEPS) return null;
-        const after = reader.copy();
-        after.byte(b);
-        stack.push([next, after]);
-      }
+    for (const step of steps(dfa, state, reader)) {
+      if (++count > MAX_LISTING_STEPS) return null;
+      stack.push(step);
     }
   }
   return [...values].sort();
+}
+
+// Each byte the automaton takes from `state` (a run of bytes leads to one state): the state
+// it leads to and the reader after it.
+function* steps(dfa: LexerDfa, state: number, reader: StringReader): Generator<[number, StringReader]> {
+  const cuts = dfa.byteCuts(state).slice();
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const next = dfa.next(state, cuts[i]!);
+    if (next === DEAD) continue;
+    for (let b = cuts[i]!; b < cuts[i + 1]!; b++) {
+      const after = reader.copy();
+      after.byte(b);
+      yield [next, after];
+    }
+  }
 }
 
 // How many of `values` (sorted) start with `prefix` (they stand together).
@@ -541,21 +560,16 @@ function endsAnewFrom(search: Search, state: number, reader: StringReader): bool
   const { dfa } = search;
   const whole = reader.whole;
   let found = !startsSome(search.values, whole);
-  if (!found && reader.escape === 0 && reader.pendingBytes.length === 0 && dfa.accepting(state).length > 0) found = !search.values.includes(whole);
+  if (!found && reader.atCharacter && dfa.accepting(state).length > 0) found = !search.values.includes(whole);
   if (!found) {
-    // The bytes that lead somewhere (a run of them goes to one state): first any that leaves
-    // every earlier item behind, then the others, deeper.
-    const cuts = dfa.byteCuts(state).slice();
+    // First any byte that leaves every earlier item behind, then the others, deeper.
     const deeper: [number, StringReader][] = [];
-    for (let i = 0; !found && i + 1 < cuts.length; i++) {
-      const next = dfa.next(state, cuts[i]!);
-      if (next === DEAD) continue;
-      for (let b = cuts[i]!; !found && b < cuts[i + 1]!; b++) {
-        const after = reader.copy();
-        after.byte(b);
-        if (startsSome(search.values, after.whole)) deeper.push([next, after]);
-        else found = true;
+    for (const step of steps(dfa, state, reader)) {
+      if (!startsSome(search.values, step[1].whole)) {
+        found = true;
+        break;
       }
+      deeper.push(step);
     }
     for (let i = 0; !found && i < deeper.length; i++) found = endsAnewFrom(search, ...deeper[i]!);
   }
