@@ -133,7 +133,7 @@ export class SchemaCompiler {
 
   /** The schema a local `$ref` met at `pointer` points to. */
   resolve(ref: string, pointer: string): ResolvedSchema {
-    return resolveRef(this.root, ref, pointer);
+    return resolveRef(this.root, ref, pointer, this.draft);
   }
 
   /** `$ref` and `allOf` resolved into one merged schema (false when it can match nothing). */

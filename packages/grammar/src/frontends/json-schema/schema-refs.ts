@@ -33,16 +33,16 @@ export function isOnlyRef(schema: SchemaObject, draft: SchemaDraft): boolean {
   return Object.keys(schema).every((k) => k === '$ref' || ANNOTATIONS.has(k) || !KNOWN.has(k));
 }
 
-/** The schema `ref` (met at `pointer`) points to in `root`. */
-export function resolveRef(root: unknown, ref: string, pointer: string): ResolvedSchema {
+/** The schema `ref` (met at `pointer`) points to in `root`, read in `draft`. */
+export function resolveRef(root: unknown, ref: string, pointer: string, draft: SchemaDraft): ResolvedSchema {
   if (!ref.startsWith('#')) {
     throw new UnsupportedSchemaError(pointer, '$ref', `only local references ("#…") are supported, not ${JSON.stringify(ref)}`);
   }
   const path = ref.slice(1);
   if (path !== '' && !path.startsWith('/')) {
-    // "#name": an $anchor.
-    const found = findAnchor(root, path, '');
-    if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no $anchor named ${JSON.stringify(path)}`);
+    // "#name": a plain-name anchor.
+    const found = findAnchor(root, ANCHOR_KEYWORDS[draft], path, '');
+    if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no ${ANCHOR_KEYWORDS[draft].join(' or ')} named ${JSON.stringify(path)}`);
     return found;
   }
   let node: unknown = root;
@@ -64,11 +64,28 @@ export function resolveRef(root: unknown, ref: string, pointer: string): Resolve
   return { schema: node as Schema, pointer: path };
 }
 
-function findAnchor(node: unknown, anchor: string, pointer: string): ResolvedSchema | null {
+// The keywords that name a plain-name anchor in each draft: drafts 4 to 7 spell it as an id
+// that is a fragment alone (`"id": "#name"`), 2019-09 as `$anchor`, and 2020-12 also counts a
+// `$dynamicAnchor` as a plain one.
+const ANCHOR_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
+  '4': ['id'],
+  '7': ['$id'],
+  '2019-09': ['$anchor'],
+  '2020-12': ['$anchor', '$dynamicAnchor'],
+};
+// Keywords whose values are data, not schemas: an anchor's spelling there names nothing.
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+
+function findAnchor(node: unknown, keywords: readonly string[], anchor: string, pointer: string): ResolvedSchema | null {
   if (typeof node !== 'object' || node === null) return null;
-  if (!Array.isArray(node) && (node as Record<string, unknown>).$anchor === anchor) return { schema: node as Schema, pointer };
+  if (!Array.isArray(node)) {
+    const object = node as Record<string, unknown>;
+    const names = (k: string): boolean => (k === 'id' || k === '$id' ? object[k] === `#${anchor}` : object[k] === anchor);
+    if (keywords.some(names)) return { schema: node as Schema, pointer };
+  }
   for (const [k, v] of Object.entries(node)) {
-    const found = findAnchor(v, anchor, pointerJoin(pointer, k));
+    if (!Array.isArray(node) && DATA_KEYWORDS.has(k)) continue;
+    const found = findAnchor(v, keywords, anchor, pointerJoin(pointer, k));
     if (found) return found;
   }
   return null;
