@@ -62,9 +62,7 @@ function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, u
       unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection with additionalProperties are not supported');
       return b;
     }
-    const patterns: Record<string, unknown> = { ...patternsA };
-    for (const [p, schema] of Object.entries(patternsB)) patterns[p] = Object.hasOwn(patterns, p) ? intersection(patterns[p], schema) : schema;
-    out.patternProperties = patterns;
+    out.patternProperties = byName(patternsA, patternsB, intersection);
     return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
   }
   // Keys matching one side's patterns fall under the other side's additionalProperties, unless
@@ -132,14 +130,9 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case 'required':
       out.required = [...new Set([...(mine as string[]), ...(v as string[])])];
       return true;
-    case 'properties': {
-      const merged: Record<string, unknown> = { ...(mine as object) };
-      for (const [name, schema] of Object.entries(v as Record<string, unknown>)) {
-        merged[name] = Object.hasOwn(merged, name) ? intersection(merged[name], schema) : schema;
-      }
-      out.properties = merged;
+    case 'properties':
+      out.properties = byName(mine, v, intersection);
       return true;
-    }
     case 'items':
     case 'additionalProperties':
     case 'propertyNames':
@@ -156,6 +149,21 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       return false;
     case 'uniqueItems':
       out.uniqueItems = mine === true || v === true;
+      return true;
+    case 'dependentRequired':
+      out[k] = byName(mine, v, (x, y) => [...new Set([...(x as string[]), ...(y as string[])])]);
+      return true;
+    case 'dependentSchemas':
+      out[k] = byName(mine, v, intersection);
+      return true;
+    case 'dependencies':
+      // Draft 4-7: a list of names to require, or a schema; a list beside a schema is the
+      // schema `{required: list}`.
+      out[k] = byName(mine, v, (x, y) =>
+        Array.isArray(x) && Array.isArray(y)
+          ? [...new Set([...(x as string[]), ...(y as string[])])]
+          : intersection(Array.isArray(x) ? { required: x } : x, Array.isArray(y) ? { required: y } : y),
+      );
       return true;
     case 'pattern':
     case 'multipleOf':
@@ -225,6 +233,13 @@ function tuple(s: SchemaObject): [unknown[], unknown] {
 
 // Two schemas that must both hold, as one: without wrapping when one is `true` (or absent)
 // or both are equal, so merging again with the same schemas gives the same result.
+// Two maps from names to values as one, the values of a name on both sides joined.
+function byName(a: unknown, b: unknown, join: (x: unknown, y: unknown) => unknown): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(b as Record<string, unknown>)) merged[name] = Object.hasOwn(merged, name) ? join(merged[name], value) : value;
+  return merged;
+}
+
 function intersection(x: unknown, y: unknown): unknown {
   if (x === undefined || x === true) return y ?? true;
   if (y === undefined || y === true || jsonEqual(x, y)) return x;
