@@ -485,8 +485,9 @@ describe('complements of formats', () => {
     const negative = compileSchema({ not: { format } });
     const suite = suiteStrings(format);
     for (const { data, valid } of suite) expect(accepts(negative, JSON.stringify(data)), data).toBe(!valid);
-    expect(suite.filter((t) => t.valid).length).toBeGreaterThanOrEqual(3);
-    expect(suite.filter((t) => !t.valid).length).toBeGreaterThanOrEqual(3);
+    // (iri-reference has two strings of the suite outside the format; the edits below add more.)
+    expect(suite.filter((t) => t.valid).length).toBeGreaterThanOrEqual(2);
+    expect(suite.filter((t) => !t.valid).length).toBeGreaterThanOrEqual(2);
     const edited = fc.sample(
       nearStrings(
         suite.map((t) => t.data),
@@ -544,7 +545,7 @@ const REFUSED: [unknown, string, string, string][] = [
   [{ not: { type: 'string', format: 'email' } }, '', 'not', 'email'],
   [{ properties: { h: { not: { format: 'hostname' } } } }, '/properties/h', 'not', 'hostname'],
   [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
-  [{ not: { format: 'iri' } }, '', 'not', 'iri'],
+  [{ not: { format: 'regex' } }, '', 'not', 'regex'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
   [{ not: { type: 'object', propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
   [

@@ -53,7 +53,41 @@ addFormats(ajv, [
 // ajv-formats' uri wants a non-empty hier-part; RFC 3986 also allows an empty path ("about:",
 // "urn:?q"). Checked by giving the empty path one character.
 const ajvUri = fullFormats.uri as (uri: string) => boolean;
-ajv.addFormat('uri', (s: string) => ajvUri(s) || (/^[a-z][a-z0-9+\-.]*:(?=[?#]|$)/i.test(s) && ajvUri(s.replace(':', ':x'))));
+const isUri = (s: string): boolean => ajvUri(s) || (/^[a-z][a-z0-9+\-.]*:(?=[?#]|$)/i.test(s) && ajvUri(s.replace(':', ':x')));
+ajv.addFormat('uri', isUri);
+// IRIs (RFC 3987), which ajv-formats lacks: an IRI is a URI once its characters beyond ASCII,
+// which must be ucschar (or iprivate in the query), are percent-encoded (section 3.1).
+const ucschar = (c: number): boolean =>
+  c >= 0xa0 &&
+  c < 0xf0000 &&
+  !(c >= 0xd800 && c < 0xf900) &&
+  !(c >= 0xfdd0 && c < 0xfdf0) &&
+  !(c >= 0xfff0 && c <= 0xffff) &&
+  (c & 0xfffe) !== 0xfffe &&
+  !(c >= 0xe0000 && c < 0xe1000);
+const iprivate = (c: number): boolean => (c >= 0xe000 && c <= 0xf8ff) || (c >= 0xf0000 && (c & 0xfffe) !== 0xfffe);
+function iriAsUri(iri: string): string | null {
+  let part: 'path' | 'query' | 'fragment' = 'path';
+  let uri = '';
+  for (const ch of iri) {
+    if (ch === '#') part = 'fragment';
+    else if (ch === '?' && part === 'path') part = 'query';
+    const c = ch.codePointAt(0)!;
+    if (c < 0x80) uri += ch;
+    else if (ucschar(c) || (part === 'query' && iprivate(c))) uri += encodeURIComponent(ch);
+    else return null;
+  }
+  return uri;
+}
+const ajvUriReference = fullFormats['uri-reference'] as RegExp;
+ajv.addFormat('iri', (s: string) => {
+  const uri = iriAsUri(s);
+  return uri !== null && isUri(uri);
+});
+ajv.addFormat('iri-reference', (s: string) => {
+  const uri = iriAsUri(s);
+  return uri !== null && ajvUriReference.test(uri);
+});
 // ajv-formats' email wants a dot in the domain; RFC 5321's Domain is one or more labels
 // ("user@localhost"). Checked by giving a one-label domain a second label.
 const ajvEmail = fullFormats.email as RegExp;
@@ -83,7 +117,8 @@ const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$de
  * The draft 4-7 spellings real schemas use, in their 2020-12 form (as the compiler reads them):
  * `items: [...]` + `additionalItems` as `prefixItems` + `items`, boolean `exclusiveMinimum`/
  * `exclusiveMaximum` as numbers, `dependencies` as `dependentRequired`/`dependentSchemas`, the
- * draft-4 `id` dropped (ajv refuses it), and, when the root's `$schema` names draft 4 to 7,
+ * draft-4 `id` dropped (ajv refuses it) or, as a legacy `$id`, an `$anchor` when it is a fragment
+ * alone (`"#name"`), and, when the root's `$schema` names draft 4 to 7,
  * the keywords beside a `$ref` dropped (those drafts ignore them), and under draft 4 `if`/`then`/`else`
  * dropped (unknown keywords there).
  */
@@ -93,7 +128,11 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema), dr
   const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === 'id' && typeof v === 'string') continue;
+    // Draft 4's `id`, and a legacy draft's `$id`, that is a fragment alone names an anchor.
+    if ((k === 'id' && typeof v === 'string') || (k === '$id' && legacyRef && typeof v === 'string' && v.startsWith('#'))) {
+      if (v.startsWith('#') && (k === '$id' || draft4)) out.$anchor = v.slice(1);
+      continue;
+    }
     if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
     if (draft4 && CONDITIONALS.has(k)) continue;
     out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef, draft4);

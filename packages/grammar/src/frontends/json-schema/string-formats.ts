@@ -1,7 +1,7 @@
 /**
  * String formats as anchored ECMAScript regexes over the decoded string. Each one is exact
  * for the grammar of the format it names (RFC 3339 dates with real month lengths and leap
- * years, RFC 1123 host names, dotted-quad IPv4, RFC 4291 IPv6, RFC 3986 URI characters).
+ * years, RFC 1123 host names, dotted-quad IPv4, RFC 4291 IPv6, RFC 3986 URIs, RFC 3987 IRIs, RFC 6570 templates).
  */
 import { rx, type ByteAutomaton, type ByteRegex } from '../../ir/byte-regex.ts';
 
@@ -35,29 +35,52 @@ const IPV6 = [
   `(?:(?:${H16}:){0,5}${H16})?::${H16}`,
   `(?:(?:${H16}:){0,6}${H16})?::`,
 ].join('|');
-// RFC 3986, appendix A.
+// Characters beyond ASCII that RFC 3987 allows in IRIs (ucschar), and private-use ones
+// (iprivate), as regex class ranges.
+const UCSCHAR =
+  '\\u00A0-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFEF' +
+  Array.from({ length: 13 }, (_, plane) => `\\u{${(plane + 1).toString(16)}0000}-\\u{${(plane + 1).toString(16)}FFFD}`).join('') +
+  '\\u{E1000}-\\u{EFFFD}';
+const IPRIVATE = '\\uE000-\\uF8FF\\u{F0000}-\\u{FFFFD}\\u{100000}-\\u{10FFFD}';
 const PCT = '%[0-9a-fA-F]{2}';
-const UNRESERVED = '[A-Za-z0-9\\-._~]';
-const SUB_DELIMS = "[!$&'()*+,;=]";
-const PCHAR = `(?:${UNRESERVED}|${PCT}|${SUB_DELIMS}|[:@])`;
-const SEGMENT = `${PCHAR}*`;
-const SEGMENT_NZ = `${PCHAR}+`;
-const SEGMENT_NZ_NC = `(?:${UNRESERVED}|${PCT}|${SUB_DELIMS}|@)+`;
-const USERINFO = `(?:${UNRESERVED}|${PCT}|${SUB_DELIMS}|:)*`;
-const IP_LITERAL = `\\[(?:${'(?:IPV6)'}|v[0-9a-fA-F]+\\.(?:${UNRESERVED}|${SUB_DELIMS}|:)+)\\]`;
-const REG_NAME = `(?:${UNRESERVED}|${PCT}|${SUB_DELIMS})*`;
-const AUTHORITY = `(?:${USERINFO}@)?(?:${IP_LITERAL}|${'(?:IPV4)'}|${REG_NAME})(?::\\d*)?`;
-const PATH_ABEMPTY = `(?:/${SEGMENT})*`;
-const PATH_ABSOLUTE = `/(?:${SEGMENT_NZ}(?:/${SEGMENT})*)?`;
-const PATH_ROOTLESS = `${SEGMENT_NZ}(?:/${SEGMENT})*`;
-const PATH_NOSCHEME = `${SEGMENT_NZ_NC}(?:/${SEGMENT})*`;
-const QUERY = `(?:${PCHAR}|[/?])*`;
-const TAIL = `(?:\\?${QUERY})?(?:#${QUERY})?`;
-const URI_TEMPLATE = `[a-zA-Z][a-zA-Z0-9+.\\-]*:(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${PATH_ROOTLESS}|)${TAIL}`;
-const RELATIVE_TEMPLATE = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${PATH_NOSCHEME}|)${TAIL}`;
+
+// RFC 3986, appendix A: URIs, and relative references. `wide`: RFC 3987's IRIs, the same
+// grammar with ucschar among the unreserved characters (IP literals aside) and iprivate in
+// a query. (ABNF literals ignore case: an IPvFuture literal may begin with "V".)
+function uriPatterns(wide: boolean): { readonly absolute: string; readonly relative: string } {
+  const unreserved = `[A-Za-z0-9\\-._~${wide ? UCSCHAR : ''}]`;
+  const subDelims = "[!$&'()*+,;=]";
+  const pchar = `(?:${unreserved}|${PCT}|${subDelims}|[:@])`;
+  const segment = `${pchar}*`;
+  const segmentNz = `${pchar}+`;
+  const segmentNzNc = `(?:${unreserved}|${PCT}|${subDelims}|@)+`;
+  const userinfo = `(?:${unreserved}|${PCT}|${subDelims}|:)*`;
+  const ipLiteral = `\\[(?:${IPV6}|[vV][0-9a-fA-F]+\\.(?:[A-Za-z0-9\\-._~]|${subDelims}|:)+)\\]`;
+  const regName = `(?:${unreserved}|${PCT}|${subDelims})*`;
+  const authority = `(?:${userinfo}@)?(?:${ipLiteral}|${IPV4}|${regName})(?::\\d*)?`;
+  const pathAbempty = `(?:/${segment})*`;
+  const pathAbsolute = `/(?:${segmentNz}(?:/${segment})*)?`;
+  const query = `(?:${pchar}|[/?${wide ? IPRIVATE : ''}])*`;
+  const fragment = `(?:${pchar}|[/?])*`;
+  const tail = `(?:\\?${query})?(?:#${fragment})?`;
+  return {
+    absolute: `[a-zA-Z][a-zA-Z0-9+.\\-]*:(?://${authority}${pathAbempty}|${pathAbsolute}|${segmentNz}(?:/${segment})*|)${tail}`,
+    relative: `(?://${authority}${pathAbempty}|${pathAbsolute}|${segmentNzNc}(?:/${segment})*|)${tail}`,
+  };
+}
+const URI = uriPatterns(false);
+const IRI = uriPatterns(true);
+
+// RFC 6570: literals (printable ASCII but space and "%<>\\^`{|}, save in a percent-encoding,
+// the apostrophe allowed as the JSON Schema test suite reads the RFC; beyond ASCII, ucschar and
+// iprivate) and expressions: an optional operator and a list of variables, each with a prefix
+// length below 10,000 or an explosion.
+const VARCHAR = `(?:[A-Za-z0-9_]|${PCT})`;
+const VARSPEC = `${VARCHAR}(?:\\.?${VARCHAR})*(?::[1-9]\\d{0,3}|\\*)?`;
+const TEMPLATE_LITERAL = `(?:[!#$&'()*+,\\-./0-9:;=?@A-Z\\[\\]_a-z~${UCSCHAR}${IPRIVATE}]|${PCT})`;
+const TEMPLATE_EXPRESSION = `\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\}`;
 
 const ATOM = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
-const URI = URI_TEMPLATE.replace('(?:IPV6)', `(?:${IPV6})`).replace('(?:IPV4)', IPV4);
 
 /** Regex source for each supported format, or undefined. */
 export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
@@ -71,10 +94,13 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   ipv4: IPV4,
   ipv6: IPV6,
   uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
-  uri: URI,
-  'uri-reference': `(?:${URI}|${RELATIVE_TEMPLATE.replace('(?:IPV6)', IPV6).replace('(?:IPV4)', IPV4)})`,
+  uri: URI.absolute,
+  'uri-reference': `(?:${URI.absolute}|${URI.relative})`,
+  iri: IRI.absolute,
+  'iri-reference': `(?:${IRI.absolute}|${IRI.relative})`,
   'json-pointer': '(?:/(?:[^~/]|~[01])*)*',
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
+  'uri-template': `(?:${TEMPLATE_LITERAL}|${TEMPLATE_EXPRESSION})*`,
 };
 
 /**
@@ -185,7 +211,7 @@ function sortTriples(list: number[]): void {
 }
 
 /** Formats 2020-12 defines that Sieve does not enforce: compiling them is an error. */
-export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname', 'iri', 'iri-reference', 'uri-template', 'regex']);
+export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname', 'regex']);
 
 /** Longest host name (RFC 1123), enforced beside the label pattern. */
 export const HOSTNAME_MAX_LENGTH = 253;
