@@ -133,7 +133,7 @@ const SYNTAX_CHARACTERS = '^$\\.*+?()[]{}|/';
  * (no count `{n}`, `{n,}`, `{n,m}` starts there) escaped. `origin[i]` is the pattern offset of
  * offset `i`. Null when there is nothing to spell.
  */
-function spellAnnexB(pattern: string): { source: string; origin: number[] } | null {
+export function spellAnnexB(pattern: string): { source: string; origin: number[] } | null {
   let source = '';
   const origin: number[] = [];
   let spelled = false;

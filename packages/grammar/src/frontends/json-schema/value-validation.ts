@@ -6,6 +6,7 @@
 import { format as cfFormats, validate as validateInstance, type Schema as CfSchema } from '@cfworker/json-schema';
 import { GrammarError } from '../../grammar-error.ts';
 import { matchesBytes } from '../../ir/byte-regex.ts';
+import { spellAnnexB } from '../regex.ts';
 import { jsonStringBytes } from './json-strings.ts';
 import { FORMAT_PATTERNS } from './string-formats.ts';
 import { formatRegex } from './string-schema.ts';
@@ -21,7 +22,7 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
     get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? (compiler.resolve(key, pointer).schema as CfSchema) : undefined),
   });
   try {
-    return withOwnFormats(compiler, pointer, () => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid);
+    return withOwnFormats(compiler, pointer, () => withAnnexBPatterns(() => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid));
   } catch (error) {
     if (error instanceof GrammarError) throw error;
     throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
@@ -47,6 +48,31 @@ function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, check: () 
     return check();
   } finally {
     for (const [name, own] of saved) formats[name] = own;
+  }
+}
+
+/**
+ * Runs `check` with patterns the validator compiles (with the u flag) read as the grammar
+ * reads them: one the u flag refuses but Annex B reads (`[^\"]`, a lone `]`) is given to it
+ * spelled as the grammar's regex front-end spells it. Restored after, like the formats.
+ */
+function withAnnexBPatterns<T>(check: () => T): T {
+  const native = globalThis.RegExp;
+  globalThis.RegExp = new Proxy(native, {
+    construct(target, [source, flags]: [unknown, unknown]) {
+      try {
+        return new target(source as string, flags as string);
+      } catch (error) {
+        const spelled = typeof source === 'string' && flags === 'u' ? spellAnnexB(source) : null;
+        if (spelled === null) throw error;
+        return new target(spelled.source, flags);
+      }
+    },
+  });
+  try {
+    return check();
+  } finally {
+    globalThis.RegExp = native;
   }
 }
 
