@@ -59,9 +59,9 @@ function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, check: () 
 function withAnnexBPatterns<T>(check: () => T): T {
   const native = globalThis.RegExp;
   globalThis.RegExp = new Proxy(native, {
-    construct(target, [source, flags]: [unknown, unknown]) {
+    construct(target, [source, flags]: [string, string | undefined]) {
       try {
-        return new target(source as string, flags as string);
+        return new target(source, flags);
       } catch (error) {
         const spelled = typeof source === 'string' && flags === 'u' ? spellAnnexB(source) : null;
         if (spelled === null) throw error;
