@@ -55,6 +55,12 @@ addFormats(ajv, [
 const ajvUri = fullFormats.uri as (uri: string) => boolean;
 const isUri = (s: string): boolean => ajvUri(s) || (/^[a-z][a-z0-9+\-.]*:(?=[?#]|$)/i.test(s) && ajvUri(s.replace(':', ':x')));
 ajv.addFormat('uri', isUri);
+// ajv-formats' uri-template refuses what RFC 6570, as the JSON Schema test suite reads it,
+// allows: an apostrophe in a literal and a dot between the characters of a variable name.
+// Checked with those spelled as characters it takes.
+const ajvUriTemplate = fullFormats['uri-template'] as RegExp;
+const dotInName = /(?<=[A-Za-z0-9_]|%[0-9a-fA-F]{2})\.(?=[A-Za-z0-9_%])/g;
+ajv.addFormat('uri-template', (s: string) => ajvUriTemplate.test(s.replace(/\{[^}]*\}|'/g, (m) => (m === "'" ? 'a' : m.replace(dotInName, '_')))));
 // IRIs (RFC 3987), which ajv-formats lacks: an IRI is a URI once its characters beyond ASCII,
 // which must be ucschar (or iprivate in the query), are percent-encoded (section 3.1).
 const ucschar = (c: number): boolean =>
