@@ -477,6 +477,37 @@ describe('size', () => {
     expect(instances.flatMap((v) => jsonTexts(v, false).filter((text) => accepts(compiled, text) !== validate(v)))).toEqual([]);
   });
 
+  it('conditionals on one required member (a discriminator) make a branch per value, not per subset', () => {
+    // 30 `if`s that each test `kind`: both ways of each would be 2^30 branches; an intersection
+    // of two discriminator values allows no `kind`, so it is cut where it is merged (what is
+    // left grows with the square of the count: each value's branch meets every other else).
+    const kinds = 30;
+    const schema = {
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      required: ['kind'],
+      allOf: Array.from({ length: kinds }, (_, i) => ({
+        if: { properties: { kind: { const: `k${i}` } } },
+        then: { properties: { [`p${i}`]: { type: 'integer' } }, required: [`p${i}`] },
+        else: { not: { required: [`p${i}`] } },
+      })),
+    };
+    const { grammar } = jsonSchemaGrammar(schema, { maxRules: 2_000 });
+    const compiled = compileGrammar(grammar);
+    const validate = ajvValidator(schema);
+    const instances = [
+      { kind: 'k7', p7: 1 },
+      { kind: 'k7' },
+      { kind: 'k7', p7: 1, p8: 2 },
+      { kind: 'other' },
+      { kind: 'other', p0: 1 },
+      { kind: 'k29', p29: 'x' },
+      { p3: 1 },
+    ];
+    expect(instances.map((v) => validate(v))).toEqual([true, false, false, true, false, false, false]);
+    expect(instances.flatMap((v) => jsonTexts(v, false).filter((text) => accepts(compiled, text) !== validate(v)))).toEqual([]);
+  });
+
   it('a string bound too large for the lexer automaton is a limit error naming the schema pointer', () => {
     // The length is counted; the pattern's own large count, in the same intersection, is copied.
     const ir = jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'string', pattern: '^(xy|z){1,100000}$', maxLength: 40_000 } } }).grammar;

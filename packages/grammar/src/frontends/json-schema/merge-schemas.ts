@@ -38,7 +38,30 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     if (jsonEqual(out[k], v)) continue;
     if (!mergeKeyword(out, k, v, pointer, unsupported)) return false;
   }
-  return out;
+  return requiresNothingValid(out) ? false : out;
+}
+
+// Whether a required member's schema allows no value by its constants alone: the
+// intersections of discriminators (`if` one `kind`, then again another) are cut here, so
+// conditionals on one member make a branch per value instead of one per subset.
+function requiresNothingValid(schema: SchemaObject): boolean {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (properties === undefined || !Array.isArray(schema.required)) return false;
+  return schema.required.some((name) => Object.hasOwn(properties, name as string) && constantsOf(properties[name as string])?.length === 0);
+}
+
+// The values a schema allows at most by its `const`, `enum` and `allOf` (null: not finite by
+// those); other keywords may only take values away.
+function constantsOf(schema: unknown): unknown[] | null {
+  if (schema === false) return [];
+  if (typeof schema !== 'object' || schema === null) return null;
+  const s = schema as SchemaObject;
+  let values: unknown[] | null = s.const !== undefined ? [s.const] : Array.isArray(s.enum) ? s.enum : null;
+  for (const member of Array.isArray(s.allOf) ? s.allOf : []) {
+    const more = constantsOf(member);
+    if (more !== null) values = values === null ? more : values.filter((x) => more.some((y) => jsonEqual(x, y)));
+  }
+  return values;
 }
 
 // additionalProperties only sees its own schema's properties: bring each side's properties
@@ -231,8 +254,6 @@ function tuple(s: SchemaObject): [unknown[], unknown] {
   return [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
 }
 
-// Two schemas that must both hold, as one: without wrapping when one is `true` (or absent)
-// or both are equal, so merging again with the same schemas gives the same result.
 // Two maps from names to values as one, the values of a name on both sides joined.
 function byName(a: unknown, b: unknown, join: (x: unknown, y: unknown) => unknown): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...(a as Record<string, unknown>) };
@@ -240,6 +261,8 @@ function byName(a: unknown, b: unknown, join: (x: unknown, y: unknown) => unknow
   return merged;
 }
 
+// Two schemas that must both hold, as one: without wrapping when one is `true` (or absent)
+// or both are equal, so merging again with the same schemas gives the same result.
 function intersection(x: unknown, y: unknown): unknown {
   if (x === undefined || x === true) return y ?? true;
   if (y === undefined || y === true || jsonEqual(x, y)) return x;
