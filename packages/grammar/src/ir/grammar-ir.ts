@@ -149,6 +149,30 @@ export interface UniquePathState {
    * `"5."` fixes the value, as `"0"` and a zero mantissa's exponent do for both).
    */
   readonly numberItems?: 'number' | 'integer';
+  /**
+   * When the items are objects of named members only (`additionalProperties: false`), which
+   * may run out of completions: their members. The matcher refuses a prefix whose every
+   * completion is an earlier item.
+   */
+  readonly objectItems?: ClosedObjectItems;
+}
+
+/** Objects of named members only, kept distinct while matching (see `UniquePathState`). */
+export interface ClosedObjectItems {
+  readonly members: Readonly<Record<string, ClosedMember>>;
+  readonly required: readonly string[];
+}
+
+/**
+ * What a member of `ClosedObjectItems` may be: constants (canonical JSON: `true`, `false`,
+ * `null`), strings (endlessly many, or the content of finitely many as JSON spells it,
+ * inside the quotes), numbers and objects with endlessly many completions.
+ */
+export interface ClosedMember {
+  readonly constants: readonly string[];
+  readonly strings?: 'endless' | ByteRegex;
+  readonly numbers?: 'number' | 'integer';
+  readonly objects?: boolean;
 }
 
 export const expr = {

@@ -12,10 +12,13 @@
  * the item a comma asks for, no way to end but as an earlier one (`endsAnew`: a count of
  * the values left where they can be listed, else a search of the item automaton along the
  * earlier items). Numbers (`numberItems`) are compared by value when they end, and a prefix
- * that fixes a written value is refused (`fixedValue`: `0e`, an integer's `5.`).
+ * that fixes a written value is refused (`fixedValue`: `0e`, an integer's `5.`). Objects of
+ * named members only (`objectItems`) are refused likewise where every way to finish them is
+ * an earlier item (`objectEndsAnew`: the members written, against the earlier items that
+ * agree with them).
  */
 import type { ByteRegex } from '../ir/byte-regex.ts';
-import type { UniqueArrays } from '../ir/grammar-ir.ts';
+import type { ClosedMember, ClosedObjectItems, UniqueArrays } from '../ir/grammar-ir.ts';
 import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 
@@ -30,6 +33,12 @@ interface Frame {
   seen: readonly string[];
   // An object item of a checked array: where its text starts in the cursor's capture (-1: not one).
   readonly captureAt: number;
+  // An object item of an array whose items are objects of named members only: those members,
+  // the complete ones written (canonical JSON by name), and where the value being written
+  // starts in the capture.
+  readonly closed: ClosedObjectItems | null;
+  written: Readonly<Record<string, string>>;
+  valueAt: number;
 }
 
 // Where the cursor is: before a value, after one, before a member's name or its colon, in a
@@ -46,6 +55,8 @@ const SCALAR = 5;
 const SKIP = 0;
 const NAME = 1;
 const ITEM = 2;
+// (A member's value in an object item whose members are named only.)
+const MEMBER = 3;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -62,7 +73,7 @@ export class UniqueItems {
   #mode = VALUE;
   #string = SKIP;
   #name = false; // the string being read is a member name
-  #reader = new StringReader(false);
+  #reader = DONE_READER;
   // The bytes of an item string being written in an array whose items may run out of
   // completions (null otherwise).
   #spelled: number[] | null = null;
@@ -159,6 +170,8 @@ export class UniqueItems {
 
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
+    const next = this.#objectNext();
+    if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.seen, next.written, next.next);
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
       const fixed = fixedValue(this.#scalar, this.#table.states[top.path]!.numberItems);
@@ -168,6 +181,66 @@ export class UniqueItems {
     if (closed === null || closed.frame.seen.length === 0) return false;
     if (this.#mode === VALUE) return !endsAnew(closed.content, [], closed.frame.seen);
     return this.#mode === STRING && this.#string === ITEM && !endsAnew(closed.content, this.#spelled!, closed.frame.seen, this.#reader);
+  }
+
+  // Where an object item of named members only stands, when one is written or a comma asks
+  // for one (null elsewhere, and where every completion is new: nothing written or inside a
+  // member's open object).
+  #objectNext(): ObjectAt | typeof ALIVE | null {
+    const top = this.#stack[this.#stack.length - 1];
+    if (top === undefined) return null;
+    if (top.array) {
+      const items = top.path >= 0 ? this.#table.states[top.path]!.objectItems : undefined;
+      // After a comma, an item must come.
+      if (items === undefined || this.#mode !== VALUE || top.seen.length === 0) return null;
+      return { items, seen: top.seen, written: {}, next: { kind: 'members', more: false } };
+    }
+    if (top.closed === null) return null;
+    const array = this.#stack[this.#stack.length - 2]!;
+    // (Most prefixes agree with no earlier item: then every completion is new.)
+    if (!agreesWithSome(array.seen, top.written)) return null;
+    const at = { items: top.closed, seen: array.seen, written: top.written };
+    // A string or object with endlessly many completions is a way out until it ends.
+    const member = top.closed.members[top.key];
+    if (this.#mode === STRING && !this.#name && member?.strings === 'endless') return ALIVE;
+    const more = Object.keys(top.written).length > 0;
+    switch (this.#mode) {
+      case KEY:
+        return { ...at, next: { kind: 'members', more } };
+      case AFTER:
+        return { ...at, next: { kind: 'members', more: false } };
+      case COLON:
+      case VALUE:
+        return { ...at, next: { kind: 'value', name: top.key, value: { kind: 'none' } } };
+      case STRING: {
+        if (this.#name) return { ...at, next: { kind: 'names', reader: this.#reader } };
+        const spelled = this.#capture!.slice(top.valueAt + 1);
+        return { ...at, next: { kind: 'value', name: top.key, value: { kind: 'string', spelled, reader: this.#reader } } };
+      }
+      default: // SCALAR
+        return {
+          ...at,
+          next: { kind: 'value', name: top.key, value: { kind: 'scalar', text: decoder.decode(Uint8Array.from(this.#capture!.slice(top.valueAt))) } },
+        };
+    }
+  }
+
+  /**
+   * Where a token may leave an object item of named members only no way to end but as an
+   * earlier item: `'closing'` where only a quote or a `}` in it could (inside a member's
+   * string or object with endlessly many completions), `'any'` where any token could, null
+   * outside such items.
+   */
+  get objectContext(): 'closing' | 'any' | null {
+    const top = this.#stack[this.#stack.length - 1];
+    if (top === undefined) return null;
+    if (top.array && top.path >= 0 && this.#table.states[top.path]!.objectItems !== undefined) return top.seen.length === 0 ? null : 'any';
+    let item = this.#stack.length - 1;
+    while (item >= 0 && this.#stack[item]!.closed === null) item--;
+    if (item < 0 || this.#stack[item - 1]!.seen.length === 0) return null;
+    if (item < this.#stack.length - 1) return 'closing';
+    const member = top.closed!.members[top.key];
+    return this.#mode === STRING && !this.#name && member?.strings === 'endless' ? 'closing' : 'any';
   }
 
   /**
@@ -202,6 +275,7 @@ export class UniqueItems {
           return true;
         }
         this.#mode = AFTER;
+        this.#memberEnds(this.#capture === null ? 0 : this.#capture.length - 1);
         const item = this.#scalar;
         this.#scalar = null;
         // A number item ends: is it one the array holds (by value)?
@@ -222,7 +296,10 @@ export class UniqueItems {
       case KEY:
         if (isSpace(b)) return true;
         if (b === 0x7d) return this.#close();
-        if (b === QUOTE) this.#startString(true, this.#stack[this.#stack.length - 1]!.path >= 0 ? NAME : SKIP);
+        if (b === QUOTE) {
+          const top = this.#stack[this.#stack.length - 1]!;
+          this.#startString(true, top.path >= 0 || top.closed !== null ? NAME : SKIP);
+        }
         return true;
       default: // COLON
         if (b === 0x3a) this.#mode = VALUE;
@@ -241,6 +318,7 @@ export class UniqueItems {
         top.items++;
       } else {
         path = state === undefined ? -1 : Object.hasOwn(state.keys, top.key) ? state.keys[top.key]! : state.otherKeys;
+        if (top.closed !== null) top.valueAt = this.#capture!.length - 1;
       }
     }
     const checked = top?.array === true && top.path >= 0 && this.#table.states[top.path]!.unique;
@@ -250,10 +328,11 @@ export class UniqueItems {
         if (this.#capture === null) this.#capture = [b];
         captureAt = this.#capture.length - 1;
       }
-      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt });
+      const closed = (captureAt >= 0 && this.#table.states[top!.path]!.objectItems) || null;
+      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1 });
       this.#mode = b === 0x5b ? VALUE : KEY;
     } else if (b === QUOTE) {
-      this.#startString(false, checked ? ITEM : SKIP);
+      this.#startString(false, checked ? ITEM : top?.closed ? MEMBER : SKIP);
     } else {
       this.#mode = SCALAR;
       this.#scalar = checked ? String.fromCharCode(b) : null;
@@ -264,11 +343,22 @@ export class UniqueItems {
   #close(): boolean {
     const closed = this.#stack.pop()!;
     this.#mode = AFTER;
+    if (this.#capture !== null) this.#memberEnds(this.#capture.length);
     if (closed.captureAt < 0) return true;
     // An object item of a checked array ends: is it one the array holds?
     const item = canonicalJson(decoder.decode(Uint8Array.from(this.#capture!.slice(closed.captureAt))));
     if (!this.#stack.some((f) => f.captureAt >= 0)) this.#capture = null;
     return this.#add(this.#stack[this.#stack.length - 1]!, item);
+  }
+
+  // A member's value ends (its text in the capture up to `end`; `canonical`, when known): noted
+  // in an object item of named members only.
+  #memberEnds(end: number, canonical?: string): void {
+    const top = this.#stack[this.#stack.length - 1];
+    if (top === undefined || top.array || top.closed === null || top.valueAt < 0) return;
+    const value = canonical ?? canonicalJson(decoder.decode(Uint8Array.from(this.#capture!.slice(top.valueAt, end))));
+    top.written = { ...top.written, [top.key]: value };
+    top.valueAt = -1;
   }
 
   // Adds an item (canonical JSON) to a checked array; false when the array holds it already.
@@ -296,9 +386,186 @@ export class UniqueItems {
     this.#spelled = null;
     const text = this.#reader.text;
     if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = text;
+    if (this.#string === MEMBER) this.#memberEnds(this.#capture!.length, JSON.stringify(text));
     if (this.#string !== ITEM) return true;
     return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(text));
   }
+}
+
+// An object item of named members only being written: its members, the earlier items, the
+// members written, and what comes next.
+interface ObjectAt {
+  readonly items: ClosedObjectItems;
+  readonly seen: readonly string[];
+  readonly written: Readonly<Record<string, string>>;
+  readonly next: ObjectNext;
+}
+// (Where the item is known to have a new ending without a look at the earlier items.)
+const ALIVE = 'alive';
+
+// Whether some of the earlier items agrees with the members written.
+function agreesWithSome(seen: readonly string[], written: Readonly<Record<string, string>>): boolean {
+  if (seen.length === 0) return false;
+  const entries = Object.entries(written);
+  return earlierObjects(seen).some((e) => entries.every(([name, value]) => e.get(name) === value));
+}
+
+// What comes next in an object item of named members only: members (`more`: at least one,
+// after a comma), a name being written, or a member's value (none of it yet, a string, a
+// literal or number).
+type ObjectNext =
+  | { readonly kind: 'members'; readonly more: boolean }
+  | { readonly kind: 'names'; readonly reader: StringReader }
+  | { readonly kind: 'value'; readonly name: string; readonly value: ValueSoFar };
+type ValueSoFar =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'string'; readonly spelled: readonly number[]; readonly reader: StringReader }
+  | { readonly kind: 'scalar'; readonly text: string };
+
+/**
+ * Whether an object item of named members only, whose complete members so far are
+ * `written`, may still end as a value none of `seen` (canonical JSON) is, `next` coming. Only
+ * the earlier items that agree with what is written matter; a member with a value none of
+ * them has (endlessly many values, or a constant or string they lack) is a way out; else the
+ * ways to finish are finitely many of their values, counted and listed.
+ */
+function objectEndsAnew(items: ClosedObjectItems, seen: readonly string[], written: Readonly<Record<string, string>>, next: ObjectNext): boolean {
+  const agree = earlierObjects(seen).filter((e) => Object.entries(written).every(([name, value]) => e.get(name) === value));
+  if (agree.length === 0) return true;
+  const unwritten = Object.keys(items.members).filter((name) => !Object.hasOwn(written, name));
+  // Whether a member `name`, from `value`, may end as a value after which some way to finish
+  // is new.
+  const valueEndsAnew = (name: string, value: ValueSoFar): boolean => {
+    const member = items.members[name]!;
+    if (value.kind === 'none' ? endless(member) : value.kind === 'string' && member.strings === 'endless') return true;
+    const rest = unwritten.filter((n) => n !== name);
+    const values = [...new Set(agree.flatMap((e) => (e.has(name) ? [e.get(name)!] : [])))];
+    const spent = values.filter(
+      (v) =>
+        !restEndsAnew(
+          items,
+          rest,
+          agree.filter((e) => e.get(name) === v),
+          false,
+        ),
+    );
+    return reachesBeyond(member, value, spent);
+  };
+  switch (next.kind) {
+    case 'members':
+      return restEndsAnew(items, unwritten, agree, next.more);
+    case 'names':
+      return unwritten.some((name) => next.reader.mayBecome(name) && valueEndsAnew(name, { kind: 'none' }));
+    default:
+      return valueEndsAnew(next.name, next.value);
+  }
+}
+
+// Whether the members `rest` (each once or not at all; the required ones once) may be
+// written in some way none of `group` (earlier items agreeing on every other member) is;
+// `more`: at least one of them.
+function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: readonly ReadonlyMap<string, string>[], more: boolean): boolean {
+  const options: (string | undefined)[][] = [];
+  for (const name of rest) {
+    const values = [...new Set(group.flatMap((e) => (e.has(name) ? [e.get(name)!] : [])))];
+    if (!valuesWithin(items.members[name]!, values)) return true;
+    options.push(items.required.includes(name) ? values : [undefined, ...values]);
+  }
+  // Every way to finish is among the group's values: more ways than items, or one of them new.
+  const ways = options.reduce((n, o) => n * o.length, 1) - (more && options.every((o) => o[0] === undefined) ? 1 : 0);
+  if (ways > group.length) return true;
+  const keys = new Set(group.map((e) => rest.map((name) => e.get(name) ?? '').join('\u0000')));
+  const choice: (string | undefined)[] = [];
+  const some = (i: number): boolean => {
+    if (i === options.length) return !(more && choice.every((c) => c === undefined)) && !keys.has(choice.map((c) => c ?? '').join('\u0000'));
+    return options[i]!.some((option) => {
+      choice[i] = option;
+      return some(i + 1);
+    });
+  };
+  return some(0);
+}
+
+// Whether a member may take endlessly many values.
+const endless = (member: ClosedMember): boolean => member.numbers !== undefined || member.objects === true || member.strings === 'endless';
+
+// Whether every value `member` may take is one of `values` (canonical JSON).
+function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {
+  if (endless(member)) return false;
+  if (!member.constants.every((c) => values.includes(c))) return false;
+  return (
+    typeof member.strings !== 'object' ||
+    !endsAnew(
+      member.strings,
+      [],
+      values.filter((v) => v.startsWith('"')),
+    )
+  );
+}
+
+// Whether a member's value, written so far as `value`, may end as one none of `spent` is.
+function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly string[]): boolean {
+  switch (value.kind) {
+    case 'none':
+      return !valuesWithin(member, spent);
+    case 'string':
+      return (
+        typeof member.strings !== 'object' ||
+        endsAnew(
+          member.strings,
+          value.spelled,
+          spent.filter((v) => v.startsWith('"')),
+          value.reader,
+        )
+      );
+    default: {
+      const literal = { t: 'true', f: 'false', n: 'null' }[value.text[0]!];
+      if (literal !== undefined) return !spent.includes(literal);
+      const fixed = fixedValue(value.text, member.numbers);
+      return fixed === null || !spent.includes(canonicalNumber(fixed));
+    }
+  }
+}
+
+// The earlier object items (canonical JSON) as their members' values by name, once per set
+// of items.
+const earlierObjectMembers = new WeakMap<readonly string[], readonly ReadonlyMap<string, string>[]>();
+
+function earlierObjects(seen: readonly string[]): readonly ReadonlyMap<string, string>[] {
+  let objects = earlierObjectMembers.get(seen);
+  if (objects === undefined) earlierObjectMembers.set(seen, (objects = seen.map(canonicalMembers)));
+  return objects;
+}
+
+// The members of a canonical JSON object (no whitespace), each value's text by name.
+function canonicalMembers(text: string): ReadonlyMap<string, string> {
+  const members = new Map<string, string>();
+  let at = 1;
+  const skipString = (): void => {
+    at++;
+    while (text[at] !== '"') at += text[at] === '\\' ? 2 : 1;
+    at++;
+  };
+  while (text[at] === '"') {
+    const nameAt = at;
+    skipString();
+    const name = JSON.parse(text.slice(nameAt, at)) as string;
+    const valueAt = ++at; // past the colon
+    let depth = 0;
+    while (depth > 0 || (text[at] !== ',' && text[at] !== '}')) {
+      const c = text[at]!;
+      if (c === '"') {
+        skipString();
+        continue;
+      }
+      if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
+      at++;
+    }
+    members.set(name, text.slice(valueAt, at));
+    if (text[at] === ',') at++;
+  }
+  return members;
 }
 
 // What kinds of items a table's checked arrays hold, found once per table.
@@ -388,6 +655,19 @@ class StringReader {
     return this.#raw.slice(this.#wholeRaw());
   }
 
+  /** Whether the text may still be `text`, whole, the string ending after it. */
+  mayBecome(text: string): boolean {
+    if (!text.startsWith(this.#text)) return false;
+    const rest = text.slice(this.#text.length);
+    if (this.escape === 1) return rest.length > 0;
+    if (this.escape >= 2) {
+      const digits = this.escape - 2;
+      return rest.length > 0 && rest.charCodeAt(0) >> (4 * (4 - digits)) === this.#hex;
+    }
+    const bytes = encoder.encode(rest);
+    return this.#raw.every((b, i) => bytes[i] === b);
+  }
+
   /** Whether it stands between whole characters (no escape or UTF-8 sequence begun). */
   get atCharacter(): boolean {
     return this.escape === 0 && this.#wholeRaw() === this.#raw.length;
@@ -422,6 +702,9 @@ class StringReader {
 }
 
 const ITEM_LEXEME = [0];
+
+// The reader of no string (outside strings, until one begins).
+const DONE_READER = new StringReader(false);
 
 // The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
 // items (a frame's `seen` is replaced, never changed).
@@ -648,6 +931,16 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   const checkAll = (list: Int32Array): void => {
     for (let i = 0; i < list.length; i++) check(list[i]!);
   };
+  // Objects of named members only: where their values are few, any token may leave one no
+  // way to end but as an earlier item; inside a member with endlessly many completions, only
+  // one that ends it: with a `}` (an object), or a quote (a string: checked below, as
+  // wherever a string may close).
+  const objects = cursor.objectContext;
+  if (objects === 'any') {
+    forEachOne(bits, check);
+    return;
+  }
+  if (objects === 'closing') checkAll(lists.braced);
   if (cursor.inNumberArray || cursor.inNumberItem) {
     // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
     // may repeat one; tokens of digits 1-9 first do neither.

@@ -6,7 +6,7 @@
  * the complement of `items`) as rules that count the witnesses found.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
-import { expr, type Expr } from '../../ir/grammar-ir.ts';
+import { expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { enumValues } from './enum-schema.ts';
 import { jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
@@ -38,15 +38,18 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
     const positions = { at: (i: number) => itemSchema(items, i) };
     const plan = uniqueItemsPlan(compiler, positions, maxItems);
     if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems);
-    const closed = openItems(compiler, items) ? null : closedStrings(compiler, items, minItems);
-    if (closed !== undefined) {
+    const open = openItems(compiler, items);
+    const closed = open ? null : closedStrings(compiler, items, minItems);
+    const objects = open || closed !== undefined ? undefined : closedObjects(compiler, items, minItems);
+    if (closed !== undefined || objects !== undefined) {
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
-      if (closed !== null) compiler.closedUniqueItems.set(arrayShape(schema), closed);
-      const numbers = closed === null ? numberItems(compiler, items) : undefined;
+      if (closed) compiler.closedUniqueItems.set(arrayShape(schema), closed);
+      if (objects !== undefined) compiler.closedObjectItems.set(arrayShape(schema), objects);
+      const numbers = open ? numberItems(compiler, items) : undefined;
       if (numbers !== undefined) compiler.uniqueNumberItems.set(arrayShape(schema), numbers);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers or open objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -171,15 +174,99 @@ function stringsContent(compiler: SchemaCompiler, item: SchemaObject, pointer: s
   return stringContent(compiler, item, pointer);
 }
 
+// The items, when they are objects of named members only (`additionalProperties: false`, or
+// none under `strict`), each member's values constants, strings, numbers with no bounds or
+// objects that can always take a fresh member: the matcher then refuses a prefix whose every
+// completion is an earlier item (`ClosedObjectItems`). Undefined when they are not, or as
+// for `closedStrings`.
+function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): ClosedObjectItems | undefined {
+  const { schema, prefix, rest, restPointer } = items;
+  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  if (compiler.parts.caps.maxProperties !== Infinity) return undefined;
+  const item = compiler.flatten(rest, restPointer);
+  if (item === false || BRANCHING.some((k) => item[k] !== undefined)) return undefined;
+  const types = allowedTypes(item, restPointer);
+  const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
+  if (types.length !== 1 || types[0] !== 'object' || !closed) return undefined;
+  if (!Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k))) return undefined;
+  const declared = (item.properties ?? {}) as Record<string, Schema>;
+  const members: Record<string, ClosedMember> = {};
+  for (const [name, member] of Object.entries(declared)) {
+    const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name));
+    if (values === undefined) return undefined;
+    members[name] = values;
+  }
+  return { members, required: ((item.required ?? []) as string[]).filter((name) => Object.hasOwn(members, name)) };
+}
+
+const CLOSED_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);
+
+// What a member's values may be (see `ClosedMember`), from its schema or the branches of an
+// anyOf (of a oneOf whose branches are provably disjoint): undefined when it may be anything
+// else (an array, a number with bounds, constants of other kinds, a closed object).
+function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string): ClosedMember | undefined {
+  const flat = member === true ? {} : member === false ? false : compiler.flatten(member, pointer);
+  if (flat === false) return { constants: [] };
+  const split = BRANCHING.filter((k) => flat[k] !== undefined);
+  if (split.length > 1 || (split.length === 1 && split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
+  const branches = split.length === 0 ? [flat] : candidates(compiler, flat, pointer);
+  if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, pointer)))) return undefined;
+  if (branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
+  const constants = new Set<string>();
+  const contents: ByteRegex[] = [];
+  let endless = false;
+  let numbers: 'number' | 'integer' | undefined;
+  let objects = false;
+  for (const b of branches) {
+    if (b.enum !== undefined || b.const !== undefined) {
+      for (const value of enumValues(compiler, b, pointer)) {
+        if (typeof value === 'string') contents.push(jsonContentSpellings(value));
+        else if (value === null || typeof value === 'boolean') constants.add(JSON.stringify(value));
+        else return undefined;
+      }
+      continue;
+    }
+    const types = allowedTypes(b, pointer);
+    if (types.some((t) => t === 'array')) return undefined;
+    if (types.includes('object') && !openObject(compiler, b)) return undefined;
+    if (
+      types.some((t) => t === 'number' || t === 'integer') &&
+      !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || OPEN_OBJECT_KEYWORDS.has(k) || k === 'additionalProperties')
+    )
+      return undefined;
+    for (const t of types) {
+      if (t === 'boolean') ['true', 'false'].forEach((c) => constants.add(c));
+      else if (t === 'null') constants.add('null');
+      else if (t === 'object') objects = true;
+      else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
+      else if (t === 'string') {
+        if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || OPEN_OBJECT_KEYWORDS.has(k) || k === 'additionalProperties'))
+          return undefined;
+        const content = stringContent(compiler, b, pointer);
+        if (endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) endless = true;
+        else contents.push(content);
+      }
+    }
+  }
+  const strings = endless ? ('endless' as const) : contents.length > 0 ? rx.alt(contents) : undefined;
+  return {
+    constants: [...constants].sort(),
+    ...(strings !== undefined && { strings }),
+    ...(numbers !== undefined && { numbers }),
+    ...(objects && { objects }),
+  };
+}
+
 // Object keywords that never stop one more member of a fresh name with any value.
 const OPEN_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'minProperties', 'dependentRequired']);
 
 // Whether an object schema lets any object take one more member of a name it does not
-// declare (with any value): no additionalProperties but true, no member cap, no names or
-// patterns or conditions that could refuse it.
+// declare (with any value): no additionalProperties but true (none is false under `strict`),
+// no member cap, no names or patterns or conditions that could refuse it.
 function openObject(compiler: SchemaCompiler, s: SchemaObject): boolean {
   if (compiler.parts.caps.maxProperties !== Infinity) return false;
   const additional = s.additionalProperties;
+  if (additional === undefined && compiler.options.strict === true) return false;
   if (!(additional === undefined || additional === true || (typeof additional === 'object' && additional !== null && Object.keys(additional).length === 0)))
     return false;
   return Object.keys(s).every((k) => k === 'additionalProperties' || !isAssertion(k) || OPEN_OBJECT_KEYWORDS.has(k));

@@ -8,7 +8,7 @@
  */
 import { GrammarLimitError } from '../../grammar-error.ts';
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
-import { GrammarBuilder, MAX_NESTING, expr, type Expr } from '../../ir/grammar-ir.ts';
+import { GrammarBuilder, MAX_NESTING, expr, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { JsonGrammarParts } from '../json.ts';
 import { arrayExpr } from './array-schema.ts';
 import type { JsonSchemaOptions } from './compile-json-schema.ts';
@@ -58,6 +58,8 @@ export class SchemaCompiler {
   readonly closedUniqueItems = new Map<string, ByteRegex>();
   /** Those of them whose items may be numbers: 'number', or 'integer' where only integers may, by `arrayShape`. */
   readonly uniqueNumberItems = new Map<string, 'number' | 'integer'>();
+  /** Those of them whose items are objects of named members only: the members by `arrayShape`. */
+  readonly closedObjectItems = new Map<string, ClosedObjectItems>();
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
   readonly draft: SchemaDraft;

@@ -9,7 +9,7 @@
  * only if none allows an array with repeated items, so such a mix is refused.
  */
 import type { ByteRegex } from '../../ir/byte-regex.ts';
-import type { UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
+import type { ClosedObjectItems, UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -28,6 +28,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const edges: { keys: Map<string, SchemaObject[]>; otherKeys: SchemaObject[]; items: SchemaObject[][]; otherItems: SchemaObject[] }[] = [];
   const unique: boolean[] = [];
   const closed: (ByteRegex | undefined)[] = [];
+  const objects: (ClosedObjectItems | undefined)[] = [];
   const numbers: ('number' | 'integer' | undefined)[] = [];
   const placed = new Set<string>();
   const state = (schemas: SchemaObject[]): number => {
@@ -61,9 +62,11 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     // Items that may run out of completions are searched in their one schema's automaton.
     const shapes = new Set(checked.map(arrayShape));
     const content = [...shapes].map((shape) => compiler.closedUniqueItems.get(shape)).find((c) => c !== undefined);
-    if (content !== undefined && shapes.size > 1)
-      compiler.unsupported('', 'uniqueItems', 'uniqueItems over strings that may run out of completions, where array schemas of other items meet');
+    const members = [...shapes].map((shape) => compiler.closedObjectItems.get(shape)).find((c) => c !== undefined);
+    if ((content !== undefined || members !== undefined) && shapes.size > 1)
+      compiler.unsupported('', 'uniqueItems', 'uniqueItems over items that may run out of completions, where array schemas of other items meet');
     closed.push(content);
+    objects.push(members);
     const kinds = new Set(checked.map((s) => compiler.uniqueNumberItems.get(arrayShape(s))));
     // (Which prefixes fix a number's value depends on whether it must be an integer.)
     if (kinds.has('number') && kinds.has('integer'))
@@ -98,6 +101,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     items: edge.items.map(at),
     otherItems: at(edge.otherItems),
     ...(closed[id] !== undefined && { closedItems: closed[id] }),
+    ...(objects[id] !== undefined && { objectItems: objects[id] }),
     ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
   }));
   return { states };

@@ -1,0 +1,232 @@
+// uniqueItems over objects of named members only (`additionalProperties: false`), kept while
+// matching (src/matcher/unique-items.ts): ajv agreement, and masks walked token by token
+// against an oracle that shares no code with the check: the schema's grammar without
+// uniqueItems, the repeats a scanner finds (support/unique-walks.ts), and the items that can
+// no longer end anew, found from the item values the test lists and a grammar of each value's
+// spellings (its members as constants, in any order).
+import { loadKernel, type Kernel } from '@sieve/kernel';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileGrammar, jsonSchemaGrammar, KernelGrammar, KernelMatcher, Matcher, recognize, type CompiledGrammar } from '../src/index.ts';
+import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
+import { loadedVocab, sorted, walkAgainstOracle } from './support/unique-walks.ts';
+import { vocab } from './support/vocabs.ts';
+
+let kernel: Kernel;
+beforeAll(async () => {
+  kernel = await loadKernel();
+});
+afterAll(() => kernel.dispose());
+
+const array = (properties: Record<string, unknown>, required: string[]): Record<string, unknown> => ({
+  type: 'array',
+  uniqueItems: true,
+  items: { type: 'object', properties, required, additionalProperties: false },
+});
+
+// Every way to pick one value per member (`undefined`: left out, where it may be).
+function product(members: Record<string, readonly unknown[]>): Record<string, unknown>[] {
+  let out: Record<string, unknown>[] = [{}];
+  for (const [name, values] of Object.entries(members)) {
+    out = out.flatMap((o) => values.map((v) => (v === undefined ? o : { ...o, [name]: v })));
+  }
+  return out;
+}
+
+// Sixteen items (more sets than a grammar over sets takes): constants, an optional enum.
+const LETTERS = {
+  name: 'enums and booleans, one member optional',
+  schema: array({ a: { enum: ['x', 'y'] }, b: { type: 'boolean' }, c: { enum: ['p', 'q', 'r'] } }, ['a', 'b']),
+  values: product({ a: ['x', 'y'], b: [true, false], c: [undefined, 'p', 'q', 'r'] }),
+  starts: [
+    // One item left.
+    `[${product({ a: ['x', 'y'], b: [true, false], c: [undefined, 'p', 'q', 'r'] })
+      .slice(1)
+      .map((v) => JSON.stringify(v))
+      .join(',')},`,
+    // Every way on with a, b = x, true written: a must be y.
+    '[{"a":"x","b":true},{"a":"x","b":true,"c":"p"},{"a":"x","b":true,"c":"q"},{"a":"x","b":true,"c":"r"},{"b":true,"a":"',
+    // The last member's value decides.
+    '[{"a":"y","b":false,"c":"p"},{"c":"p","a":"y",',
+    '[{"a":"x","b":true},{"b":true,',
+    '[{"a":"x","b":false,"c":"q"},{"a":"x","b":false},{"a":"x","b":false,"c":"p"},{"b":false,"a":"x"',
+  ],
+};
+
+// Strings that run out (a pattern of at most one character; `/` spelled two ways), and
+// constants of two kinds.
+const SHORT = {
+  name: 'short strings and null or booleans',
+  schema: array({ s: { type: 'string', pattern: '^[ab/]?$' }, n: { type: ['null', 'boolean'] } }, ['s']),
+  values: product({ s: ['', 'a', 'b', '/'], n: [undefined, null, true, false] }),
+  starts: [
+    '[{"s":"a"},{"s":"a","n":null},{"s":"a","n":true},{"n":false,"s":"a"},{"s":"',
+    '[{"s":"/"},{"s":"\\/","n":null},{"n":',
+    '[{"s":""},{"s":"","n":null},{"s":"","n":true},{"n":false,"s":"',
+    '[{"n":null,"s":"b"},{"n":null,"s":"a"},{"n":null,"s":"/"},{"n":null,"s":""},{"n":',
+    '[{"s":"\\/","n":true},{"n":true,"s":"',
+  ],
+};
+
+// A member that may be any string (in the values the oracle lists).
+const ANY_STRING = Symbol('any string');
+
+// An optional note of any string beside constants: the note is a way out until it is written.
+const NOTES = {
+  name: 'a note of any string beside constants',
+  schema: array({ a: { enum: ['x', 'y'] }, b: { type: 'boolean' }, note: { type: 'string' } }, ['a']),
+  values: product({ a: ['x', 'y'], b: [undefined, true, false], note: [undefined, ANY_STRING] }),
+  starts: [
+    '[{"a":"x"},{"a":"x","note":"n"},{"a":"x","note":"n","b":true},{"a":"x","note":"n","b":false},{"note":"n","a":"',
+    '[{"a":"y","note":""},{"a":"y","note":"","b":false},{"note":"","a":"y","b":',
+    '[{"a":"x","note":"a b"},{"note":"a b","a":"x","b":true},{"note":"a b","a":"x","b":false},{"a":"x","note":"a b',
+    '[{"a":"x"},{"a":"x","b":true},{"b":true,"a":"x",',
+  ],
+};
+
+// Whether the output so far, a top-level array of objects from `values`, has an item, or
+// one a comma asks for, that cannot end as a value not written yet: each value not written
+// whose spellings the item so far may begin (`spelled`: a grammar of each value's). A note
+// that may be any string is new until it is written (found in the item by a pattern).
+function objectStuck(values: readonly Record<string, unknown>[], spelled: readonly CompiledGrammar[], text: string): boolean {
+  const items: string[] = [];
+  let depth = 0;
+  let from = -1;
+  let afterComma = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    } else if (c === '[' || c === '{') {
+      if (depth++ === 1) from = i;
+    } else if (c === ']' || c === '}') {
+      if (--depth === 0) return false; // the array ended
+      if (depth === 1) {
+        items.push(text.slice(from, i + 1));
+        from = -1;
+      }
+    } else if (c === ',' && depth === 1) {
+      afterComma = true;
+    } else if (depth === 1 && c.trim() !== '') {
+      afterComma = false;
+    }
+    if (depth === 2 && c === '{') afterComma = false;
+  }
+  const seen = new Set(items.map((item) => sorted(JSON.parse(item))));
+  const note = from < 0 ? null : /"note"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text.slice(from));
+  const open = (v: Record<string, unknown>): boolean =>
+    v.note !== ANY_STRING ? !seen.has(sorted(v)) : note === null || !seen.has(sorted({ ...v, note: JSON.parse(note[1]!) as string }));
+  if (from < 0) return afterComma && !values.some(open);
+  const partial = new TextEncoder().encode(text.slice(from));
+  return !values.some((v, i) => open(v) && recognize(spelled[i]!, partial).accepted);
+}
+
+// The oracle for a schema's items: a grammar of each value's spellings.
+function stuckItems(values: readonly Record<string, unknown>[]): (text: string) => boolean {
+  const spelled = values.map((v) =>
+    compileSchema({
+      type: 'object',
+      properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x === ANY_STRING ? { type: 'string' } : { const: x }])),
+      required: Object.keys(v),
+      additionalProperties: false,
+    }),
+  );
+  return (text) => objectStuck(values, spelled, text);
+}
+
+describe('uniqueItems over objects of named members only, kept while matching', () => {
+  it.each([LETTERS, SHORT])('$name: accepted iff ajv accepts (repeats in other member orders and spellings)', ({ schema, values }) => {
+    const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 });
+    expectAgreement(schema, fc.array(item, { maxLength: 4 }), { numRuns: 200, seed: 5 });
+  });
+
+  it.each([LETTERS, SHORT, NOTES])(
+    '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
+    ({ schema, values, starts }) => {
+      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, {
+        kernel,
+        walks: 10,
+        steps: 40,
+        vocab: 'stories260k',
+        stuckItems: stuckItems(values),
+      });
+      // The walks met dead ends to refuse (else they proved nothing; a repeat is mostly one
+      // too, refused before its last byte).
+      expect(masked.stuck).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('masks equal the oracle with llama3.1, whose tokens end a value and begin the next member', () => {
+    const { schema, values, starts } = LETTERS;
+    const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, {
+      kernel,
+      walks: 3,
+      steps: 20,
+      vocab: 'llama3.1',
+      stuckItems: stuckItems(values),
+      alphabet: JSON.stringify(values),
+    });
+    expect(masked.stuck).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a member with endlessly many values is a way out until it is written (kernel and reference)', () => {
+    const schema = array({ a: { enum: ['x'] }, note: { type: 'string' }, flag: { type: ['boolean', 'null'] } }, ['a']);
+    const grammar = compileSchema(schema);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const loaded = loadedVocab(kernel, 'stories260k');
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const earlier = '[{"a":"x"},{"a":"x","note":"n"},{"a":"x","note":"n","flag":true},{"a":"x","note":"n","flag":false},';
+    for (const matcher of [new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] }), new Matcher(grammar, vocab('stories260k'))]) {
+      expect(matcher.commitBytes(bytes(earlier))).toBe(true);
+      expect(matcher.completes(bytes('{"a":"x"}]'))).toBe(false);
+      expect(matcher.completes(bytes('{"note":"n","a":"x","flag":null}]'))).toBe(true);
+      expect(matcher.completes(bytes('{"note":"nn","a":"x"}]'))).toBe(true);
+      // With the note "n" written, the flag must be null: its other values are taken.
+      const fork = matcher.fork();
+      expect(fork.commitBytes(bytes('{"note":"n","flag":'))).toBe(true);
+      expect(fork.commitBytes(bytes('t'))).toBe(false);
+      expect(fork.commitBytes(bytes('n'))).toBe(true);
+      fork.dispose();
+      // And a note "n" with a flag taken has no way on: the quote that ends the note is refused.
+      expect(matcher.commitBytes(bytes('{"flag":true,"a":"x","note":"n'))).toBe(true);
+      expect(matcher.completes(bytes('"}]'))).toBe(false);
+      expect(matcher.commitBytes(bytes('"'))).toBe(false);
+      expect(matcher.commitBytes(bytes('m"}]'))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
+  it('under strict, objects without additionalProperties are of named members only too', () => {
+    const schema = { type: 'array', uniqueItems: true, items: { type: 'object', properties: { a: { type: 'boolean' }, b: { enum: [1, 2] } } } };
+    // (Open objects, without strict: any member may be added.)
+    expect(schemaErrorOf(schema)).toBeUndefined();
+    // Numbers among the constants are refused (a prefix's numbers are not listed).
+    expect(schemaErrorOf(schema, { strict: true })?.keyword).toBe('uniqueItems');
+    const booleans = { ...schema, items: { type: 'object', properties: { a: { type: 'boolean' }, b: { type: 'null' } }, required: ['a'] } };
+    const { grammar } = jsonSchemaGrammar(booleans, { strict: true });
+    const matcher = new Matcher(compileGrammar(grammar), vocab('stories260k'));
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    expect(matcher.commitBytes(bytes('[{"a":true},{"a":true,"b":null},{"a":false},{"a":'))).toBe(true);
+    expect(matcher.completes(bytes('false}]'))).toBe(false);
+    expect(matcher.completes(bytes('false,"b":null}]'))).toBe(true);
+    expect(matcher.commitBytes(bytes('t'))).toBe(false);
+  });
+
+  it('refuses members that are arrays, bounded or enumerated numbers, or objects of named members', () => {
+    for (const member of [
+      { type: 'array' },
+      { type: 'integer', minimum: 0 },
+      { enum: [1, 2] },
+      { type: 'object', additionalProperties: false },
+      { type: 'object', properties: { x: {} }, additionalProperties: false },
+    ]) {
+      expect(schemaErrorOf(array({ m: member }, []))?.keyword, JSON.stringify(member)).toBe('uniqueItems');
+    }
+    for (const member of [{ type: 'integer' }, { type: 'object' }, { type: 'string', maxLength: 2 }, { anyOf: [{ const: 'a' }, { type: 'null' }] }]) {
+      expect(schemaErrorOf(array({ m: member }, [])), JSON.stringify(member)).toBeUndefined();
+    }
+  });
+});
