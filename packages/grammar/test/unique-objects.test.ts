@@ -69,8 +69,9 @@ const SHORT = {
   ],
 };
 
-// A member that may be any string (in the values the oracle lists).
+// Members that may be any string, or any array of strings (in the values the oracle lists).
 const ANY_STRING = Symbol('any string');
+const ANY_STRINGS = Symbol('any array of strings');
 
 // An optional note of any string beside constants: the note is a way out until it is written.
 const NOTES = {
@@ -85,10 +86,42 @@ const NOTES = {
   ],
 };
 
+// Tags, an array of any strings: a way out until the array is written.
+const TAGS = {
+  name: 'tags of any strings beside constants',
+  schema: array({ a: { enum: ['x', 'y'] }, b: { type: 'null' }, tags: { type: 'array', items: { type: 'string' } } }, ['a']),
+  values: product({ a: ['x', 'y'], b: [undefined, null], tags: [undefined, ANY_STRINGS] }),
+  starts: [
+    '[{"a":"x"},{"a":"x","b":null},{"a":"x","tags":["t"]},{"a":"x","tags":["t"],"b":null},{"tags":["t"],"a":"',
+    '[{"a":"y","tags":["u","v"]},{"a":"y","b":null,"tags":["u","v"]},{"b":null,"a":"y","tags":["u","v',
+    '[{"a":"x","tags":[]},{"a":"x","tags":[],"b":null},{"a":"x","tags":[',
+    '[{"a":"y","tags":["t"]},{"tags":["t"',
+  ],
+};
+
+// The value of member `name` in an object's text when it is written whole (a string, or an
+// array of strings), else null.
+function writtenValue(text: string, name: string): unknown {
+  const at = new RegExp(`"${name}"\\s*:\\s*`).exec(text);
+  if (at === null) return null;
+  let i = at.index + at[0].length;
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      if (i >= text.length) return null;
+    } else if (c === '[') depth++;
+    else if (c === ']') depth--;
+    if (depth === 0) return JSON.parse(text.slice(at.index + at[0].length, i + 1)) as unknown;
+  }
+  return null;
+}
+
 // Whether the output so far, a top-level array of objects from `values`, has an item, or
 // one a comma asks for, that cannot end as a value not written yet: each value not written
-// whose spellings the item so far may begin (`spelled`: a grammar of each value's). A note
-// that may be any string is new until it is written (found in the item by a pattern).
+// whose spellings the item so far may begin (`spelled`: a grammar of each value's).
 function objectStuck(values: readonly Record<string, unknown>[], spelled: readonly CompiledGrammar[], text: string): boolean {
   const items: string[] = [];
   let depth = 0;
@@ -115,9 +148,17 @@ function objectStuck(values: readonly Record<string, unknown>[], spelled: readon
     if (depth === 2 && c === '{') afterComma = false;
   }
   const seen = new Set(items.map((item) => sorted(JSON.parse(item))));
-  const note = from < 0 ? null : /"note"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text.slice(from));
-  const open = (v: Record<string, unknown>): boolean =>
-    v.note !== ANY_STRING ? !seen.has(sorted(v)) : note === null || !seen.has(sorted({ ...v, note: JSON.parse(note[1]!) as string }));
+  // A member of any string or array is new until it is written; then its value decides.
+  const open = (v: Record<string, unknown>): boolean => {
+    const fixed = { ...v };
+    for (const [name, x] of Object.entries(v)) {
+      if (x !== ANY_STRING && x !== ANY_STRINGS) continue;
+      const value = writtenValue(text.slice(from), name);
+      if (value === null) return true;
+      fixed[name] = value;
+    }
+    return !seen.has(sorted(fixed));
+  };
   if (from < 0) return afterComma && !values.some(open);
   const partial = new TextEncoder().encode(text.slice(from));
   return !values.some((v, i) => open(v) && recognize(spelled[i]!, partial).accepted);
@@ -128,7 +169,12 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
   const spelled = values.map((v) =>
     compileSchema({
       type: 'object',
-      properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x === ANY_STRING ? { type: 'string' } : { const: x }])),
+      properties: Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [
+          k,
+          x === ANY_STRING ? { type: 'string' } : x === ANY_STRINGS ? { type: 'array', items: { type: 'string' } } : { const: x },
+        ]),
+      ),
       required: Object.keys(v),
       additionalProperties: false,
     }),
@@ -142,7 +188,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     expectAgreement(schema, fc.array(item, { maxLength: 4 }), { numRuns: 200, seed: 5 });
   });
 
-  it.each([LETTERS, SHORT, NOTES])(
+  it.each([LETTERS, SHORT, NOTES, TAGS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, {
@@ -215,9 +261,12 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     expect(matcher.commitBytes(bytes('t'))).toBe(false);
   });
 
-  it('refuses members that are arrays, bounded or enumerated numbers, or objects of named members', () => {
+  it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects of named members', () => {
     for (const member of [
       { type: 'array' },
+      { type: 'array', items: { type: 'string' }, maxItems: 3 },
+      { type: 'array', items: { enum: ['a', 'b'] } },
+      { type: 'array', items: false },
       { type: 'integer', minimum: 0 },
       { enum: [1, 2] },
       { type: 'object', additionalProperties: false },
@@ -225,7 +274,13 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     ]) {
       expect(schemaErrorOf(array({ m: member }, []))?.keyword, JSON.stringify(member)).toBe('uniqueItems');
     }
-    for (const member of [{ type: 'integer' }, { type: 'object' }, { type: 'string', maxLength: 2 }, { anyOf: [{ const: 'a' }, { type: 'null' }] }]) {
+    for (const member of [
+      { type: 'integer' },
+      { type: 'object' },
+      { type: 'string', maxLength: 2 },
+      { anyOf: [{ const: 'a' }, { type: 'null' }] },
+      { type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 1 },
+    ]) {
       expect(schemaErrorOf(array({ m: member }, [])), JSON.stringify(member)).toBeUndefined();
     }
   });

@@ -173,6 +173,7 @@ export interface ClosedMember {
   readonly strings?: 'endless' | ByteRegex;
   readonly numbers?: 'number' | 'integer';
   readonly objects?: boolean;
+  readonly arrays?: boolean;
 }
 
 export const expr = {

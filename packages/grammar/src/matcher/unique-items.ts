@@ -227,9 +227,9 @@ export class UniqueItems {
 
   /**
    * Where a token may leave an object item of named members only no way to end but as an
-   * earlier item: `'closing'` where only a quote or a `}` in it could (inside a member's
-   * string or object with endlessly many completions), `'any'` where any token could, null
-   * outside such items.
+   * earlier item: `'closing'` where only a quote, a `}` or a `]` in it could (inside a
+   * member's string, object or array with endlessly many completions), `'any'` where any
+   * token could, null outside such items.
    */
   get objectContext(): 'closing' | 'any' | null {
     const top = this.#stack[this.#stack.length - 1];
@@ -487,7 +487,8 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
 }
 
 // Whether a member may take endlessly many values.
-const endless = (member: ClosedMember): boolean => member.numbers !== undefined || member.objects === true || member.strings === 'endless';
+const endless = (member: ClosedMember): boolean =>
+  member.numbers !== undefined || member.objects === true || member.arrays === true || member.strings === 'endless';
 
 // Whether every value `member` may take is one of `values` (canonical JSON).
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {
@@ -867,13 +868,14 @@ function startsSome(values: readonly string[], prefix: string): boolean {
 }
 
 // Per vocabulary: the tokens with at least 1, 2 and 3 quotes in their bytes (only those can
-// close a string), those with a `}` (only those can close an object), those with a `[` and
-// either (only those can open a checked array and close an item in it; with neither, a comma,
-// for numbers), those with a comma or a backslash, and the tokens by a hash of their bytes,
-// built when first needed.
+// close a string), those with a `}` or a `]` (only those can close an object or an array),
+// those with a `[` and either a quote or a `}` (only those can open a checked array and
+// close an item in it; with neither, a comma, for numbers), those with a comma or a
+// backslash, and the tokens by a hash of their bytes, built when first needed.
 interface TokenLists {
   readonly quoted: readonly Int32Array[];
   readonly braced: Int32Array;
+  readonly bracketed: Int32Array;
   readonly opening: Int32Array;
   readonly openingNumbers: Int32Array;
   readonly commas: Int32Array;
@@ -895,6 +897,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   if (lists === undefined) {
     const byCount: number[][] = [[], [], []];
     const braced: number[] = [];
+    const bracketed: number[] = [];
     const opening: number[] = [];
     const openingNumbers: number[] = [];
     const commas: number[] = [];
@@ -905,6 +908,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       for (let k = 0; k < Math.min(quotes, 3); k++) byCount[k]!.push(id);
       const brace = bytes.includes(0x7d);
       if (brace) braced.push(id);
+      if (bytes.includes(0x5d)) bracketed.push(id);
       const comma = bytes.includes(0x2c);
       if (bytes.includes(0x5b)) {
         if (quotes > 0 || brace) opening.push(id);
@@ -916,6 +920,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     lists = {
       quoted: byCount.map((ids) => Int32Array.from(ids)),
       braced: Int32Array.from(braced),
+      bracketed: Int32Array.from(bracketed),
       opening: Int32Array.from(opening),
       openingNumbers: Int32Array.from(openingNumbers),
       commas: Int32Array.from(commas),
@@ -933,14 +938,14 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   };
   // Objects of named members only: where their values are few, any token may leave one no
   // way to end but as an earlier item; inside a member with endlessly many completions, only
-  // one that ends it: with a `}` (an object), or a quote (a string: checked below, as
-  // wherever a string may close).
+  // one that ends it: with a `}` or `]` (an object or array), or a quote (a string: checked
+  // below, as wherever a string may close).
   const objects = cursor.objectContext;
   if (objects === 'any') {
     forEachOne(bits, check);
     return;
   }
-  if (objects === 'closing') checkAll(lists.braced);
+  if (objects === 'closing') for (const list of [lists.braced, lists.bracketed]) checkAll(list);
   if (cursor.inNumberArray || cursor.inNumberItem) {
     // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
     // may repeat one; tokens of digits 1-9 first do neither.

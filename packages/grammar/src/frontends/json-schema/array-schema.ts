@@ -217,6 +217,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
   let endless = false;
   let numbers: 'number' | 'integer' | undefined;
   let objects = false;
+  let arrays = false;
   for (const b of branches) {
     if (b.enum !== undefined || b.const !== undefined) {
       for (const value of enumValues(compiler, b, pointer)) {
@@ -227,7 +228,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
       continue;
     }
     const types = allowedTypes(b, pointer);
-    if (types.some((t) => t === 'array')) return undefined;
+    if (types.includes('array') && !openArray(compiler, b, pointer)) return undefined;
     if (types.includes('object') && !openObject(compiler, b)) return undefined;
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
@@ -238,6 +239,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
       if (t === 'boolean') ['true', 'false'].forEach((c) => constants.add(c));
       else if (t === 'null') constants.add('null');
       else if (t === 'object') objects = true;
+      else if (t === 'array') arrays = true;
       else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
       else if (t === 'string') {
         if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || OPEN_OBJECT_KEYWORDS.has(k) || k === 'additionalProperties'))
@@ -254,7 +256,21 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     ...(strings !== undefined && { strings }),
     ...(numbers !== undefined && { numbers }),
     ...(objects && { objects }),
+    ...(arrays && { arrays }),
   };
+}
+
+// Array keywords that never stop one more item (whose every prefix has endless completions).
+const OPEN_ARRAY_KEYWORDS = new Set(['type', 'items', 'uniqueItems', 'minItems']);
+
+// Whether an array schema lets any array take one more item, of endlessly many values, and
+// says nothing else of other kinds: no maxItems, prefix items or contains, and items of
+// which there are endlessly many and every prefix has endless completions (`openItems`;
+// some items must be possible).
+function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string): boolean {
+  if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !isAssertion(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
+  const items = itemSchemas(s, pointer);
+  return items.prefix.length === 0 && candidates(compiler, items.rest, items.restPointer).length > 0 && openItems(compiler, items);
 }
 
 // Object keywords that never stop one more member of a fresh name with any value.
