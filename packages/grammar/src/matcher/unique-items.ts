@@ -69,6 +69,7 @@ const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d |
 /** The cursor over one output: copy it to try bytes (`feed` changes it). */
 export class UniqueItems {
   readonly #table: UniqueArrays;
+  readonly #kinds: TableKinds;
   #stack: Frame[] = [];
   #mode = VALUE;
   #string = SKIP;
@@ -82,8 +83,9 @@ export class UniqueItems {
   // The bytes since the outermost object item being written began (null: none is).
   #capture: number[] | null = null;
 
-  constructor(table: UniqueArrays) {
+  constructor(table: UniqueArrays, kinds = kindsOf(table)) {
     this.#table = table;
+    this.#kinds = kinds;
   }
 
   /**
@@ -109,7 +111,7 @@ export class UniqueItems {
 
   /** Whether some checked array's items may run out of completions (see `withoutRepeatedItems`). */
   get mayRunOut(): boolean {
-    return kindsOf(this.#table).mayRunOut;
+    return this.#kinds.mayRunOut;
   }
 
   /** Whether a number is being written as an item of a checked array. */
@@ -125,7 +127,7 @@ export class UniqueItems {
 
   /** Whether some checked array's items may be numbers. */
   get hasNumberItems(): boolean {
-    return kindsOf(this.#table).hasNumberItems;
+    return this.#kinds.hasNumberItems;
   }
 
   /** Whether the innermost container is an array whose items may run out of completions. */
@@ -135,7 +137,7 @@ export class UniqueItems {
 
   /** An independent copy. */
   copy(): UniqueItems {
-    const copy = new UniqueItems(this.#table);
+    const copy = new UniqueItems(this.#table, this.#kinds);
     copy.#stack = this.#stack.map((f) => ({ ...f }));
     copy.#mode = this.#mode;
     copy.#string = this.#string;
@@ -170,7 +172,7 @@ export class UniqueItems {
 
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
-    const next = this.#objectNext();
+    const next = this.#kinds.hasObjectItems ? this.#objectNext() : null;
     if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.seen, next.written, next.next);
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
@@ -233,7 +235,7 @@ export class UniqueItems {
    */
   get objectContext(): 'closing' | 'any' | null {
     const top = this.#stack[this.#stack.length - 1];
-    if (top === undefined) return null;
+    if (top === undefined || !this.#kinds.hasObjectItems) return null;
     if (top.array && top.path >= 0 && this.#table.states[top.path]!.objectItems !== undefined) return top.seen.length === 0 ? null : 'any';
     let item = this.#stack.length - 1;
     while (item >= 0 && this.#stack[item]!.closed === null) item--;
@@ -570,14 +572,20 @@ function canonicalMembers(text: string): ReadonlyMap<string, string> {
 }
 
 // What kinds of items a table's checked arrays hold, found once per table.
-const tableKinds = new WeakMap<UniqueArrays, { readonly mayRunOut: boolean; readonly hasNumberItems: boolean }>();
+interface TableKinds {
+  readonly mayRunOut: boolean;
+  readonly hasNumberItems: boolean;
+  readonly hasObjectItems: boolean;
+}
+const tableKinds = new WeakMap<UniqueArrays, TableKinds>();
 
-function kindsOf(table: UniqueArrays): { readonly mayRunOut: boolean; readonly hasNumberItems: boolean } {
+function kindsOf(table: UniqueArrays): TableKinds {
   let kinds = tableKinds.get(table);
   if (kinds === undefined) {
     kinds = {
       mayRunOut: table.states.some((state) => state.closedItems !== undefined),
       hasNumberItems: table.states.some((state) => state.numberItems !== undefined),
+      hasObjectItems: table.states.some((state) => state.objectItems !== undefined),
     };
     tableKinds.set(table, kinds);
   }
