@@ -280,6 +280,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'string', maxLength: 2 },
       { anyOf: [{ const: 'a' }, { type: 'null' }] },
       { type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 1 },
+      // (A string keyword beside an array type says nothing of arrays.)
+      { type: 'array', items: { type: 'string' }, minLength: 1 },
     ]) {
       expect(schemaErrorOf(array({ m: member }, [])), JSON.stringify(member)).toBeUndefined();
     }

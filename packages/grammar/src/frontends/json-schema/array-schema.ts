@@ -11,7 +11,17 @@ import { enumValues } from './enum-schema.ts';
 import { jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, capped, isAssertion, nonNegativeInt, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  capped,
+  isAssertion,
+  KIND_KEYWORDS,
+  KIND_SPECIFIC,
+  nonNegativeInt,
+  type Schema,
+  type SchemaObject,
+  type Witness,
+} from './schema-keywords.ts';
 import { candidates } from './schema-candidates.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
@@ -263,12 +273,13 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
 // Array keywords that never stop one more item (whose every prefix has endless completions).
 const OPEN_ARRAY_KEYWORDS = new Set(['type', 'items', 'uniqueItems', 'minItems']);
 
-// Whether an array schema lets any array take one more item, of endlessly many values, and
-// says nothing else of other kinds: no maxItems, prefix items or contains, and items of
-// which there are endlessly many and every prefix has endless completions (`openItems`;
-// some items must be possible).
+// Whether an array schema lets any array take one more item, of endlessly many values: no
+// maxItems, prefix items or contains (keywords of other kinds aside), and items of which
+// there are endlessly many and every prefix has endless completions (`openItems`; some
+// items must be possible).
 function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string): boolean {
-  if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !isAssertion(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
+  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
+  if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrays(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
   const items = itemSchemas(s, pointer);
   return items.prefix.length === 0 && candidates(compiler, items.rest, items.restPointer).length > 0 && openItems(compiler, items);
 }
