@@ -59,7 +59,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       const numbers = open ? numberItems(compiler, items) : undefined;
       if (numbers !== undefined) compiler.uniqueNumberItems.set(arrayShape(schema), numbers);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers or open objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, open objects or open arrays) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -185,10 +185,10 @@ function stringsContent(compiler: SchemaCompiler, item: SchemaObject, pointer: s
 }
 
 // The items, when they are objects of named members only (`additionalProperties: false`, or
-// none under `strict`), each member's values constants, strings, numbers with no bounds or
-// objects that can always take a fresh member: the matcher then refuses a prefix whose every
-// completion is an earlier item (`ClosedObjectItems`). Undefined when they are not, or as
-// for `closedStrings`.
+// none under `strict`), each member's values constants, strings, numbers with no bounds, or
+// objects or arrays that can always take one more member or item: the matcher then refuses
+// a prefix whose every completion is an earlier item (`ClosedObjectItems`). Undefined when
+// they are not, or as for `closedStrings`.
 function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): ClosedObjectItems | undefined {
   const { schema, prefix, rest, restPointer } = items;
   if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
@@ -213,7 +213,8 @@ const CLOSED_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'addit
 
 // What a member's values may be (see `ClosedMember`), from its schema or the branches of an
 // anyOf (of a oneOf whose branches are provably disjoint): undefined when it may be anything
-// else (an array, a number with bounds, constants of other kinds, a closed object).
+// else (an array that may run out of items, a number with bounds, constants of other kinds,
+// a closed object).
 function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string): ClosedMember | undefined {
   const flat = member === true ? {} : member === false ? false : compiler.flatten(member, pointer);
   if (flat === false) return { constants: [] };
