@@ -173,7 +173,7 @@ export class UniqueItems {
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
     const next = this.#kinds.hasObjectItems ? this.#objectNext() : null;
-    if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.seen, next.written, next.next);
+    if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.agree, next.written, next.next);
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
       const fixed = fixedValue(this.#scalar, this.#table.states[top.path]!.numberItems);
@@ -195,13 +195,13 @@ export class UniqueItems {
       const items = top.path >= 0 ? this.#table.states[top.path]!.objectItems : undefined;
       // After a comma, an item must come.
       if (items === undefined || this.#mode !== VALUE || top.seen.length === 0) return null;
-      return { items, seen: top.seen, written: {}, next: { kind: 'members', more: false } };
+      return { items, agree: earlierObjects(top.seen), written: {}, next: { kind: 'members', more: false } };
     }
     if (top.closed === null) return null;
-    const array = this.#stack[this.#stack.length - 2]!;
     // (Most prefixes agree with no earlier item: then every completion is new.)
-    if (!agreesWithSome(array.seen, top.written)) return null;
-    const at = { items: top.closed, seen: array.seen, written: top.written };
+    const agree = agreeing(this.#stack[this.#stack.length - 2]!.seen, top.written);
+    if (agree.length === 0) return null;
+    const at = { items: top.closed, agree, written: top.written };
     // A string or object with endlessly many completions is a way out until it ends.
     const member = top.closed.members[top.key];
     if (this.#mode === STRING && !this.#name && member?.strings === 'endless') return ALIVE;
@@ -398,19 +398,24 @@ export class UniqueItems {
 // members written, and what comes next.
 interface ObjectAt {
   readonly items: ClosedObjectItems;
-  readonly seen: readonly string[];
+  // The earlier items that agree with the members written (some do).
+  readonly agree: readonly ReadonlyMap<string, string>[];
   readonly written: Readonly<Record<string, string>>;
   readonly next: ObjectNext;
 }
 // (Where the item is known to have a new ending without a look at the earlier items.)
 const ALIVE = 'alive';
 
-// Whether some of the earlier items agrees with the members written.
-function agreesWithSome(seen: readonly string[], written: Readonly<Record<string, string>>): boolean {
-  if (seen.length === 0) return false;
+// The earlier items (canonical JSON) that agree with the members written.
+function agreeing(seen: readonly string[], written: Readonly<Record<string, string>>): readonly ReadonlyMap<string, string>[] {
   const entries = Object.entries(written);
-  return earlierObjects(seen).some((e) => entries.every(([name, value]) => e.get(name) === value));
+  return earlierObjects(seen).filter((e) => entries.every(([name, value]) => e.get(name) === value));
 }
+
+// The values member `name` has in `items` (canonical JSON), each once.
+const valuesOf = (items: readonly ReadonlyMap<string, string>[], name: string): string[] => [
+  ...new Set(items.flatMap((e) => (e.has(name) ? [e.get(name)!] : []))),
+];
 
 // What comes next in an object item of named members only: members (`more`: at least one,
 // after a comma), a name being written, or a member's value (none of it yet, a string, a
@@ -426,14 +431,17 @@ type ValueSoFar =
 
 /**
  * Whether an object item of named members only, whose complete members so far are
- * `written`, may still end as a value none of `seen` (canonical JSON) is, `next` coming. Only
- * the earlier items that agree with what is written matter; a member with a value none of
- * them has (endlessly many values, or a constant or string they lack) is a way out; else the
- * ways to finish are finitely many of their values, counted and listed.
+ * `written`, may still end as a value no earlier item is, `next` coming. Only the earlier
+ * items that agree with what is written matter (`agree`); a member with a value none of them
+ * has (endlessly many values, or a constant or string they lack) is a way out; else the ways
+ * to finish are finitely many of their values, counted and listed.
  */
-function objectEndsAnew(items: ClosedObjectItems, seen: readonly string[], written: Readonly<Record<string, string>>, next: ObjectNext): boolean {
-  const agree = earlierObjects(seen).filter((e) => Object.entries(written).every(([name, value]) => e.get(name) === value));
-  if (agree.length === 0) return true;
+function objectEndsAnew(
+  items: ClosedObjectItems,
+  agree: readonly ReadonlyMap<string, string>[],
+  written: Readonly<Record<string, string>>,
+  next: ObjectNext,
+): boolean {
   const unwritten = Object.keys(items.members).filter((name) => !Object.hasOwn(written, name));
   // Whether a member `name`, from `value`, may end as a value after which some way to finish
   // is new.
@@ -441,8 +449,7 @@ function objectEndsAnew(items: ClosedObjectItems, seen: readonly string[], writt
     const member = items.members[name]!;
     if (value.kind === 'none' ? endless(member) : value.kind === 'string' && member.strings === 'endless') return true;
     const rest = unwritten.filter((n) => n !== name);
-    const values = [...new Set(agree.flatMap((e) => (e.has(name) ? [e.get(name)!] : [])))];
-    const spent = values.filter(
+    const spent = valuesOf(agree, name).filter(
       (v) =>
         !restEndsAnew(
           items,
@@ -469,7 +476,7 @@ function objectEndsAnew(items: ClosedObjectItems, seen: readonly string[], writt
 function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: readonly ReadonlyMap<string, string>[], more: boolean): boolean {
   const options: (string | undefined)[][] = [];
   for (const name of rest) {
-    const values = [...new Set(group.flatMap((e) => (e.has(name) ? [e.get(name)!] : [])))];
+    const values = valuesOf(group, name);
     if (!valuesWithin(items.members[name]!, values)) return true;
     options.push(items.required.includes(name) ? values : [undefined, ...values]);
   }
