@@ -413,9 +413,14 @@ function agreeing(seen: readonly string[], written: Readonly<Record<string, stri
 }
 
 // The values member `name` has in `items` (canonical JSON), each once.
-const valuesOf = (items: readonly ReadonlyMap<string, string>[], name: string): string[] => [
-  ...new Set(items.flatMap((e) => (e.has(name) ? [e.get(name)!] : []))),
-];
+function valuesOf(items: readonly ReadonlyMap<string, string>[], name: string): string[] {
+  const values = new Set<string>();
+  for (const e of items) {
+    const v = e.get(name);
+    if (v !== undefined) values.add(v);
+  }
+  return [...values];
+}
 
 // What comes next in an object item of named members only: members (`more`: at least one,
 // after a comma), a name being written, or a member's value (none of it yet, a string, a
@@ -449,15 +454,18 @@ function objectEndsAnew(
     const member = items.members[name]!;
     if (value.kind === 'none' ? endless(member) : value.kind === 'string' && member.strings === 'endless') return true;
     const rest = unwritten.filter((n) => n !== name);
-    const spent = valuesOf(agree, name).filter(
-      (v) =>
-        !restEndsAnew(
-          items,
-          rest,
-          agree.filter((e) => e.get(name) === v),
-          false,
-        ),
-    );
+    // (A member left with endlessly many values is a way out after any value.)
+    if (rest.some((n) => endless(items.members[n]!))) return true;
+    // The earlier items by their value of `name`; the values after which no way to finish is new.
+    const byValue = new Map<string, ReadonlyMap<string, string>[]>();
+    for (const e of agree) {
+      const v = e.get(name);
+      if (v === undefined) continue;
+      const group = byValue.get(v);
+      if (group === undefined) byValue.set(v, [e]);
+      else group.push(e);
+    }
+    const spent = [...byValue].filter(([, group]) => !restEndsAnew(items, rest, group, false)).map(([v]) => v);
     return reachesBeyond(member, value, spent);
   };
   switch (next.kind) {
@@ -474,6 +482,7 @@ function objectEndsAnew(
 // written in some way none of `group` (earlier items agreeing on every other member) is;
 // `more`: at least one of them.
 function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: readonly ReadonlyMap<string, string>[], more: boolean): boolean {
+  if (rest.some((name) => endless(items.members[name]!))) return true;
   const options: (string | undefined)[][] = [];
   for (const name of rest) {
     const values = valuesOf(group, name);
@@ -503,15 +512,21 @@ const endless = (member: ClosedMember): boolean =>
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {
   if (endless(member)) return false;
   if (!member.constants.every((c) => values.includes(c))) return false;
-  return (
-    typeof member.strings !== 'object' ||
-    !endsAnew(
-      member.strings,
-      [],
-      values.filter((v) => v.startsWith('"')),
-    )
-  );
+  if (typeof member.strings !== 'object') return true;
+  // (Asked again for the same strings by every token a mask checks: kept per content.)
+  const strings = values.filter((v) => v.startsWith('"'));
+  let known = stringsWithin.get(member.strings);
+  if (known === undefined || known.size > MAX_KNOWN_STRING_SETS) stringsWithin.set(member.strings, (known = new Map()));
+  const key = strings.join('\u0000');
+  let within = known.get(key);
+  if (within === undefined) known.set(key, (within = !endsAnew(member.strings, [], strings)));
+  return within;
 }
+
+// Per string content, whether its every value is among some strings (joined by NUL).
+const stringsWithin = new WeakMap<ByteRegex, Map<string, boolean>>();
+// (Most sets kept per content before they are dropped: one output meets few of them.)
+const MAX_KNOWN_STRING_SETS = 4096;
 
 // Whether a member's value, written so far as `value`, may end as one none of `spent` is.
 function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly string[]): boolean {
