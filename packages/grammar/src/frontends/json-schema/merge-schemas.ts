@@ -51,11 +51,13 @@ function requiresNothingValid(schema: SchemaObject): boolean {
 }
 
 // The values a schema allows at most by its `const`, `enum` and `allOf` (null: not finite by
-// those); other keywords may only take values away.
+// those); other keywords may only take values away. Beside a `$ref` none are read (drafts 4
+// to 7 ignore them there).
 function constantsOf(schema: unknown): unknown[] | null {
   if (schema === false) return [];
   if (typeof schema !== 'object' || schema === null) return null;
   const s = schema as SchemaObject;
+  if (s.$ref !== undefined) return null;
   let values: unknown[] | null = s.const !== undefined ? [s.const] : Array.isArray(s.enum) ? s.enum : null;
   for (const member of Array.isArray(s.allOf) ? s.allOf : []) {
     const more = constantsOf(member);
