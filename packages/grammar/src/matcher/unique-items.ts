@@ -203,8 +203,7 @@ export class UniqueItems {
     if (agree.length === 0) return null;
     const at = { items: top.closed, agree, written: top.written };
     // A string or object with endlessly many completions is a way out until it ends.
-    const member = top.closed.members[top.key];
-    if (this.#mode === STRING && !this.#name && member?.strings === 'endless') return ALIVE;
+    if (this.#inEndlessString(top.closed)) return ALIVE;
     const more = Object.keys(top.written).length > 0;
     switch (this.#mode) {
       case KEY:
@@ -241,8 +240,12 @@ export class UniqueItems {
     while (item >= 0 && this.#stack[item]!.closed === null) item--;
     if (item < 0 || this.#stack[item - 1]!.seen.length === 0) return null;
     if (item < this.#stack.length - 1) return 'closing';
-    const member = top.closed!.members[top.key];
-    return this.#mode === STRING && !this.#name && member?.strings === 'endless' ? 'closing' : 'any';
+    return this.#inEndlessString(top.closed!) ? 'closing' : 'any';
+  }
+
+  // Whether the object item on top writes a member's string of endlessly many completions.
+  #inEndlessString(items: ClosedObjectItems): boolean {
+    return this.#mode === STRING && !this.#name && items.members[this.#stack[this.#stack.length - 1]!.key]?.strings === 'endless';
   }
 
   /**

@@ -153,7 +153,7 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       return true;
     }
     case 'required':
-      out.required = [...new Set([...(mine as string[]), ...(v as string[])])];
+      out.required = namesOfBoth(mine, v);
       return true;
     case 'properties':
       out.properties = byName(mine, v, intersection);
@@ -176,7 +176,7 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       out.uniqueItems = mine === true || v === true;
       return true;
     case 'dependentRequired':
-      out[k] = byName(mine, v, (x, y) => [...new Set([...(x as string[]), ...(y as string[])])]);
+      out[k] = byName(mine, v, namesOfBoth);
       return true;
     case 'dependentSchemas':
       out[k] = byName(mine, v, intersection);
@@ -185,9 +185,7 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
       // Draft 4-7: a list of names to require, or a schema; a list beside a schema is the
       // schema `{required: list}`.
       out[k] = byName(mine, v, (x, y) =>
-        Array.isArray(x) && Array.isArray(y)
-          ? [...new Set([...(x as string[]), ...(y as string[])])]
-          : intersection(Array.isArray(x) ? { required: x } : x, Array.isArray(y) ? { required: y } : y),
+        Array.isArray(x) && Array.isArray(y) ? namesOfBoth(x, y) : intersection(Array.isArray(x) ? { required: x } : x, Array.isArray(y) ? { required: y } : y),
       );
       return true;
     case 'pattern':
@@ -255,6 +253,9 @@ function tuple(s: SchemaObject): [unknown[], unknown] {
   if (Array.isArray(s.items)) return [s.items, s.additionalItems ?? true];
   return [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
 }
+
+// Two lists of names (required, dependent) as one, each name once.
+const namesOfBoth = (a: unknown, b: unknown): string[] => [...new Set([...(a as string[]), ...(b as string[])])];
 
 // Two maps from names to values as one, the values of a name on both sides joined.
 function byName(a: unknown, b: unknown, join: (x: unknown, y: unknown) => unknown): Record<string, unknown> {
