@@ -10,6 +10,7 @@ import { isNullable, languageFacts, nonEmpty, type ByteAutomaton, type ByteRegex
 import { GrammarLimitError } from '../grammar-error.ts';
 import type { LexemeDef } from '../ir/grammar-ir.ts';
 import { DEFAULT_LIMITS, lexerRows, type GrammarLimits } from '../limits.ts';
+import { minimizeDfa } from './minimize-dfa.ts';
 import { SetTable } from './set-table.ts';
 import { withRoom } from './typed-arrays.ts';
 
@@ -374,7 +375,7 @@ class Nfa {
     const start = sub.newState();
     const accept = sub.newState();
     sub.build(item, start, accept);
-    return sub.#subsets(start, accept, true)!;
+    return this.#minimal(sub.#subsets(start, accept, true)!);
   }
 
   /**
@@ -421,6 +422,12 @@ class Nfa {
     // The edges of the set being expanded (lo, hi, target triples), and its byte cuts.
     let edges = new Int32Array(48);
     const cut = new Uint8Array(257);
+    // Runs of bytes between cuts: each byte's run, each run's first byte, and the targets of
+    // the edges over each run (entries bucketStart[r] to bucketStart[r + 1] of `bucket`).
+    const runOf = new Int32Array(256);
+    const runFirst = new Int32Array(257);
+    const bucketStart = new Int32Array(258);
+    let bucket = new Int32Array(64);
     generation++;
     push(start);
     const dfaStart = stateOf(close());
@@ -441,21 +448,33 @@ class Nfa {
           cut[lo] = cut[hi + 1] = 1;
         }
       }
+      // The targets of each run between cuts (bucketed by run: a set of many states has many
+      // edges, and scanning them all per run took most of a large determinization).
+      let runs = 0;
+      for (let b = 0; b < 256; b++) {
+        if (cut[b] === 1) runFirst[runs++] = b;
+        runOf[b] = runs - 1;
+      }
+      runFirst[runs] = 256;
+      bucketStart.fill(0, 0, runs + 1);
+      for (let e = 0; e < edgeCount; e += 3) for (let r = runOf[edges[e]!]!; r <= runOf[edges[e + 1]!]!; r++) bucketStart[r + 1]!++;
+      for (let r = 0; r < runs; r++) bucketStart[r + 1]! += bucketStart[r]!;
+      if (bucket.length < bucketStart[runs]!) bucket = new Int32Array(2 * bucketStart[runs]!);
+      const filled = bucketStart.slice(0, runs);
+      for (let e = 0; e < edgeCount; e += 3) for (let r = runOf[edges[e]!]!; r <= runOf[edges[e + 1]!]!; r++) bucket[filled[r]!++] = edges[e + 2]!;
       // One target per run; adjacent runs with the same target make one edge.
       let runStart = 0;
       let runTarget = -1;
-      for (let lo = 0; lo < 256;) {
-        let hi = lo + 1;
-        while (cut[hi] === 0) hi++;
+      for (let r = 0; r < runs; r++) {
+        const lo = runFirst[r]!;
         generation++;
-        for (let e = 0; e < edgeCount; e += 3) if (edges[e]! <= lo && lo <= edges[e + 1]!) push(edges[e + 2]!);
+        for (let i = bucketStart[r]!; i < bucketStart[r + 1]!; i++) push(bucket[i]!);
         const target = stateOf(close());
         if (target !== runTarget) {
           if (runTarget >= 0) dfa.addEdge(id, runStart, lo - 1, runTarget);
           runStart = lo;
           runTarget = target;
         }
-        lo = hi;
       }
       if (runTarget >= 0) dfa.addEdge(id, runStart, 255, runTarget);
     }
@@ -583,7 +602,7 @@ class Nfa {
       const accept = nfa.newState();
       nfa.#pair(left, this.#operand(items[i]!), start, accept);
       if (!nfa.pruneDeadEnds(start, accept)) return;
-      left = { nfa, start, accept };
+      left = this.#compact({ nfa, start, accept });
     }
     const last = this.#operand(items[items.length - 1]!);
     const product = this.#pair(left, last, from, to);
@@ -599,13 +618,16 @@ class Nfa {
     if (isNullable(item)) [item, min] = [nonEmpty(item), 0];
     const saturates = repeat.max === Infinity;
     const cap = saturates ? min : repeat.max;
-    // The others as one operand (their own product when there are several).
-    let rest = this.#operand(others[0]!);
+    // The others as one operand (their own product when there are several), as written: a
+    // large one is not minimized here, since its size is what tells a pattern that counts
+    // words beside the count of characters (minimized, `^(?:\S+\s+){0,49}\S+$` passes the
+    // test below, and its masks build thousands of lexer states each: measured).
+    let rest = this.#operand(others[0]!, false);
     for (let i = 1; i < others.length; i++) {
       const nfa = new Nfa(this.maxStates);
       const start = nfa.newState();
       const accept = nfa.newState();
-      nfa.#pair(rest, this.#operand(others[i]!), start, accept);
+      nfa.#pair(rest, this.#operand(others[i]!, false), start, accept);
       if (!nfa.pruneDeadEnds(start, accept)) return true;
       rest = { nfa, start, accept };
     }
@@ -709,14 +731,64 @@ class Nfa {
   // A small one is determinized too, where that stays small: a nondeterministic operand (a
   // pattern like `.+(Z|[+-]…)`) pairs each state of the other with several of its own, and a
   // product with a large automaton (a date-time format's) would grow by as much.
-  #operand(item: ByteRegex): ProductOperand {
+  #operand(item: ByteRegex, compactLarge = true): ProductOperand {
     if (item.kind === 'not') return this.#complementOf(item.item);
     const nfa = new Nfa(this.maxStates);
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    const deterministic = nfa.stateCount <= MAX_DETERMINIZED_OPERAND ? nfa.#subsets(start, accept, false, MAX_DETERMINIZED_OPERAND) : undefined;
-    return deterministic ?? { nfa, start, accept };
+    return this.#compact({ nfa, start, accept }, compactLarge);
+  }
+
+  // `operand` determinized and minimized: always where the DFA has at most
+  // MAX_DETERMINIZED_OPERAND states; else, if `large`, where the minimal DFA (built up to
+  // MAX_COMPACTED_SETS states) is smaller than the operand (complements and patterns with
+  // counts of their own, whose pairs would otherwise multiply).
+  #compact(operand: ProductOperand, large = true): ProductOperand {
+    const { nfa, start, accept } = operand;
+    const small = nfa.stateCount <= MAX_DETERMINIZED_OPERAND;
+    if (!small && !large) return operand;
+    const deterministic = nfa.#subsets(start, accept, false, small ? MAX_DETERMINIZED_OPERAND : MAX_COMPACTED_SETS);
+    if (deterministic === undefined) return operand;
+    const minimal = this.#minimal(deterministic);
+    return small || minimal.nfa.stateCount < nfa.stateCount ? minimal : operand;
+  }
+
+  // A deterministic operand (`#subsets`' output) with its equivalent states merged.
+  #minimal(operand: ProductOperand): ProductOperand {
+    const automaton = minimizeDfa(operand.nfa.#automatonOf(operand), operand.total === true, MAX_MINIMIZED_CELLS);
+    if (automaton === null || automaton.edges.length + 2 >= operand.nfa.stateCount) return operand;
+    const nfa = new Nfa(this.maxStates);
+    const start = nfa.newState();
+    const accept = nfa.newState();
+    nfa.build({ kind: 'automaton', automaton }, start, accept);
+    return { nfa, start, accept, ...(operand.total === true && { total: true }) };
+  }
+
+  // A deterministic operand as a `ByteAutomaton` (its start state 0): each state's edges,
+  // and whether it moves to the accept state.
+  #automatonOf({ start, accept }: ProductOperand): ByteAutomaton {
+    const index = new Map<number, number>([[start, 0]]);
+    const order = [start];
+    const edges: number[][] = [];
+    const accepting: boolean[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const s = order[i]!;
+      const list: number[] = [];
+      for (let e = this.#firstEdge.data[s]!; e >= 0; e = this.#edgeNext.data[e]!) {
+        const t = this.#edgeTo.data[e]!;
+        if (!index.has(t)) {
+          index.set(t, order.length);
+          order.push(t);
+        }
+        list.push(this.#edgeLo.data[e]!, this.#edgeHi.data[e]!, index.get(t)!);
+      }
+      let accepts = false;
+      for (let m = this.#firstMove.data[s]!; m >= 0; m = this.#moveNext.data[m]!) accepts ||= this.#moveTo.data[m] === accept;
+      edges.push(list);
+      accepting.push(accepts);
+    }
+    return { edges, accepting };
   }
 
   // The slice checks need how long a lexer state surely lives, from its threads; a product
@@ -870,8 +942,14 @@ interface TickRegion {
   readonly tail: number;
   readonly period: number;
 }
+
 // Product operands of at most this many states are determinized, if their DFA is no larger.
 const MAX_DETERMINIZED_OPERAND = 2_000;
+// Larger operands and partial products are determinized up to this many states, and kept so
+// if minimizing makes them smaller.
+const MAX_COMPACTED_SETS = 20_000;
+// Most entries (states × byte classes) of the table a minimization fills.
+const MAX_MINIMIZED_CELLS = 1 << 22;
 // A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
 const MAX_TICK_TEMPLATE_SHARE = 25;
 // Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
