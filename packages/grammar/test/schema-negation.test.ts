@@ -455,6 +455,53 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
       [{ t: 'L' }],
     ],
   },
+  {
+    // As MaskBench's o35868 (an address per country): the members are optional, so each
+    // branch less the others picks, per other branch, a wrong country or a wrong state; a
+    // wrong country is one term for every other branch once spelled as the values left.
+    name: 'oneOf of 8 records with optional members (each branch less the others)',
+    schema: {
+      type: 'object',
+      oneOf: ['BR', 'IT', 'MX', 'US', 'CA', 'IN', 'CN', 'AU'].map((country, i) => ({
+        properties: {
+          country: { type: 'string', enum: [country] },
+          state: { type: 'string', pattern: `^[A-${'HIJKLMNO'[i]}][A-Z]$` },
+          zip: { type: 'string', maxLength: 5 },
+        },
+      })),
+    },
+    bases: [
+      { country: 'BR', state: 'AP' },
+      { country: 'IT' },
+      { state: 'AL' },
+      { state: 'OA', zip: '123' },
+      { country: 'US', state: 'ZZ' },
+      {},
+      { zip: '123456' },
+    ],
+  },
+  {
+    // MaskBench's o65945: an array of files, each extracted (one of three kinds) or not (and
+    // then not extracted), in a oneOf of arrays.
+    name: 'oneOf of arrays whose items are anyOf of records with not and oneOf inside',
+    schema: JSON.parse(
+      '{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["extracted","files"],"properties":{"extracted":{"type":"boolean"},"files":{"oneOf":[{"type":"array","maxItems":0},{"type":"array","minItems":1,"items":{"anyOf":[{"$ref":"#/definitions/file_extracted"},{"$ref":"#/definitions/file_remote_dir"}]}},{"type":"array","minItems":1,"items":{"anyOf":[{"$ref":"#/definitions/file_not_extracted"},{"$ref":"#/definitions/file_remote_dir"}]}}]}},"definitions":{"file_common":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}},"file_not_extracted":{"allOf":[{"$ref":"#/definitions/file_common"},{"required":["type"],"properties":{"type":{"enum":["file","dir","link","remote_dir"]}},"not":{"$ref":"#/definitions/file_extracted"}}]},"file_extracted":{"allOf":[{"$ref":"#/definitions/file_common"},{"required":["user","group"],"properties":{"user":{"type":"string","minLength":1},"group":{"type":"string","minLength":1}},"oneOf":[{"$ref":"#/definitions/file_extracted_file"},{"$ref":"#/definitions/file_extracted_dir"},{"$ref":"#/definitions/file_extracted_link"}]}]},"file_extracted_file":{"required":["type","size","mode"],"properties":{"type":{"enum":["file"]},"size":{"type":"integer","minimum":0},"mode":{"type":"string","pattern":"^[0-7]{3,4}$"}}},"file_extracted_dir":{"required":["type","size","mode","files"],"properties":{"type":{"enum":["dir"]},"size":{"type":"integer","minimum":0},"mode":{"type":"string","pattern":"^[0-4]?[0-7]{3}$"},"files":{"type":"integer","minimum":1}}},"file_extracted_link":{"required":["type"],"properties":{"type":{"enum":["link"]}}},"file_remote_dir":{"allOf":[{"$ref":"#/definitions/file_common"},{"required":["type"],"properties":{"type":{"enum":["remote_dir"]}}}]}}}',
+    ) as unknown,
+    bases: [
+      { extracted: true, files: [] },
+      { extracted: false, files: [{ name: 'a', type: 'file' }] },
+      { extracted: true, files: [{ name: 'a', user: 'u', group: 'g', type: 'file', size: 1, mode: '644' }] },
+      {
+        extracted: true,
+        files: [
+          { name: 'd', user: 'u', group: 'g', type: 'dir', size: 0, mode: '0755', files: 2 },
+          { name: 'r', type: 'remote_dir' },
+        ],
+      },
+      { extracted: true, files: [{ name: 'l', user: 'u', group: 'g', type: 'link' }] },
+      { extracted: false, files: [{ name: 'r', type: 'remote_dir' }] },
+    ],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

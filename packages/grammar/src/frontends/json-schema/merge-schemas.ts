@@ -50,10 +50,12 @@ function requiresNothingValid(schema: SchemaObject): boolean {
   return schema.required.some((name) => Object.hasOwn(properties, name as string) && constantsOf(properties[name as string])?.length === 0);
 }
 
-// The values a schema allows at most by its `const`, `enum` and `allOf` (null: not finite by
-// those); other keywords may only take values away. Beside a `$ref` none are read (drafts 4
-// to 7 ignore them there).
-function constantsOf(schema: unknown): unknown[] | null {
+/**
+ * The values a schema allows at most by its `const`, `enum` and `allOf` (null: not finite by
+ * those); other keywords may only take values away. Beside a `$ref` none are read (drafts 4
+ * to 7 ignore them there).
+ */
+export function constantsOf(schema: unknown): unknown[] | null {
   if (schema === false) return [];
   if (typeof schema !== 'object' || schema === null) return null;
   const s = schema as SchemaObject;

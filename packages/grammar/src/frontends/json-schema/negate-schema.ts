@@ -12,7 +12,7 @@
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
 import { discriminatorCases, provablyDisjoint } from './disjoint-branches.ts';
-import { jsonEqual, mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
+import { constantsOf, jsonEqual, mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
   allowedTypes,
@@ -26,6 +26,7 @@ import {
   type Witness,
 } from './schema-keywords.ts';
 import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
+import { validatesValue } from './value-validation.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
 export const MAX_NEGATION_BRANCHES = 64;
@@ -78,25 +79,77 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
  */
 export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, unions: readonly (readonly SchemaObject[])[], pointer: string): SchemaObject[] {
   const unsupported: ReportUnsupported = (p, k, m) => compiler.unsupported(p, k, m);
-  let product: SchemaObject[] = [seed];
+  // Terms are compared by meaning (`SchemaIds`: annotations, allOf nesting and order aside).
+  const idOf = (term: SchemaObject): number => compiler.ids.of(term, true);
+  let product: SchemaObject[] = [foldConstants(compiler, seed, pointer)];
   for (const union of unions) {
     const next: SchemaObject[] = [];
+    const known = new Set<number>();
     for (const left of product) {
       const merged: SchemaObject[] = [];
       for (const right of union) {
         if (provablyDisjoint(compiler, left, right, pointer)) continue;
         const both = mergeSchemas(left, right, pointer, unsupported);
-        if (both !== false) merged.push(both);
+        if (both !== false) merged.push(foldConstants(compiler, both, pointer));
       }
       // A branch `left` already implies makes the others redundant (they are within it).
-      const within = merged.find((both) => jsonEqual(both, left));
-      for (const both of within === undefined ? merged : [within]) if (!next.some((known) => jsonEqual(known, both))) next.push(both);
+      const leftId = idOf(left);
+      const within = merged.find((both) => idOf(both) === leftId);
+      for (const both of within === undefined ? merged : [within]) {
+        const id = idOf(both);
+        if (known.has(id)) continue;
+        known.add(id);
+        next.push(both);
+      }
     }
-    if (next.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
-    product = next;
+    product = withoutSubsumed(compiler, next, pointer);
+    if (product.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
   }
   return product;
 }
+
+// `schema` with each member whose values are finitely many by its constants spelled as the
+// values its whole schema allows (`{enum: [...]}`, checked by the exact validator; false
+// when none): picking complement branches stacks `not`s on a member (`{enum: [a]}` and not
+// b, and not c, …), and spelled as values, terms that hold the same values mean the same.
+function foldConstants(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): SchemaObject {
+  const properties = schema.properties;
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return schema;
+  let folded: Record<string, unknown> | undefined;
+  for (const [name, member] of Object.entries(properties as Record<string, unknown>)) {
+    const values = typeof member === 'object' && member !== null ? constantsOf(member) : null;
+    if (values === null) continue;
+    const kept = values.filter((value) => validatesValue(compiler, member as SchemaObject, value, `${pointer}/properties/${name}`));
+    const spelled = kept.length === 0 ? false : { enum: kept };
+    if (jsonEqual(spelled, member)) continue;
+    folded ??= { ...(properties as Record<string, unknown>) };
+    folded[name] = spelled;
+  }
+  return folded === undefined ? schema : { ...schema, properties: folded };
+}
+
+// A union without its terms that lie within another term (of two that mean the same, the
+// first stays): a term is within another when their merge means the term itself. A `oneOf`
+// branch less each of the others repeats terms so: one that names a member, and the same
+// with more members added. A merge that cannot be exact tells nothing (the term stays).
+function withoutSubsumed(compiler: SchemaCompiler, terms: readonly SchemaObject[], pointer: string): SchemaObject[] {
+  if (terms.length < 2) return [...terms];
+  const ids = terms.map((term) => compiler.ids.of(term, true));
+  const inexact = (): never => {
+    throw NOT_EXACT;
+  };
+  const within = (i: number, j: number): boolean => {
+    try {
+      const both = mergeSchemas(terms[i]!, terms[j]!, pointer, inexact);
+      return both !== false && compiler.ids.of(foldConstants(compiler, both, pointer), true) === ids[i];
+    } catch (error) {
+      if (error === NOT_EXACT) return false;
+      throw error;
+    }
+  };
+  return terms.filter((_, i) => !terms.some((_, j) => j !== i && within(i, j) && (j < i || !within(j, i))));
+}
+const NOT_EXACT = new Error('not an exact merge');
 
 // The complement of one flattened schema.
 class Negation {
