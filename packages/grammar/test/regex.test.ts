@@ -201,11 +201,20 @@ describe('lookaheads read the rest of the text', () => {
     ['^((?!ab).){0,4}$', 'abc'],
     ['(?=a)(?=.b)..c', 'abc'],
     ['^\\d+(?![0-9]*$)', '1a2'],
+    // Repeated with no upper count, iterations that start with lookaheads (tempered tokens).
+    ['^((?!mode)(?!Mode).)*$', 'moMde'],
+    ['((?!ab).)*', 'abc'],
+    ['((?=[ab])(?!ba)[a-c])+c', 'abc'],
+    ['x((?!y$).)*', 'xyz'],
+    ['((?=a|bc).)*b', 'abc'],
+    // `^` among the leading lookaheads still anchors the alternative.
+    ['^(?!.*c)^(.*[^.]+.*)$', 'ac.'],
+    ['(?!b)^a|b', 'ab'],
   ];
   it.each(ahead)('/%s/ over %s, in search and in match mode', (pattern, alphabet) => expectLikeRegExp(pattern, alphabet, 7));
 
-  it('lookbehind, word boundaries, ^ beside a lookahead and many copies of one stay unsupported', () => {
-    for (const pattern of ['(?<=a)b', 'a\\b', 'a^(?=b)', '((?=a)a){5}', '((?=a)a)*'])
+  it('lookbehind, word boundaries, ^ beside a lookahead, many copies of one and lookaheads not at the start of a repeated group stay unsupported', () => {
+    for (const pattern of ['(?<=a)b', 'a\\b', 'a^(?=b)', 'a(?=b)^b', '((?=a)a){5}', '((?=a)a|b)*', '(a(?=b))*'])
       expect(() => regexToByteRegex(pattern, { mode: 'search' }), pattern).toThrow(expect.objectContaining({ code: 'unsupported' }));
   });
 });

@@ -23,6 +23,7 @@ import {
 } from '../ir/code-point-sets.ts';
 import { GrammarError, type Span } from '../grammar-error.ts';
 import { GrammarBuilder, MAX_NESTING, expr, type GrammarIR } from '../ir/grammar-ir.ts';
+import { temperedStar } from './tempered-star.ts';
 
 /** How to read a regex. */
 export interface RegexOptions {
@@ -291,6 +292,8 @@ function starAnchored(r: AnchoredParts): AnchoredParts {
 const MAX_ANCHORED_COPIES = 16;
 // Copies of a part with a lookahead inside (or `$` beside one) expanded at most.
 const MAX_LOOKAHEAD_COPIES = 4;
+// Most DFA states of a repeated group that starts with lookaheads (`temperedStar`).
+const MAX_TEMPERED_STATES = 5_000;
 
 // Case-insensitive sets are closed under case at every leaf, so unions, intersections and
 // differences of them are too, and a negated class is the complement of a closed set: the
@@ -341,13 +344,16 @@ class Converter {
   // A pattern with lookaheads: each part is converted together with `rest`, the texts that
   // may follow it to the end of the text, so `(?=X)` keeps those of `rest` that start with
   // a match of X, `(?!X)` those that do not, and `$` the empty one. `^` stays where a
-  // top-level alternative starts.
+  // top-level alternative starts (before or among the lookaheads it starts with).
   lookaheadPattern(ast: AST.Pattern, search: boolean): ByteRegex {
     const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
     return either(
       ast.alternatives.map((alt) => {
-        const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start';
-        const elements = anchored ? alt.elements.slice(1) : alt.elements;
+        // A `^` among the lookaheads an alternative starts with anchors it (they read nothing).
+        const lead = alt.elements.findIndex((e) => !(e.type === 'Assertion' && (e.kind === 'start' || e.kind === 'lookahead')));
+        const leading = lead < 0 ? alt.elements : alt.elements.slice(0, lead);
+        const anchored = leading.some((e) => e.type === 'Assertion' && e.kind === 'start');
+        const elements = alt.elements.filter((e, i) => !(i < leading.length && e.type === 'Assertion' && e.kind === 'start'));
         const body = this.#followedBy(elements, search ? anything : rx.empty);
         return search && !anchored ? cat([anything, body]) : body;
       }),
@@ -378,16 +384,39 @@ class Converter {
       case 'CapturingGroup':
         return either(node.alternatives.map((a) => this.#followedBy(a.elements, rest)));
       case 'Quantifier': {
-        // Each copy reads the text after it, so copies multiply what follows: few are expanded.
-        if (node.max === Infinity || node.max > MAX_LOOKAHEAD_COPIES)
+        // Each copy reads the text after it, so copies multiply what follows: few are expanded;
+        // with no upper count, iterations that start with lookaheads make one automaton.
+        const unbounded = node.max === Infinity && node.min <= MAX_LOOKAHEAD_COPIES ? this.#temperedStar(node.element, rest) : undefined;
+        if (unbounded !== undefined) rest = unbounded;
+        else if (node.max === Infinity || node.max > MAX_LOOKAHEAD_COPIES)
           throw this.#unsupported(node, `a count above ${MAX_LOOKAHEAD_COPIES} of a group with a lookahead or $ inside (${node.raw}) is not supported`);
-        for (let i = node.max; i > node.min; i--) rest = either([rest, this.#elementFollowedBy(node.element, rest)]);
+        for (let i = node.max; i > node.min && unbounded === undefined; i--) rest = either([rest, this.#elementFollowedBy(node.element, rest)]);
         for (let i = 0; i < node.min; i++) rest = this.#elementFollowedBy(node.element, rest);
         return rest;
       }
       default:
         return cat([this.element(node), rest]);
     }
+  }
+
+  // `element*` followed by a text of `rest`, when each iteration is lookaheads and then text
+  // with none (`(?!mode).`): see `temperedStar`. Undefined for other shapes.
+  #temperedStar(element: AST.QuantifiableElement, rest: ByteRegex): ByteRegex | undefined {
+    if ((element.type !== 'Group' && element.type !== 'CapturingGroup') || element.alternatives.length !== 1) return undefined;
+    const elements = element.alternatives[0]!.elements;
+    const split = elements.findIndex((e) => !(e.type === 'Assertion' && e.kind === 'lookahead'));
+    const body = split < 0 ? [] : elements.slice(split);
+    if (split <= 0 || body.some((e) => looksAhead(e) || hasAnchor(e))) return undefined;
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const conditions = elements.slice(0, split).map((e) => {
+      const lookahead = e as AST.LookaheadAssertion;
+      const ahead = either(lookahead.alternatives.map((a) => this.#followedBy(a.elements, anything)));
+      return lookahead.negate ? rx.not(ahead) : ahead;
+    });
+    const automaton = temperedStar(cat(body.map((e) => this.element(e))), rx.and(conditions), rest, MAX_TEMPERED_STATES);
+    if (automaton === null)
+      throw this.#unsupported(element, `a repeated group with a lookahead whose automaton needs more than ${MAX_TEMPERED_STATES} states is not supported`);
+    return rx.automaton(automaton);
   }
 
   #anchored(node: AST.Pattern | AST.Element | AST.Alternative): AnchoredParts {
