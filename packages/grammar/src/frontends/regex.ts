@@ -85,7 +85,8 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
         const { ast, at } = parse(pattern, flags, offset, options.annexB === true);
         const mode = options.mode ?? 'match';
         const converter = new Converter(flags, options.caseFolding, mode, at, encode);
-        if (mode !== 'token' && hasLookahead(ast)) return converter.lookaheadPattern(ast, mode === 'search');
+        if (mode !== 'token' && (hasLookahead(ast) || ast.alternatives.some((alt) => alt.elements.some(isWordAssertion))))
+          return converter.lookaheadPattern(ast, mode === 'search');
         if (mode !== 'token' && ast.alternatives.some(anchoredInside)) return converter.anchoredPattern(ast, mode === 'search');
         return rx.alt(ast.alternatives.map((alt) => (mode === 'token' ? converter.element(alt) : converter.alternative(alt, mode === 'search'))));
       },
@@ -233,6 +234,7 @@ function hasAssertion(node: AST.Pattern | AST.Element | AST.Alternative, test: (
 const hasAnchorOf = (node: AST.Pattern | AST.Element | AST.Alternative, kind: 'start' | 'end'): boolean => hasAssertion(node, (a) => a.kind === kind);
 const hasAnchor = (node: AST.Element | AST.Alternative): boolean => hasAssertion(node, (a) => a.kind === 'start' || a.kind === 'end');
 const hasLookahead = (node: AST.Pattern | AST.Element | AST.Alternative): boolean => hasAssertion(node, (a) => a.kind === 'lookahead');
+const isWordAssertion = (node: AST.Element): boolean => node.type === 'Assertion' && node.kind === 'word';
 // Whether a part's language depends on the text after it: a lookahead or a `$` inside.
 const looksAhead = (node: AST.Element | AST.Alternative): boolean => hasLookahead(node) || hasAnchorOf(node, 'end');
 
@@ -354,10 +356,43 @@ class Converter {
         const leading = lead < 0 ? alt.elements : alt.elements.slice(0, lead);
         const anchored = leading.some((e) => e.type === 'Assertion' && e.kind === 'start');
         const elements = alt.elements.filter((e, i) => !(i < leading.length && e.type === 'Assertion' && e.kind === 'start'));
-        const body = this.#followedBy(elements, search ? anything : rx.empty);
-        return search && !anchored ? cat([anything, body]) : body;
+        const before = search && !anchored ? anything : rx.empty;
+        const rest = search ? anything : rx.empty;
+        const boundary = elements.map(isWordAssertion).lastIndexOf(true);
+        if (boundary >= 0) return this.#wordBoundary(elements, boundary, before, rest);
+        return cat([before, this.#followedBy(elements, rest)]);
       }),
     );
+  }
+
+  // An alternative with a word boundary `\b` (or `\B`) among its top-level elements, at
+  // `index` (the last of them), after the text `before` and followed by a text of `rest`: the
+  // texts before it (ending in a word character, another, or at the text's start) meet the
+  // texts after it (starting with one, another, or at the end) where the assertion holds.
+  // Before it, only more word boundaries, each with a nonempty text to its next one (then
+  // what it reads lies before this one), and no other assertion (a lookahead would read
+  // across it).
+  #wordBoundary(elements: readonly AST.Element[], index: number, before: ByteRegex, rest: ByteRegex): ByteRegex {
+    const node = elements[index] as AST.WordBoundaryAssertion;
+    const prefix = elements.slice(0, index);
+    const other = prefix.find((e) => !isWordAssertion(e) && hasAssertion(e, () => true));
+    if (other !== undefined) throw this.#unsupported(other, `an assertion before a word boundary (${other.raw}) is not supported`);
+    const previous = prefix.map(isWordAssertion).lastIndexOf(true);
+    if (previous >= 0 && isNullable(cat(prefix.slice(previous + 1).map((e) => this.element(e)))))
+      throw this.#unsupported(node, `word boundaries with nothing certain between them (${node.raw}) are not supported`);
+    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const wordSet = this.#fold(WORD);
+    const word = this.encodeChars(wordSet);
+    const notWord = this.encodeChars(complement(wordSet));
+    const text = previous >= 0 ? this.#wordBoundary(prefix, previous, before, rx.empty) : cat([before, ...prefix.map((e) => this.element(e))]);
+    const after = this.#followedBy(elements.slice(index + 1), rest);
+    const endsWord = rx.and([text, cat([anything, word])]);
+    const endsOther = rx.and([text, either([cat([anything, notWord]), rx.empty])]);
+    const startsWord = rx.and([after, cat([word, anything])]);
+    const startsOther = rx.and([after, either([cat([notWord, anything]), rx.empty])]);
+    return node.negate
+      ? either([cat([endsWord, startsWord]), cat([endsOther, startsOther])])
+      : either([cat([endsWord, startsOther]), cat([endsOther, startsWord])]);
   }
 
   // The texts `elements` match followed by a text of `rest` (their lookaheads and `$` read it).
