@@ -75,6 +75,7 @@ export class SchemaFlattener {
       const own: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
       localUnevaluated(own, schema, compiler.draft);
+      if (own.unevaluatedProperties !== undefined) unevaluatedThroughAllOf(compiler, own, schema, pointer);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing).
       // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
@@ -110,6 +111,49 @@ export class SchemaFlattener {
       seen.path.delete(schema);
     }
   }
+}
+
+// unevaluatedProperties of a schema whose only in-place keywords are `allOf` and `$ref`: the
+// names its subschemas evaluate are known (`evaluatedNames`), so it is additionalProperties
+// beside its own properties and those names (each `true` there: no constraint); nothing when
+// one of them has additionalProperties (it evaluates every other name). Left as it is (and
+// refused) when a subschema evaluates names conditionally or by patterns.
+function unevaluatedThroughAllOf(compiler: SchemaCompiler, own: Record<string, unknown>, schema: SchemaObject, pointer: string): void {
+  if (IN_PLACE.some((k) => k !== 'allOf' && k !== '$ref' && schema[k] !== undefined)) return;
+  const names = evaluatedNames(compiler, { ...schema, unevaluatedProperties: undefined }, pointer, new Set());
+  if (names === undefined) return;
+  if (names !== 'all') {
+    const properties: Record<string, unknown> = { ...((own.properties ?? {}) as Record<string, unknown>) };
+    for (const name of names) if (!Object.hasOwn(properties, name)) properties[name] = true;
+    own.properties = properties;
+    own.additionalProperties = own.unevaluatedProperties;
+  }
+  delete own.unevaluatedProperties;
+}
+
+// The names a schema evaluates in place, through `$ref`s and `allOf`s: its properties', or
+// 'all' when it has additionalProperties; undefined when it evaluates names by patterns or
+// by subschemas that may not apply (anyOf, oneOf, if, dependentSchemas, dynamic references,
+// an unevaluatedProperties of its own).
+function evaluatedNames(compiler: SchemaCompiler, schema: Schema, pointer: string, seen: Set<SchemaObject>): Set<string> | 'all' | undefined {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return new Set();
+  seen.add(schema);
+  const conditional = ['anyOf', 'oneOf', 'if', 'dependentSchemas', '$dynamicRef', '$recursiveRef', 'patternProperties', 'unevaluatedProperties'];
+  if (conditional.some((k) => schema[k] !== undefined)) return undefined;
+  if (schema.additionalProperties !== undefined) return 'all';
+  const names = new Set(Object.keys((schema.properties ?? {}) as Record<string, unknown>));
+  const subschemas: [Schema, string][] = [];
+  if (typeof schema.$ref === 'string') {
+    const target = compiler.resolve(schema.$ref, pointer);
+    subschemas.push([target.schema, target.pointer]);
+  }
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((member, i) => subschemas.push([member as Schema, pointerJoin(pointerJoin(pointer, 'allOf'), i)]));
+  for (const [subschema, at] of subschemas) {
+    const more = evaluatedNames(compiler, subschema, at, seen);
+    if (more === undefined || more === 'all') return more;
+    for (const name of more) names.add(name);
+  }
+  return names;
 }
 
 // Keywords that evaluate members or items of the instance in place, for `unevaluated*`.
