@@ -357,7 +357,11 @@ const UNSUPPORTED: [unknown, string, string][] = [
   [{ type: 'array', uniqueItems: true }, '', 'uniqueItems'],
   [{ type: 'array', items: { type: 'array', uniqueItems: true, maxItems: 3 } }, '/items', 'uniqueItems'],
   [{ type: 'array', contains: { type: 'integer' }, minContains: 2 }, '', 'contains'],
-  [{ properties: { a: { type: 'object', anyOf: [{ properties: { b: {} } }], unevaluatedProperties: false } } }, '/properties/a', 'unevaluatedProperties'],
+  [
+    { properties: { a: { type: 'object', dependentSchemas: { c: { properties: { b: {} } } }, unevaluatedProperties: false } } },
+    '/properties/a',
+    'unevaluatedProperties',
+  ],
   [{ type: 'object', allOf: [{ patternProperties: { '^b': {} } }], unevaluatedProperties: false }, '', 'unevaluatedProperties'],
   [{ oneOf: [{ type: 'string' }, { format: 'hostname' }] }, '', 'oneOf'],
   [{ type: 'number', multipleOf: 12345.678 }, '', 'multipleOf'],

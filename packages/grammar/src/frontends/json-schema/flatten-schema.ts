@@ -75,12 +75,13 @@ export class SchemaFlattener {
       const own: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
       localUnevaluated(own, schema, compiler.draft);
-      if (own.unevaluatedProperties !== undefined) unevaluatedThroughAllOf(compiler, own, schema, pointer);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing).
       // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
       const conditional = schema.if !== undefined && compiler.draft !== '4';
-      const conditions = [...(conditional ? [[schema.if, schema.then ?? true, schema.else ?? true]] : []), ...dependentConditions(own)];
+      let condition: Schema[] | undefined = conditional ? [schema.if as Schema, (schema.then ?? true) as Schema, (schema.else ?? true) as Schema] : undefined;
+      if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
+      const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
       // `contains` as a witness of a list too (from draft 6; with maxContains or a minContains
       // above 1 it stays, refused).
@@ -113,23 +114,88 @@ export class SchemaFlattener {
   }
 }
 
-// unevaluatedProperties of a schema whose only in-place keywords are `allOf` and `$ref`: the
-// names its subschemas evaluate are known (`evaluatedNames`), so it is additionalProperties
-// beside its own properties and those names (each `true` there: no constraint); nothing when
-// one of them has additionalProperties (it evaluates every other name). Left as it is (and
-// refused) when a subschema evaluates names conditionally or by patterns.
-function unevaluatedThroughAllOf(compiler: SchemaCompiler, own: Record<string, unknown>, schema: SchemaObject, pointer: string): void {
-  if (IN_PLACE.some((k) => k !== 'allOf' && k !== '$ref' && schema[k] !== undefined)) return;
-  const names = evaluatedNames(compiler, { ...schema, unevaluatedProperties: undefined }, pointer, new Set());
-  if (names === undefined) return;
-  if (names !== 'all') {
-    const properties: Record<string, unknown> = { ...((own.properties ?? {}) as Record<string, unknown>) };
-    for (const name of names) if (!Object.hasOwn(properties, name)) properties[name] = true;
-    own.properties = properties;
-    own.additionalProperties = own.unevaluatedProperties;
+// unevaluatedProperties of a schema whose in-place keywords are `allOf` and `$ref`, and at
+// most one of `oneOf`, `anyOf` (of up to MAX_UNEVALUATED_BRANCHES) or `if`: the names its
+// subschemas evaluate are known (`evaluatedNames`), so it becomes additionalProperties beside
+// them (`onlyEvaluated`), spread over the cases: a `oneOf` as each branch less the others,
+// each with the names it adds; an `anyOf` as each set of branches that hold (and the others
+// not); `if` with the names of `if` and `then` when it holds and of `else` when not (the
+// condition returned, else the one given). Left as it is (and refused) otherwise: a
+// subschema that evaluates names conditionally, by patterns, or by its own unevaluated*.
+function distributeUnevaluated(
+  compiler: SchemaCompiler,
+  own: Record<string, unknown>,
+  schema: SchemaObject,
+  condition: Schema[] | undefined,
+  pointer: string,
+): Schema[] | undefined {
+  const branching = ['oneOf', 'anyOf', 'if'].filter((k) => schema[k] !== undefined);
+  if (branching.length > 1 || IN_PLACE.some((k) => !['allOf', '$ref', 'oneOf', 'anyOf', 'if', 'then', 'else'].includes(k) && schema[k] !== undefined))
+    return condition;
+  const base = evaluatedNames(compiler, { ...schema, unevaluatedProperties: undefined, oneOf: undefined, anyOf: undefined, if: undefined }, pointer, new Set());
+  if (base === undefined) return condition;
+  const unevaluated = own.unevaluatedProperties as Schema;
+  const namesOf = (subschemas: readonly Schema[]): Set<string> | 'all' | undefined => {
+    let names: Set<string> | 'all' = base;
+    for (const s of subschemas) {
+      const more = evaluatedNames(compiler, s, pointer, new Set());
+      if (more === undefined) return undefined;
+      names = names === 'all' || more === 'all' ? 'all' : new Set([...names, ...more]);
+    }
+    return names;
+  };
+  if (branching.length === 0) {
+    if (base !== 'all') {
+      // Its own properties keep their schemas; the others' names are `true` beside them.
+      const properties: Record<string, unknown> = { ...((own.properties ?? {}) as Record<string, unknown>) };
+      for (const name of base) if (!Object.hasOwn(properties, name)) properties[name] = true;
+      own.properties = properties;
+      own.additionalProperties = unevaluated;
+    }
+    delete own.unevaluatedProperties;
+    return condition;
   }
+  if (branching[0] === 'if') {
+    const [test, then, otherwise] = condition!;
+    const held = namesOf([test!, then!]);
+    const failed = namesOf([otherwise!]);
+    if (held === undefined || failed === undefined) return condition;
+    delete own.unevaluatedProperties;
+    return [test!, withOnly(then!, held, unevaluated), withOnly(otherwise!, failed, unevaluated)];
+  }
+  const branches = schema[branching[0]!] as Schema[];
+  if (!Array.isArray(branches) || (branching[0] === 'anyOf' && branches.length > MAX_UNEVALUATED_BRANCHES)) return condition;
+  // Per case: the branches that hold (the others do not).
+  const cases = branching[0] === 'oneOf' ? branches.map((_, i) => [i]) : subsetsOf(branches.length);
+  const spread: Schema[] = [];
+  for (const holding of cases) {
+    const names = namesOf(holding.map((i) => branches[i]!));
+    if (names === undefined) return condition;
+    const others = branches.flatMap((b, i) => (holding.includes(i) ? [] : [{ not: b }]));
+    spread.push({ allOf: [...holding.map((i) => branches[i]!), ...others, ...(names === 'all' ? [] : [onlyEvaluated(names, unevaluated)])] });
+  }
+  delete own.oneOf;
   delete own.unevaluatedProperties;
+  own.anyOf = spread;
+  return condition;
 }
+
+// Most anyOf branches spread over their subsets for unevaluatedProperties (2^4 - 1 cases).
+const MAX_UNEVALUATED_BRANCHES = 4;
+
+// The nonempty subsets of 0 … n - 1.
+const subsetsOf = (n: number): number[][] =>
+  Array.from({ length: 2 ** n - 1 }, (_, mask) => Array.from({ length: n }, (_, i) => i).filter((i) => ((mask + 1) >> i) & 1));
+
+// A schema that holds what `unevaluated` says of every member but `names`.
+const onlyEvaluated = (names: ReadonlySet<string>, unevaluated: Schema): SchemaObject => ({
+  properties: Object.fromEntries([...names].map((name) => [name, true])),
+  additionalProperties: unevaluated,
+});
+
+// `schema` and, unless every name is evaluated, `onlyEvaluated`.
+const withOnly = (schema: Schema, names: ReadonlySet<string> | 'all', unevaluated: Schema): Schema =>
+  names === 'all' ? schema : { allOf: [schema, onlyEvaluated(names, unevaluated)] };
 
 // The names a schema evaluates in place, through `$ref`s and `allOf`s: its properties', or
 // 'all' when it has additionalProperties; undefined when it evaluates names by patterns or
