@@ -375,7 +375,7 @@ class Nfa {
     const start = sub.newState();
     const accept = sub.newState();
     sub.build(item, start, accept);
-    return this.#minimal(sub.#subsets(start, accept, true)!);
+    return sub.#subsets(start, accept, true)!;
   }
 
   /**
@@ -600,13 +600,32 @@ class Nfa {
       const nfa = new Nfa(this.maxStates);
       const start = nfa.newState();
       const accept = nfa.newState();
-      nfa.#pair(left, this.#operand(items[i]!), start, accept);
+      nfa.#pairOrCompact(left, this.#operand(items[i]!), start, accept);
       if (!nfa.pruneDeadEnds(start, accept)) return;
-      left = this.#compact({ nfa, start, accept });
+      left = { nfa, start, accept };
     }
-    const last = this.#operand(items[items.length - 1]!);
-    const product = this.#pair(left, last, from, to);
-    if (last.total && left.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(left, last, product, to);
+    const [a, b, product] = this.#pairOrCompact(left, this.#operand(items[items.length - 1]!), from, to);
+    if (b.total && a.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(a, b, product, to);
+  }
+
+  // `#pair`, and where that takes more than maxNfaStates, the same with both operands
+  // determinized and minimized first (`#compact`: a product of complements or of patterns
+  // with counts of their own may be far smaller so). Returns the operands paired.
+  #pairOrCompact(a: ProductOperand, b: ProductOperand, from: number, to: number): [ProductOperand, ProductOperand, Product] {
+    const mark = [this.#accepts.length, this.#moveTo.length, this.#edgeTo.length, this.#firstMove.data[from]!];
+    try {
+      return [a, b, this.#pair(a, b, from, to)];
+    } catch (error) {
+      if (!(error instanceof GrammarLimitError)) throw error;
+      const [smallA, smallB] = [this.#compact(a, true), this.#compact(b, true)];
+      if (smallA === a && smallB === b) throw error;
+      // Back to before the first try: its states, moves and edges, and the move from `from`.
+      for (const list of [this.#accepts, this.#firstMove, this.#firstEdge]) list.length = mark[0]!;
+      for (const list of [this.#moveTo, this.#moveNext]) list.length = mark[1]!;
+      for (const list of [this.#edgeLo, this.#edgeHi, this.#edgeTo, this.#edgeNext]) list.length = mark[2]!;
+      this.#firstMove.data[from] = mark[3]!;
+      return [smallA, smallB, this.#pair(smallA, smallB, from, to)];
+    }
   }
 
   // `others` ∧ `repeat` with a large count: the product of the others with the repeated item
@@ -622,12 +641,12 @@ class Nfa {
     // large one is not minimized here, since its size is what tells a pattern that counts
     // words beside the count of characters (minimized, `^(?:\S+\s+){0,49}\S+$` passes the
     // test below, and its masks build thousands of lexer states each: measured).
-    let rest = this.#operand(others[0]!, false);
+    let rest = this.#operand(others[0]!);
     for (let i = 1; i < others.length; i++) {
       const nfa = new Nfa(this.maxStates);
       const start = nfa.newState();
       const accept = nfa.newState();
-      nfa.#pair(rest, this.#operand(others[i]!, false), start, accept);
+      nfa.#pair(rest, this.#operand(others[i]!), start, accept);
       if (!nfa.pruneDeadEnds(start, accept)) return true;
       rest = { nfa, start, accept };
     }
@@ -731,21 +750,22 @@ class Nfa {
   // A small one is determinized too, where that stays small: a nondeterministic operand (a
   // pattern like `.+(Z|[+-]…)`) pairs each state of the other with several of its own, and a
   // product with a large automaton (a date-time format's) would grow by as much.
-  #operand(item: ByteRegex, compactLarge = true): ProductOperand {
+  #operand(item: ByteRegex): ProductOperand {
     if (item.kind === 'not') return this.#complementOf(item.item);
     const nfa = new Nfa(this.maxStates);
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    return this.#compact({ nfa, start, accept }, compactLarge);
+    return this.#compact({ nfa, start, accept }, false);
   }
 
   // `operand` determinized and minimized: always where the DFA has at most
   // MAX_DETERMINIZED_OPERAND states; else, if `large`, where the minimal DFA (built up to
-  // MAX_COMPACTED_SETS states) is smaller than the operand (complements and patterns with
-  // counts of their own, whose pairs would otherwise multiply).
-  #compact(operand: ProductOperand, large = true): ProductOperand {
+  // MAX_COMPACTED_SETS states) is smaller than the operand (patterns with counts of their
+  // own, whose pairs would otherwise multiply). A complement is minimized only if `large`.
+  #compact(operand: ProductOperand, large: boolean): ProductOperand {
     const { nfa, start, accept } = operand;
+    if (operand.total === true) return large ? this.#minimal(operand) : operand; // a complement: deterministic already
     const small = nfa.stateCount <= MAX_DETERMINIZED_OPERAND;
     if (!small && !large) return operand;
     const deterministic = nfa.#subsets(start, accept, false, small ? MAX_DETERMINIZED_OPERAND : MAX_COMPACTED_SETS);

@@ -70,8 +70,21 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
   if (schema === false) return [{}];
   const flat = compiler.flatten(schema, pointer);
   if (flat === false) return [{}];
-  return new Negation(compiler, flat, pointer).branches();
+  // A complement found past the cap once is not looked for again (a shared definition is
+  // negated wherever it is used).
+  let refused = refusals.get(compiler);
+  if (refused === undefined) refusals.set(compiler, (refused = new Map()));
+  const id = compiler.ids.of(flat, true);
+  const known = refused.get(id);
+  if (known !== undefined) throw known;
+  try {
+    return new Negation(compiler, flat, pointer).branches();
+  } catch (error) {
+    if (error instanceof NotNegatable) refused.set(id, error);
+    throw error;
+  }
 }
+const refusals = new WeakMap<SchemaCompiler, Map<number, NotNegatable>>();
 
 /**
  * The intersection of unions: every way of picking one branch of each, merged, the ones
@@ -79,12 +92,18 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
  */
 export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, unions: readonly (readonly SchemaObject[])[], pointer: string): SchemaObject[] {
   const unsupported: ReportUnsupported = (p, k, m) => compiler.unsupported(p, k, m);
-  // Terms are compared by meaning (`SchemaIds`: annotations, allOf nesting and order aside).
-  const idOf = (term: SchemaObject): number => compiler.ids.of(term, true);
+  // Terms are compared by meaning (`SchemaIds`: annotations, allOf nesting and order aside),
+  // each numbered once.
+  const known = new Map<SchemaObject, number>();
+  const idOf = (term: SchemaObject): number => {
+    let id = known.get(term);
+    if (id === undefined) known.set(term, (id = compiler.ids.of(term, true)));
+    return id;
+  };
   let product: SchemaObject[] = [foldConstants(compiler, seed, pointer)];
   for (const union of unions) {
     const next: SchemaObject[] = [];
-    const known = new Set<number>();
+    const seen = new Set<number>();
     for (const left of product) {
       const merged: SchemaObject[] = [];
       for (const right of union) {
@@ -97,12 +116,13 @@ export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, un
       const within = merged.find((both) => idOf(both) === leftId);
       for (const both of within === undefined ? merged : [within]) {
         const id = idOf(both);
-        if (known.has(id)) continue;
-        known.add(id);
+        if (seen.has(id)) continue;
+        seen.add(id);
         next.push(both);
       }
     }
-    product = withoutSubsumed(compiler, next, pointer);
+    // (Looked for only past the cap: a pass compares every two terms, and big terms cost.)
+    product = next.length > MAX_NEGATION_BRANCHES ? withoutSubsumed(compiler, next, idOf, pointer) : next;
     if (product.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
   }
   return product;
@@ -117,7 +137,8 @@ function foldConstants(compiler: SchemaCompiler, schema: SchemaObject, pointer: 
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return schema;
   let folded: Record<string, unknown> | undefined;
   for (const [name, member] of Object.entries(properties as Record<string, unknown>)) {
-    const values = typeof member === 'object' && member !== null ? constantsOf(member) : null;
+    // (Only members merges made: `allOf`s, where `not`s stack.)
+    const values = typeof member === 'object' && member !== null && Array.isArray((member as SchemaObject).allOf) ? constantsOf(member) : null;
     if (values === null) continue;
     const kept = values.filter((value) => validatesValue(compiler, member as SchemaObject, value, `${pointer}/properties/${name}`));
     const spelled = kept.length === 0 ? false : { enum: kept };
@@ -132,9 +153,8 @@ function foldConstants(compiler: SchemaCompiler, schema: SchemaObject, pointer: 
 // first stays): a term is within another when their merge means the term itself. A `oneOf`
 // branch less each of the others repeats terms so: one that names a member, and the same
 // with more members added. A merge that cannot be exact tells nothing (the term stays).
-function withoutSubsumed(compiler: SchemaCompiler, terms: readonly SchemaObject[], pointer: string): SchemaObject[] {
-  if (terms.length < 2) return [...terms];
-  const ids = terms.map((term) => compiler.ids.of(term, true));
+function withoutSubsumed(compiler: SchemaCompiler, terms: readonly SchemaObject[], idOf: (term: SchemaObject) => number, pointer: string): SchemaObject[] {
+  const ids = terms.map(idOf);
   const inexact = (): never => {
     throw NOT_EXACT;
   };
@@ -147,8 +167,30 @@ function withoutSubsumed(compiler: SchemaCompiler, terms: readonly SchemaObject[
       throw error;
     }
   };
-  return terms.filter((_, i) => !terms.some((_, j) => j !== i && within(i, j) && (j < i || !within(j, i))));
+  // (A term within another requires what it requires and has no other type: a cheap test first.)
+  const required = terms.map((term) => new Set(Array.isArray(term.required) ? (term.required as string[]) : []));
+  const types = terms.map((term) => (term.type === undefined ? undefined : new Set([term.type].flat() as string[])));
+  const mayBeWithin = (i: number, j: number): boolean =>
+    [...required[j]!].every((name) => required[i]!.has(name)) &&
+    (types[j] === undefined || (types[i] !== undefined && [...types[i]!].every((t) => types[j]!.has(t) || (t === 'integer' && types[j]!.has('number')))));
+  // The merges left to this compilation (each compares two terms by meaning, and costs).
+  let budget = subsumptionBudgets.get(compiler) ?? MAX_SUBSUMPTION_CHECKS;
+  const contains = (i: number, j: number): boolean => mayBeWithin(i, j) && --budget >= 0 && within(i, j);
+  const kept: SchemaObject[] = [];
+  try {
+    for (let i = 0; i < terms.length; i++) {
+      if (!terms.some((_, j) => j !== i && contains(i, j) && (j < i || !contains(j, i)))) kept.push(terms[i]!);
+      // Past the cap or the budget the product is refused anyway: stop comparing.
+      if (kept.length > MAX_NEGATION_BRANCHES || budget < 0) return [...terms];
+    }
+    return kept;
+  } finally {
+    subsumptionBudgets.set(compiler, Math.max(0, budget));
+  }
 }
+// Most merges the passes of `withoutSubsumed` make in one compilation.
+const MAX_SUBSUMPTION_CHECKS = 8_192;
+const subsumptionBudgets = new WeakMap<SchemaCompiler, number>();
 const NOT_EXACT = new Error('not an exact merge');
 
 // The complement of one flattened schema.
