@@ -617,7 +617,7 @@ class Nfa {
       return [a, b, this.#pair(a, b, from, to)];
     } catch (error) {
       if (!(error instanceof GrammarLimitError)) throw error;
-      const [smallA, smallB] = [this.#compact(a, true), this.#compact(b, true)];
+      const [smallA, smallB] = [this.#compact(a), this.#compact(b)];
       if (smallA === a && smallB === b) throw error;
       // Back to before the first try: its states, moves and edges, and the move from `from`.
       for (const list of [this.#accepts, this.#firstMove, this.#firstEdge]) list.length = mark[0]!;
@@ -756,22 +756,19 @@ class Nfa {
     const start = nfa.newState();
     const accept = nfa.newState();
     nfa.build(item, start, accept);
-    return this.#compact({ nfa, start, accept }, false);
+    const deterministic = nfa.stateCount <= MAX_DETERMINIZED_OPERAND ? nfa.#subsets(start, accept, false, MAX_DETERMINIZED_OPERAND) : undefined;
+    return deterministic ?? { nfa, start, accept };
   }
 
-  // `operand` determinized and minimized: always where the DFA has at most
-  // MAX_DETERMINIZED_OPERAND states; else, if `large`, where the minimal DFA (built up to
-  // MAX_COMPACTED_SETS states) is smaller than the operand (patterns with counts of their
-  // own, whose pairs would otherwise multiply). A complement is minimized only if `large`.
-  #compact(operand: ProductOperand, large: boolean): ProductOperand {
+  // `operand` determinized (up to MAX_COMPACTED_SETS states; a complement is already) and
+  // minimized, where that makes it smaller: for a product that would otherwise pass
+  // maxNfaStates (`#pairOrCompact`).
+  #compact(operand: ProductOperand): ProductOperand {
     const { nfa, start, accept } = operand;
-    if (operand.total === true) return large ? this.#minimal(operand) : operand; // a complement: deterministic already
-    const small = nfa.stateCount <= MAX_DETERMINIZED_OPERAND;
-    if (!small && !large) return operand;
-    const deterministic = nfa.#subsets(start, accept, false, small ? MAX_DETERMINIZED_OPERAND : MAX_COMPACTED_SETS);
+    const deterministic = operand.total === true ? operand : nfa.#subsets(start, accept, false, MAX_COMPACTED_SETS);
     if (deterministic === undefined) return operand;
     const minimal = this.#minimal(deterministic);
-    return small || minimal.nfa.stateCount < nfa.stateCount ? minimal : operand;
+    return minimal.nfa.stateCount < nfa.stateCount ? minimal : operand;
   }
 
   // A deterministic operand (`#subsets`' output) with its equivalent states merged.
