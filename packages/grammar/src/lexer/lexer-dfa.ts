@@ -962,8 +962,8 @@ interface TickRegion {
 
 // Product operands of at most this many states are determinized, if their DFA is no larger.
 const MAX_DETERMINIZED_OPERAND = 2_000;
-// Larger operands and partial products are determinized up to this many states, and kept so
-// if minimizing makes them smaller.
+// The operands of a product that would pass maxNfaStates are determinized up to this many
+// states before they are minimized (`Nfa.#compact`).
 const MAX_COMPACTED_SETS = 20_000;
 // Most entries (states × byte classes) of the table a minimization fills.
 const MAX_MINIMIZED_CELLS = 1 << 22;
