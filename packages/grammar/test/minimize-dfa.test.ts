@@ -1,5 +1,5 @@
-// DFA minimization (src/lexer/minimize-dfa.ts), which the lexer applies to complements,
-// product operands and partial products: the language is kept (every string up to a length,
+// DFA minimization (src/lexer/minimize-dfa.ts), which the lexer applies to the operands of a
+// product that would pass maxNfaStates before building it again: the language is kept (every string up to a length,
 // against the automaton given), no two states left are equivalent (a string tells each pair
 // apart), and dead states go unless kept. Then a product that was past maxNfaStates before
 // it: numbers under anyOf/not of multipleOf, against ajv.
@@ -125,7 +125,7 @@ describe('minimizeDfa', () => {
   });
 });
 
-describe('products minimized as they are built', () => {
+describe('products past maxNfaStates built again from minimized operands', () => {
   // MaskBench's Handwritten allany4: past 200,000 automaton states unminimized (the remainders
   // of 3, 5, 7, 8, 11 and 24 multiply); the language is the multiples of 3 that are not of 5,
   // 7 or 8.

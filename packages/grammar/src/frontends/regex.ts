@@ -301,6 +301,8 @@ const MAX_TEMPERED_STATES = 5_000;
 // differences of them are too, and a negated class is the complement of a closed set: the
 // letters its members exclude stay excluded in every case (ECMAScript and Python alike).
 class Converter {
+  // Any text (what may stand before or after a part in search mode, or a lookahead's tail).
+  #anyText: ByteRegex | undefined;
   readonly #folding: CaseFolding | null;
   readonly #dotAll: boolean;
   readonly #unicodeSets: boolean;
@@ -329,8 +331,12 @@ class Converter {
     if (anchoredEnd && to > from) to--;
     const body = rx.seq(elements.slice(from, to).map((e) => this.element(e)));
     if (!search) return body;
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     return rx.seq([...(anchoredStart ? [] : [anything]), body, ...(anchoredEnd ? [] : [anything])]);
+  }
+
+  get #anything(): ByteRegex {
+    return (this.#anyText ??= rx.repeat(this.encodeChars(ANY), 0, Infinity));
   }
 
   // A pattern with anchors inside: the texts where some path's anchors hold (the whole text
@@ -339,7 +345,7 @@ class Converter {
   anchoredPattern(ast: AST.Pattern, search: boolean): ByteRegex {
     const parts = this.#anchored(ast);
     if (!search) return either([parts.free, parts.start, parts.end, parts.both]);
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     return either([cat([anything, parts.free, anything]), cat([parts.start, anything]), cat([anything, parts.end]), parts.both]);
   }
 
@@ -348,7 +354,7 @@ class Converter {
   // a match of X, `(?!X)` those that do not, and `$` the empty one. `^` stays where a
   // top-level alternative starts (before or among the lookaheads it starts with).
   lookaheadPattern(ast: AST.Pattern, search: boolean): ByteRegex {
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     return either(
       ast.alternatives.map((alt) => {
         // A `^` among the lookaheads an alternative starts with anchors it (they read nothing).
@@ -380,7 +386,7 @@ class Converter {
     const previous = prefix.map(isWordAssertion).lastIndexOf(true);
     if (previous >= 0 && isNullable(cat(prefix.slice(previous + 1).map((e) => this.element(e)))))
       throw this.#unsupported(node, `word boundaries with nothing certain between them (${node.raw}) are not supported`);
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     const wordSet = this.#fold(WORD);
     const word = this.encodeChars(wordSet);
     const notWord = this.encodeChars(complement(wordSet));
@@ -406,7 +412,7 @@ class Converter {
   }
 
   #elementFollowedBy(node: AST.Element, rest: ByteRegex): ByteRegex {
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     switch (node.type) {
       case 'Assertion':
         if (node.kind === 'end') return emptyOf(rest);
@@ -442,7 +448,7 @@ class Converter {
     const split = elements.findIndex((e) => !(e.type === 'Assertion' && e.kind === 'lookahead'));
     const body = split < 0 ? [] : elements.slice(split);
     if (split <= 0 || body.some((e) => looksAhead(e) || hasAnchor(e))) return undefined;
-    const anything = rx.repeat(this.encodeChars(ANY), 0, Infinity);
+    const anything = this.#anything;
     const conditions = elements.slice(0, split).map((e) => {
       const lookahead = e as AST.LookaheadAssertion;
       const ahead = either(lookahead.alternatives.map((a) => this.#followedBy(a.elements, anything)));

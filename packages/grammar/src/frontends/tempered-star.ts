@@ -79,7 +79,15 @@ export function temperedStar(body: ByteRegex, condition: ByteRegex, rest: ByteRe
     const list: number[] = [];
     let runStart = 0;
     let runTarget = -1;
-    for (let byte = 0; byte <= 256; byte++) {
+    // One step per run of bytes every part treats alike (runs start at the parts' cuts).
+    const cuts = new Set<number>([0, 256]);
+    for (const t of threads) {
+      for (const cut of (t.inRest ? after : iteration).cuts(t.at)) cuts.add(cut);
+      for (const check of t.checks) for (const cut of holds.cuts(check)) cuts.add(cut);
+    }
+    const bounds = [...cuts].sort((x, y) => x - y);
+    for (let r = 0; r < bounds.length; r++) {
+      const byte = bounds[r]!;
       let target = -1;
       if (byte < 256) {
         const next = close(threads.flatMap((t) => step(t, byte) ?? []));
@@ -109,6 +117,11 @@ class Part {
 
   next(state: number, byte: number): number {
     return state === DEAD ? DEAD : this.#dfa.next(state, byte);
+  }
+
+  // Where the bytes `state` reads change course (sorted; 0 and 256 included).
+  cuts(state: number): Iterable<number> {
+    return state === DEAD ? [0, 256] : this.#dfa.byteCuts(state);
   }
 
   accepts(state: number): boolean {
