@@ -12,8 +12,8 @@ import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-ora
 import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { tokensByBytes, vocab } from './support/vocabs.ts';
-import { UniqueItems } from '../src/matcher/unique-items.ts';
-import { loadedVocab, walkAgainstOracle, withoutUnique, type Values } from './support/unique-walks.ts';
+import { UniqueItems, withoutRepeatedItems } from '../src/matcher/unique-items.ts';
+import { loadedVocab, repeats, walkAgainstOracle, withoutUnique, type Values } from './support/unique-walks.ts';
 
 const tags = { type: 'array', items: { type: 'string' }, uniqueItems: true };
 const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: readonly (string | number)[]) => boolean; starts: string[] }[] = [
@@ -337,6 +337,88 @@ describe('uniqueItems over numbers, kept while matching', () => {
   });
 });
 
+describe('uniqueItems over items of any type, kept while matching', () => {
+  // No items schema (JSON Schema Store's `{"type": "array", "uniqueItems": true}`), and the
+  // same with the items' types spelled out, arrays among them.
+  // Walks start inside items that repeat one so far, or that a first letter or a zero fixes.
+  const LITERALS_AND_ARRAYS = ['[true,', '[[1],[1', '[null,false,true,', '[[],"a",[', '["x",[["y"]],[[', '[false,n'];
+  const ANY: { name: string; schema: Record<string, unknown>; starts: string[] }[] = [
+    { name: 'no items schema', schema: { type: 'array', uniqueItems: true }, starts: [...LITERALS_AND_ARRAYS, '[0,1e', '[{"a":[1]},{"a":[1'] },
+    {
+      name: 'literals, strings and open arrays',
+      schema: { type: 'array', uniqueItems: true, items: { type: ['boolean', 'null', 'string', 'array'] } },
+      starts: LITERALS_AND_ARRAYS,
+    },
+  ];
+  const top = (path: readonly (string | number)[]): boolean => path.length === 0;
+
+  // Whether the output ends in a number or literal item of the top-level array every
+  // completion of which is an earlier item: completions that give other values are tried,
+  // each ended by a comma for the scanner to compare (items inside nested containers and
+  // strings are never stuck so).
+  const scalarStuck = (text: string): boolean => {
+    const last = /[[,]\s*(-?(?:(?:0|[1-9]\d*)(?:\.\d*)?(?:[eE][+-]?\d*)?)?|t|tr|tru|true|f|fa|fal|fals|false|n|nu|nul|null)$/.exec(text)?.[1];
+    if (last === undefined || last === '') return false;
+    const valid = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
+    const endings = ['', '0', '1', '2', '5', '.5', '1.5', 'e1', 'e2', ...['true', 'false', 'null'].map((l) => l.slice(Math.min(last.length, l.length)))];
+    return !endings.some((end) => valid.test(last + end) && !repeats(`${text}${end},`, top));
+  };
+
+  it.each(ANY)('$name: accepted iff ajv accepts (repeats in other spellings)', ({ schema }) => {
+    const value = fc.constantFrom<unknown>(true, false, null, 0, 1, 1.5, 'a', 'true', '1', [], [1], [1, 'a'], ['a', 1], [[]], { a: 1 }, { a: [1] });
+    const texts = (v: unknown): string[] => [JSON.stringify(v), JSON.stringify(v, null, 1), JSON.stringify(v).replace(/(?<![\d.])1(?![\d.])/g, '1.0')];
+    expectAgreement(schema, fc.array(value, { maxLength: 5 }), { numRuns: 300, seed: 5, texts });
+  });
+
+  it.each(ANY)(
+    '$name: masks equal the oracle (stories260k, every token)',
+    ({ schema, starts }) => {
+      const masked = walkAgainstOracle(schema, top, starts, { kernel, walks: 8, steps: 40, vocab: 'stories260k', stuckItems: scalarStuck });
+      expect(masked.repeated).toBeGreaterThan(0);
+      expect(masked.stuck).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('masks equal the oracle with llama3.1, whose tokens close arrays and begin literals with other bytes', () => {
+    const masked = walkAgainstOracle(ANY[0]!.schema, top, ANY[0]!.starts, {
+      kernel,
+      walks: 3,
+      steps: 20,
+      vocab: 'llama3.1',
+      stuckItems: scalarStuck,
+      alphabet: '[]{}:truefalsn0123456789.e-',
+    });
+    expect(masked.repeated + masked.stuck).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('commit refuses an array item that repeats one, and a literal whose first letter repeats one (kernel and reference)', () => {
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const grammar = compileSchema(ANY[0]!.schema);
+    for (const [written, refused, allowed] of [
+      ['[[1,{"a":[]}],', '[1.0,{"a":[]}]', '[1,{"a":[0]}]'],
+      ['[true,null,', 'n', 'false'],
+      ['[[],', '[]', '[[]]'],
+    ] as const) {
+      for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+        expect(matcher.commitBytes(bytes(written))).toBe(true);
+        expect(matcher.commitBytes(bytes(refused)), `${written}${refused}`).toBe(false);
+        expect(matcher.commitBytes(bytes(`${allowed}]`)), `${written}${allowed}`).toBe(true);
+        expect(matcher.isAccepting()).toBe(true);
+      }
+    }
+  });
+
+  it('is refused where items of literals alone would need counting, or an array item may run out', () => {
+    expect(schemaErrorOf({ type: 'array', uniqueItems: true, items: { type: ['boolean', 'array'], maxItems: 2 } })?.keyword).toBe('uniqueItems');
+    expect(schemaErrorOf({ type: 'array', uniqueItems: true, items: { type: ['string', 'array'], items: { enum: [1, 2] }, uniqueItems: true } })?.keyword).toBe(
+      'uniqueItems',
+    );
+  });
+});
+
 describe('uniqueItems over numbers: refusals', () => {
   it('is refused where arrays of any numbers and of integers meet, or numbers are bounded', () => {
     const numbers = { type: 'array', uniqueItems: true, items: { type: 'number' } };
@@ -368,6 +450,12 @@ describe('uniqueItems mask filter: the token lists it checks', () => {
       schema: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 2 } },
       prefixes: [encode('["日本","日'), [...encode('["日本","日'), 0xe6], [...encode('["日本","日'), 0xe6, 0x9c], encode('["ab","a"," a","a')],
     },
+    {
+      // Items of any type: a token may leave a string item and write a number, a literal or an
+      // array that repeats one.
+      schema: { type: 'array', uniqueItems: true },
+      prefixes: [encode('[1,true,null,false,[],[1],"a'), encode('[1,true,[1],'), encode('[[1],[]'), encode('[0,{"b":[1,"'), encode('["x",[0,"')],
+    },
   ];
 
   it('miss no token that a check of every allowed token refuses (llama3.1, items cut inside a character or an escape)', () => {
@@ -396,4 +484,18 @@ describe('uniqueItems mask filter: the token lists it checks', () => {
     }
     expect(refused).toBeGreaterThan(0);
   }, 120_000);
+
+  it('miss no token of a made-up vocabulary that leaves a string item and repeats a literal, a number or an array in one go', () => {
+    // Tokens no real vocabulary here has (llama3.1 has none that close a string and fix a
+    // value), each allowed by the grammar after the prefix; the filter must refuse those that
+    // a check of the whole token refuses.
+    const tokens = ['",t', '", n', '",1,', '",[],', '",[1]]', '",x', '",2,', '"', '",[2]]', 'a'].map((t) => new TextEncoder().encode(t));
+    const grammar = compileSchema({ type: 'array', uniqueItems: true });
+    const cursor = new UniqueItems(grammar.ir.uniqueArrays!);
+    expect(cursor.feed(new TextEncoder().encode('[true,null,1,[],[1],"a'))).toBe(true);
+    const bits = new Uint32Array(1).fill(0x3ff);
+    withoutRepeatedItems(cursor, bits, {}, tokens.length, (id) => tokens[id]!);
+    const kept = bitsetIds(bits, tokens.length).map((id) => new TextDecoder().decode(tokens[id]));
+    expect(kept).toEqual(['",x', '",2,', '"', '",[2]]', 'a']);
+  });
 });

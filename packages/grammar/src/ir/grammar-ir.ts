@@ -149,6 +149,10 @@ export interface UniquePathState {
    * `"5."` fixes the value, as `"0"` and a zero mantissa's exponent do for both).
    */
   readonly numberItems?: 'number' | 'integer';
+  /** When the items may be `true`, `false` or `null` (a literal's first letter fixes it). */
+  readonly literalItems?: boolean;
+  /** When the items may be arrays (compared when they close, as objects are). */
+  readonly arrayItems?: boolean;
   /**
    * When the items are objects of named members only (`additionalProperties: false`), which
    * may run out of completions: their members. The matcher refuses a prefix whose every

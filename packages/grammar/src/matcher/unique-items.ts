@@ -1,7 +1,7 @@
 /**
  * Distinct items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
  * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
- * may not close a string or an object equal to one of their earlier items. A cursor follows
+ * may not close an item equal to one of their earlier items. A cursor follows
  * the JSON text the grammar accepts: the containers open, the path state of each, the items
  * each checked array holds (in canonical JSON: strings decoded, `"\n"` and `"\u000a"` are one
  * item; objects with their members sorted, numbers by value), and the member names on the way
@@ -12,7 +12,9 @@
  * the item a comma asks for, no way to end but as an earlier one (`endsAnew`: a count of
  * the values left where they can be listed, else a search of the item automaton along the
  * earlier items). Numbers (`numberItems`) are compared by value when they end, and a prefix
- * that fixes a written value is refused (`fixedValue`: `0e`, an integer's `5.`). Objects of
+ * that fixes a written value is refused (`fixedItem`: `0e`, an integer's `5.`), and so are
+ * literals (`true`, `false`, `null`: their first letter fixes them). Arrays and objects with
+ * endlessly many completions are compared when they close. Objects of
  * named members only (`objectItems`) are refused likewise where every way to finish them is
  * an earlier item (`objectEndsAnew`: the members written, against the earlier items that
  * agree with them).
@@ -91,9 +93,10 @@ export class UniqueItems {
   /**
    * How many quotes a token needs to close a string that repeats an item from here: 1 in an
    * item that may still end as an earlier one, 3 in one that cannot (close it, open and close
-   * another), 2 between items of a checked array; 0 outside any checked array (then only a
-   * token that opens one could, with a `[`). Inside a checked array, a token with a `}` may
-   * close an object item too.
+   * another, or write a number or literal after it where items may be those), 2 between
+   * items of a checked array; 0 outside any checked array (then only a token that opens one
+   * could, with a `[`). Inside a checked array, a token with a `}` or `]` may close an object
+   * or array item too.
    */
   get quotesToRepeat(): number {
     const top = this.#stack[this.#stack.length - 1];
@@ -101,7 +104,7 @@ export class UniqueItems {
     if (!this.#stack.some(checked)) return 0;
     if (!checked(top)) return 1;
     if (this.#mode !== STRING) return 2;
-    if (this.#string !== ITEM || this.#reader.escape !== 0) return 1;
+    if (this.#string !== ITEM || this.#reader.escape !== 0 || this.#scalarItems(top!)) return 1;
     const prefix = this.#reader.whole;
     // (Half a surrogate pair: its other half decides how the item is written.)
     if (/[\ud800-\udbff]$/.test(prefix)) return 1;
@@ -114,20 +117,31 @@ export class UniqueItems {
     return this.#kinds.mayRunOut;
   }
 
-  /** Whether a number is being written as an item of a checked array. */
-  get inNumberItem(): boolean {
+  /** Whether a number or a literal is being written as an item of a checked array. */
+  get inScalarItem(): boolean {
     return this.#scalar !== null;
   }
 
-  /** Whether the innermost container is a checked array whose items may be numbers. */
-  get inNumberArray(): boolean {
+  /** Whether the cursor is between the items of a checked array whose items may be numbers or literals. */
+  get betweenScalarItems(): boolean {
     const top = this.#stack[this.#stack.length - 1];
-    return top?.array === true && top.path >= 0 && this.#table.states[top.path]!.numberItems !== undefined;
+    return top !== undefined && this.#mode !== STRING && this.#scalarItems(top);
   }
 
-  /** Whether some checked array's items may be numbers. */
-  get hasNumberItems(): boolean {
-    return this.#kinds.hasNumberItems;
+  // Whether a frame is a checked array whose items may be numbers or literals.
+  #scalarItems(frame: Frame): boolean {
+    const state = frame.array && frame.path >= 0 ? this.#table.states[frame.path]! : undefined;
+    return state !== undefined && (state.numberItems !== undefined || state.literalItems === true);
+  }
+
+  /** Whether some checked array's items may be numbers or literals. */
+  get hasScalarItems(): boolean {
+    return this.#kinds.hasScalarItems;
+  }
+
+  /** Whether some checked array's items may be arrays. */
+  get hasArrayItems(): boolean {
+    return this.#kinds.hasArrayItems;
   }
 
   /** Whether the innermost container is an array whose items may run out of completions. */
@@ -176,8 +190,8 @@ export class UniqueItems {
     if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.agree, next.written, next.next);
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
-      const fixed = fixedValue(this.#scalar, this.#table.states[top.path]!.numberItems);
-      return fixed !== null && top.seen.includes(canonicalNumber(fixed));
+      const fixed = fixedItem(this.#scalar, this.#table.states[top.path]!.numberItems);
+      return fixed !== null && top.seen.includes(fixed);
     }
     const closed = this.#closedArray();
     if (closed === null || closed.frame.seen.length === 0) return false;
@@ -284,7 +298,7 @@ export class UniqueItems {
         const item = this.#scalar;
         this.#scalar = null;
         // A number item ends: is it one the array holds (by value)?
-        if (item !== null && !this.#add(this.#stack[this.#stack.length - 1]!, /^[tfn]/.test(item) ? item : canonicalNumber(item))) return false;
+        if (item !== null && !this.#add(this.#stack[this.#stack.length - 1]!, LITERALS.includes(item) ? item : canonicalNumber(item))) return false;
         return this.#byte(b);
       }
       case VALUE:
@@ -329,11 +343,11 @@ export class UniqueItems {
     const checked = top?.array === true && top.path >= 0 && this.#table.states[top.path]!.unique;
     if (b === 0x5b || b === 0x7b) {
       let captureAt = -1;
-      if (checked && b === 0x7b) {
+      if (checked) {
         if (this.#capture === null) this.#capture = [b];
         captureAt = this.#capture.length - 1;
       }
-      const closed = (captureAt >= 0 && this.#table.states[top!.path]!.objectItems) || null;
+      const closed = (captureAt >= 0 && b === 0x7b && this.#table.states[top!.path]!.objectItems) || null;
       this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1 });
       this.#mode = b === 0x5b ? VALUE : KEY;
     } else if (b === QUOTE) {
@@ -350,7 +364,7 @@ export class UniqueItems {
     this.#mode = AFTER;
     if (this.#capture !== null) this.#memberEnds(this.#capture.length);
     if (closed.captureAt < 0) return true;
-    // An object item of a checked array ends: is it one the array holds?
+    // An object or array item of a checked array ends: is it one the array holds?
     const item = canonicalJson(decoder.decode(Uint8Array.from(this.#capture!.slice(closed.captureAt))));
     if (!this.#stack.some((f) => f.captureAt >= 0)) this.#capture = null;
     return this.#add(this.#stack[this.#stack.length - 1]!, item);
@@ -547,10 +561,8 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
         )
       );
     default: {
-      const literal = { t: 'true', f: 'false', n: 'null' }[value.text[0]!];
-      if (literal !== undefined) return !spent.includes(literal);
-      const fixed = fixedValue(value.text, member.numbers);
-      return fixed === null || !spent.includes(canonicalNumber(fixed));
+      const fixed = fixedItem(value.text, member.numbers);
+      return fixed === null || !spent.includes(fixed);
     }
   }
 }
@@ -599,7 +611,8 @@ function canonicalMembers(text: string): ReadonlyMap<string, string> {
 // What kinds of items a table's checked arrays hold, found once per table.
 interface TableKinds {
   readonly mayRunOut: boolean;
-  readonly hasNumberItems: boolean;
+  readonly hasScalarItems: boolean;
+  readonly hasArrayItems: boolean;
   readonly hasObjectItems: boolean;
 }
 const tableKinds = new WeakMap<UniqueArrays, TableKinds>();
@@ -609,7 +622,8 @@ function kindsOf(table: UniqueArrays): TableKinds {
   if (kinds === undefined) {
     kinds = {
       mayRunOut: table.states.some((state) => state.closedItems !== undefined),
-      hasNumberItems: table.states.some((state) => state.numberItems !== undefined),
+      hasScalarItems: table.states.some((state) => state.numberItems !== undefined || state.literalItems === true),
+      hasArrayItems: table.states.some((state) => state.arrayItems === true),
       hasObjectItems: table.states.some((state) => state.objectItems !== undefined),
     };
     tableKinds.set(table, kinds);
@@ -979,9 +993,9 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     return;
   }
   if (objects === 'closing') for (const list of [lists.braced, lists.bracketed]) checkAll(list);
-  if (cursor.inNumberArray || cursor.inNumberItem) {
-    // Numbers: a token that ends one (a delimiter) or fixes its value (a `0`, `.`, `e`)
-    // may repeat one; tokens of digits 1-9 first do neither.
+  if (cursor.betweenScalarItems || cursor.inScalarItem) {
+    // Numbers and literals: a token that ends one (a delimiter) or fixes its value (a `0`,
+    // `.`, `e`, a literal's first letter) may repeat one; tokens of digits 1-9 do neither.
     forEachOne(bits, (id) => {
       const bytes = tokenBytes(id);
       if (bytes[0] === 0x30 || !bytes.every((b) => b >= 0x30 && b <= 0x39)) check(id);
@@ -994,7 +1008,9 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     // (A token may also open an array whose items may run out and write one and a comma, or
     // open one of numbers and write two.)
     if (quotes !== 0 && cursor.mayRunOut) closing.push(lists.opening);
-    if (cursor.hasNumberItems) closing.push(lists.openingNumbers);
+    if (cursor.hasScalarItems) closing.push(lists.openingNumbers);
+    // (An array item closes with a `]`, and one that repeats may close in the token that opens it.)
+    if (cursor.hasArrayItems) closing.push(lists.bracketed);
     for (const list of closing) checkAll(list);
     return;
   }
@@ -1114,15 +1130,19 @@ export function canonicalJson(text: string): string {
   return value();
 }
 
-// The value every completion of a number's prefix has, when the prefix fixes it: a zero
-// mantissa whose exponent has begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a
-// fraction begun (`5.`, `12.00`: only zeros may follow). Null when completions may differ.
-function fixedValue(prefix: string, items: 'number' | 'integer' | undefined): string | null {
+// The value (canonical JSON) every completion of a literal's or a number's prefix has, when
+// the prefix fixes it: a literal by its first letter; a zero mantissa whose exponent has
+// begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a fraction begun (`5.`, `12.00`:
+// only zeros may follow). Null when completions may differ.
+function fixedItem(prefix: string, items: 'number' | 'integer' | undefined): string | null {
+  if (/^[tfn]/.test(prefix)) return LITERALS.find((literal) => literal.startsWith(prefix)) ?? null;
   if (/^-?0(?:\.0*)?[eE][+-]?\d*$/.test(prefix)) return '0';
   if (items !== 'integer') return null;
   const integer = /^-?(?:0$|\d+(?=\.0*$))/.exec(prefix);
-  return integer === null ? null : integer[0];
+  return integer === null ? null : canonicalNumber(integer[0]);
 }
+
+const LITERALS = ['true', 'false', 'null'];
 
 // A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).
 function canonicalNumber(literal: string): string {

@@ -31,9 +31,9 @@ export const sorted = (value: unknown): string =>
           .join(',')}}`
       : JSON.stringify(value);
 
-// Whether an array the schema checks repeats an item (a string, or an object compared as
-// JSON.parse reads it) in the output so far: a scanner over the JSON text (containers, member
-// names, string literals decoded by JSON.parse).
+// Whether an array the schema checks repeats an item (a string, a number or literal once it
+// has ended, an object or array compared as JSON.parse reads it) in the output so far: a
+// scanner over the JSON text (containers, member names, string literals decoded by JSON.parse).
 export function repeats(text: string, checked: (path: readonly (string | number)[]) => boolean): boolean {
   const path: (string | number)[] = [];
   const frames: { array: boolean; items: number; key: string | null; seen: Set<string>; from: number }[] = [];
@@ -65,7 +65,7 @@ export function repeats(text: string, checked: (path: readonly (string | number)
       const closed = frames.pop()!;
       path.pop();
       const parent = frames.at(-1);
-      if (c === '}' && parent?.array === true && checked(path)) {
+      if (parent?.array === true && checked(path)) {
         const item = sorted(JSON.parse(text.slice(closed.from, i + 1)));
         if (parent.seen.has(item)) return true;
         parent.seen.add(item);
@@ -74,12 +74,12 @@ export function repeats(text: string, checked: (path: readonly (string | number)
       afterKey = true;
     } else if (c === ',' && top !== undefined && !top.array) {
       afterKey = false;
-    } else if (top?.array === true && /[-\d]/.test(c)) {
-      // A number item, compared by value once it has ended.
+    } else if (top?.array === true && /[-\dtfn]/.test(c)) {
+      // A number or literal item, compared by value once it has ended.
       let j = i;
-      while (j < text.length && /[-+.eE\d]/.test(text[j]!)) j++;
+      while (j < text.length && /[-+.eE\da-z]/.test(text[j]!)) j++;
       if (j >= text.length) return false;
-      const value = numberKey(text.slice(i, j));
+      const value = /[tfn]/.test(c) ? text.slice(i, j) : numberKey(text.slice(i, j));
       i = j - 1;
       if (checked(path) && top.seen.has(value)) return true;
       top.seen.add(value);

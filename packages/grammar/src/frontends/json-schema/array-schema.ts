@@ -97,33 +97,38 @@ export function arrayShape(schema: SchemaObject): string {
 // Most DFA states a proof that item strings have endless completions may build.
 const MAX_ENDLESS_PROOF_STATES = 5_000;
 
-// Whether every item is a string, an object or a number (any of them, where several types
-// are allowed) every prefix of which has endless completions, or, for numbers, whose value
-// a prefix fixes only where the matcher can tell it (so keeping items distinct never leaves
-// an item no way to end, or the matcher sees where it would): strings with no constants
-// (enum, const) whose content's DFA has every state reach a cycle (no maxLength; patterns and
-// formats that never close); objects that can always take one more member of a name no one
-// declares (`openObject`); numbers and integers with no keyword but constants a `not`
-// excludes (`"0e"`, `"-0"` or `"5."` of an integer fix the value: the matcher refuses them
-// when it is an earlier item).
-function openItems(compiler: SchemaCompiler, items: ItemSchemas): boolean {
-  return [...items.prefix, items.rest].every((item) =>
-    candidates(compiler, item, items.restPointer).every((s) => {
-      const types = allowedTypes(s, items.restPointer);
-      if (!types.every((t) => OPEN_TYPES.has(t)) || s.enum !== undefined || s.const !== undefined) return false;
-      if (s.__notValues !== undefined && types.some((t) => t === 'string' || t === 'object')) return false;
-      return types.every((t) =>
-        t === 'object'
-          ? openObject(compiler, s)
+// Whether every item is a string, an object, an array or a number (any of them, where
+// several types are allowed) every prefix of which has endless completions, or a number or a
+// literal whose value a prefix fixes only where the matcher can tell it (so keeping items
+// distinct never leaves an item no way to end, or the matcher sees where it would): strings
+// with no constants (enum, const) whose content's DFA has every state reach a cycle (no
+// maxLength; patterns and formats that never close); objects that can always take one more
+// member of a name no one declares (`openObject`); arrays that can always take one more item
+// (`openArray`); numbers and integers with no keyword but constants a `not` excludes (`"0e"`,
+// `"-0"` or `"5."` of an integer fix the value: the matcher refuses them when it is an
+// earlier item); `true`, `false` and `null` (fixed by their first letter), beside some item
+// of another type (items of those alone are finitely many: a grammar over sets).
+function openItems(compiler: SchemaCompiler, items: ItemSchemas, depth = 0): boolean {
+  const all = [...items.prefix, items.rest].flatMap((item) => candidates(compiler, item, items.restPointer));
+  if (all.every((s) => allowedTypes(s, items.restPointer).every((t) => LITERAL_TYPES.has(t)))) return false;
+  return all.every((s) => {
+    const types = allowedTypes(s, items.restPointer);
+    if (!types.every((t) => OPEN_TYPES.has(t)) || s.enum !== undefined || s.const !== undefined) return false;
+    if (s.__notValues !== undefined && types.some((t) => t === 'string' || t === 'object' || t === 'array')) return false;
+    return types.every((t) =>
+      t === 'object'
+        ? openObject(compiler, s)
+        : t === 'array'
+          ? openArray(compiler, s, items.restPointer, depth + 1)
           : t === 'string'
             ? endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES)
-            : Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || (k === 'not' && onlyConstants(s.not))),
-      );
-    }),
-  );
+            : LITERAL_TYPES.has(t) || Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || (k === 'not' && onlyConstants(s.not))),
+    );
+  });
 }
 
-const OPEN_TYPES = new Set(['string', 'object', 'number', 'integer']);
+const OPEN_TYPES = new Set(['string', 'object', 'array', 'number', 'integer', 'boolean', 'null']);
+const LITERAL_TYPES = new Set(['boolean', 'null']);
 
 // Keywords that leave open numbers open: the type, constants a `not` excludes, and the
 // string keywords (which only strings heed).
@@ -275,15 +280,21 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
 const OPEN_ARRAY_KEYWORDS = new Set(['type', 'items', 'uniqueItems', 'minItems']);
 
 // Whether an array schema lets any array take one more item, of endlessly many values: no
-// maxItems, prefix items or contains (keywords of other kinds aside), and items of which
-// there are endlessly many and every prefix has endless completions (`openItems`; some
-// items must be possible).
-function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string): boolean {
+// maxItems, prefix items or contains (keywords of other kinds aside), and items of any value,
+// or of which there are endlessly many and every prefix has endless completions (`openItems`;
+// some items must be possible; arrays nested past `MAX_OPEN_DEPTH` are not looked into).
+function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth = 0): boolean {
   const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
   if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrays(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
   const items = itemSchemas(s, pointer);
-  return items.prefix.length === 0 && candidates(compiler, items.rest, items.restPointer).length > 0 && openItems(compiler, items);
+  if (items.prefix.length > 0) return false;
+  const rest = items.rest;
+  if (s.uniqueItems !== true && (rest === true || (typeof rest === 'object' && Object.keys(rest).every((k) => !isAssertion(k))))) return true;
+  return depth <= MAX_OPEN_DEPTH && candidates(compiler, rest, items.restPointer).length > 0 && openItems(compiler, items, depth);
 }
+
+// Most arrays nested in one another that `openArray` looks into (a schema may refer to itself).
+const MAX_OPEN_DEPTH = 8;
 
 // Object keywords that never stop one more member of a fresh name with any value.
 const OPEN_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'minProperties', 'dependentRequired']);

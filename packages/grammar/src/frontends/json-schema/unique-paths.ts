@@ -30,6 +30,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const closed: (ByteRegex | undefined)[] = [];
   const objects: (ClosedObjectItems | undefined)[] = [];
   const numbers: ('number' | 'integer' | undefined)[] = [];
+  const literals: boolean[] = [];
+  const arrayItems: boolean[] = [];
   const placed = new Set<string>();
   const state = (schemas: SchemaObject[]): number => {
     const key = JSON.stringify(schemas);
@@ -75,6 +77,10 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     for (const s of checked) placed.add(arrayShape(s));
     const edge = outgoing(compiler, here);
     edges.push(edge);
+    // (Where the items may be literals or arrays, the matcher looks at more tokens.)
+    const itemTypes = new Set(unique[id] ? [...edge.items.flat(), ...edge.otherItems].flatMap(valueTypes) : []);
+    literals.push(itemTypes.has('boolean') || itemTypes.has('null'));
+    arrayItems.push(itemTypes.has('array'));
     targets.push([...[...edge.keys.values()].map((s) => state(s)), state(edge.otherKeys), ...edge.items.map((s) => state(s)), state(edge.otherItems)]);
   }
   // Every array the grammar left to the matcher must be one the states check.
@@ -103,6 +109,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     ...(closed[id] !== undefined && { closedItems: closed[id] }),
     ...(objects[id] !== undefined && { objectItems: objects[id] }),
     ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
+    ...(literals[id] && { literalItems: true }),
+    ...(arrayItems[id] && { arrayItems: true }),
   }));
   return { states };
 }
@@ -147,6 +155,13 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   );
   const otherItems = expand(arrays.flatMap((s) => [tuple(s)[1], ...also(s)]));
   return { keys, otherKeys, items, otherItems };
+}
+
+// The types of the values a schema may allow (of its constants, where it lists them).
+function valueTypes(schema: SchemaObject): string[] {
+  const constants = schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : null;
+  if (constants === null) return allowedTypes(schema, '');
+  return constants.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v));
 }
 
 // The schemas, each once (equal JSON), in a stable order.
