@@ -238,7 +238,7 @@ function noStringInBoth(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObje
 
 // Keywords read together: where `n` has one, `y` must have each as `n` has it.
 const KEYWORD_GROUPS: readonly (readonly string[])[] = [
-  ['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties'],
+  ['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', '__memberSides'],
   ['prefixItems', 'items', 'additionalItems', 'unevaluatedItems'],
   ['contains', 'minContains', 'maxContains'],
   ['if', 'then', 'else'],
@@ -293,6 +293,6 @@ function requiredNames(schema: SchemaObject): string[] {
 function propertySchema(schema: SchemaObject, name: string): Schema | undefined {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   if (Object.hasOwn(props, name)) return props[name];
-  if (schema.patternProperties !== undefined) return undefined;
+  if (schema.patternProperties !== undefined || schema.__memberSides !== undefined) return undefined;
   return schema.additionalProperties as Schema | undefined;
 }

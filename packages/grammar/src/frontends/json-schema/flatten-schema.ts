@@ -204,7 +204,17 @@ const withOnly = (schema: Schema, names: ReadonlySet<string> | 'all', unevaluate
 function evaluatedNames(compiler: SchemaCompiler, schema: Schema, pointer: string, seen: Set<SchemaObject>): Set<string> | 'all' | undefined {
   if (typeof schema !== 'object' || schema === null || seen.has(schema)) return new Set();
   seen.add(schema);
-  const conditional = ['anyOf', 'oneOf', 'if', 'dependentSchemas', '$dynamicRef', '$recursiveRef', 'patternProperties', 'unevaluatedProperties'];
+  const conditional = [
+    'anyOf',
+    'oneOf',
+    'if',
+    'dependentSchemas',
+    '$dynamicRef',
+    '$recursiveRef',
+    'patternProperties',
+    'unevaluatedProperties',
+    '__memberSides',
+  ];
   if (conditional.some((k) => schema[k] !== undefined)) return undefined;
   if (schema.additionalProperties !== undefined) return 'all';
   const names = new Set(Object.keys((schema.properties ?? {}) as Record<string, unknown>));

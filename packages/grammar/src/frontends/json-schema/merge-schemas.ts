@@ -4,7 +4,7 @@
  * accepts exactly the instances both sides accept, or the merge reports what it cannot keep
  * exact.
  */
-import { ANNOTATIONS, KNOWN, matchingSchemas, typeList, type SchemaObject } from './schema-keywords.ts';
+import { ANNOTATIONS, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
 
 /** Deep equality of JSON values (numbers by value, objects regardless of key order). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -83,14 +83,16 @@ function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, u
   if (both) {
     if (jsonEqual(patternsA, patternsB)) return b;
     // Keys matching only one side's patterns fall under the other's additionalProperties:
-    // with none on either side, every pattern holds where it matches.
+    // with none on either side, every pattern holds where it matches; else `b`'s patterns
+    // and additionalProperties hold as a side of their own (`MemberSide`).
     const open = (s: SchemaObject): boolean => s.additionalProperties === undefined || s.additionalProperties === true;
-    if (!open(a) || !open(b)) {
-      unsupported(pointer, 'patternProperties', 'different patternProperties on both sides of an intersection with additionalProperties are not supported');
-      return b;
+    if (open(a) && open(b)) {
+      out.patternProperties = byName(patternsA, patternsB, intersection);
+      return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
     }
-    out.patternProperties = byName(patternsA, patternsB, intersection);
-    return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties'));
+    const side: MemberSide = { patternProperties: patternsB, ...(b.additionalProperties !== undefined && { additionalProperties: b.additionalProperties }) };
+    out.__memberSides = [...memberSides(a), side, ...memberSides(b)];
+    return Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'patternProperties' && k !== 'additionalProperties' && k !== '__memberSides'));
   }
   // Keys matching one side's patterns fall under the other side's additionalProperties, unless
   // that side declares them: its declared names already carry the patterns' schemas (above).
@@ -204,6 +206,7 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case '__someMember':
     case '__otherWitness':
     case '__oneOf':
+    case '__memberSides':
       // Excluded (conditional, witnessed) on either side: both lists hold.
       out[k] = [...(mine as unknown[]), ...(v as unknown[])];
       return true;
@@ -234,18 +237,23 @@ function tighter(mine: unknown, v: unknown, pick: (x: number, y: number) => numb
 }
 
 // The properties of `self`, plus those only `other` declares, which in `self` fall under its
-// matching patternProperties, or else its additionalProperties (and must satisfy them too).
+// matching patternProperties, or else its additionalProperties, and so for each of its member
+// sides (and must satisfy them too).
 function crossProperties(self: SchemaObject, other: SchemaObject): Record<string, unknown> {
   const mine = (self.properties ?? {}) as Record<string, unknown>;
   const theirs = (other.properties ?? {}) as Record<string, unknown>;
-  const patterns = Object.entries((self.patternProperties ?? {}) as Record<string, unknown>);
+  const sides: MemberSide[] = [
+    { patternProperties: (self.patternProperties ?? {}) as Record<string, unknown>, additionalProperties: self.additionalProperties },
+    ...memberSides(self),
+  ];
   const out: Record<string, unknown> = { ...mine };
-  const additional = self.additionalProperties;
   for (const name of Object.keys(theirs)) {
     if (Object.hasOwn(out, name)) continue;
-    const matching = matchingSchemas(patterns, name);
-    if (matching.length > 0) out[name] = matching.length === 1 ? matching[0] : { allOf: matching };
-    else if (additional !== undefined && additional !== true) out[name] = additional;
+    const schemas = sides.flatMap(({ patternProperties, additionalProperties }) => {
+      const matching = matchingSchemas(Object.entries(patternProperties), name);
+      return matching.length > 0 ? matching : additionalProperties !== undefined && additionalProperties !== true ? [additionalProperties] : [];
+    });
+    if (schemas.length > 0) out[name] = schemas.length === 1 ? schemas[0] : { allOf: schemas };
   }
   return out;
 }

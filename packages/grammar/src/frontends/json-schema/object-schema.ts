@@ -18,6 +18,7 @@ import {
   capped,
   KNOWN,
   matchingSchemas,
+  memberSides,
   nonNegativeInt,
   PROPERTY_NAME_KEYWORDS,
   safeTest,
@@ -60,7 +61,11 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   const shape = objectShape(compiler, schema, pointer, properties, additional, patterns);
   if (shape === null) return expr.alt([]);
   const keyRegex = propertyNamesRegex(compiler, schema, pointer);
-  const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns }, shape, keyRegex);
+  const sides = memberSides(schema).map((side) => ({
+    patterns: Object.entries(side.patternProperties) as [string, Schema][],
+    additional: side.additionalProperties as Schema | undefined,
+  }));
+  const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns, sides }, shape, keyRegex);
   // Members no name tracks that must be present, a distinct one each (see `MemberWitness`).
   const witnesses = ((schema.__otherWitness ?? []) as MemberWitness[]).map((w) => members.witness(w));
   const body =
@@ -70,11 +75,14 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   return expr.seq([parts.token('{'), parts.ws(), body, parts.token('}')]);
 }
 
-// The schemas an object's members take.
+// The schemas an object's members take: by name, by pattern or else the additional schema,
+// and so on each more side (`MemberSide`: one with no additional schema holds only where its
+// patterns match).
 interface MemberSchemas {
   readonly properties: Record<string, Schema>;
   readonly additional: Schema;
   readonly patterns: readonly [string, Schema][];
+  readonly sides: readonly { readonly patterns: readonly [string, Schema][]; readonly additional: Schema | undefined }[];
 }
 
 // The member rules of one object schema: each tracked member a rule of its own, built once
@@ -110,12 +118,17 @@ class ObjectMembers implements MemberRules {
   }
 
   // A member's value satisfies its `properties` schema and every pattern its name matches;
-  // a name neither declared nor matched takes the additional schema.
+  // a name neither declared nor matched takes the additional schema, and the same on each
+  // side (names declared are the sides' already: see `MemberSide`).
   #memberSchema(name: string): Schema {
-    const { properties, additional, patterns } = this.schemas;
+    const { properties, additional, patterns, sides } = this.schemas;
     const matched = matchingSchemas(patterns, name) as Schema[];
-    const all = Object.hasOwn(properties, name) ? [properties[name]!, ...matched] : matched.length > 0 ? matched : [additional];
-    return all.length === 1 ? all[0]! : { allOf: all };
+    if (Object.hasOwn(properties, name)) return matched.length === 0 ? properties[name]! : { allOf: [properties[name]!, ...matched] };
+    const all = [{ patterns, additional }, ...sides].flatMap((side) => {
+      const here = matchingSchemas(side.patterns, name) as Schema[];
+      return here.length > 0 ? here : side.additional !== undefined ? [side.additional] : [];
+    });
+    return all.length === 0 ? true : all.length === 1 ? all[0]! : { allOf: all };
   }
 
   #keyLexeme(name: string): Expr {
@@ -178,17 +191,43 @@ class ObjectMembers implements MemberRules {
 
   // The keys no name tracks, by the set of patterns they match (a region each: those patterns
   // and none of the others; regions that match nothing drop out of the grammar), values by all
-  // of theirs; keys no pattern matches take the additional schema (`KEY`).
-  #regions(): { label: string; regex: ByteRegex | null; schema: Schema; at: string }[] {
+  // of theirs; keys no pattern matches take the additional schema (`KEY`). With more sides,
+  // the regions of every side's regions together (values by each one's schemas).
+  #regions(): Region[] {
+    const { additional, patterns, sides } = this.schemas;
+    let regions = this.#sideRegions(patterns, additional);
+    for (const side of sides) {
+      const more = this.#sideRegions(side.patterns, side.additional ?? true);
+      // (Keys in both regions, where some are: one too large to check counts as some.)
+      regions = regions.flatMap((a) =>
+        more.flatMap((b) => {
+          const regex = a.regex === null ? b.regex : b.regex === null ? a.regex : rx.and([a.regex, b.regex]);
+          if (regex !== null && matchesSomething(regex, MAX_OVERLAP_STATES) === false) return [];
+          return [{ label: `${a.label}+${b.label}`, regex, schema: b.schema === true ? a.schema : { allOf: [a.schema, b.schema] }, at: this.pointer }];
+        }),
+      );
+      if (regions.length > MAX_PATTERN_SETS) {
+        this.compiler.unsupported(
+          this.pointer,
+          'patternProperties',
+          `patterns that keys match in more than ${MAX_PATTERN_SETS} combinations are not supported`,
+        );
+        regions.length = MAX_PATTERN_SETS;
+      }
+    }
+    return regions;
+  }
+
+  // The regions of one side's patterns and additional schema (see `#regions`).
+  #sideRegions(patterns: readonly [string, Schema][], additional: Schema): Region[] {
     const { compiler, pointer } = this;
-    const { additional, patterns } = this.schemas;
     const patternRegexes = patterns.map(([p]) => jsonString(schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
     if (patterns.length > MAX_PATTERN_PROPERTIES) {
       compiler.unsupported(pointer, 'patternProperties', `more than ${MAX_PATTERN_PROPERTIES} patterns in patternProperties are not supported`);
     }
     const at = (p: string): string => pointerJoin(pointerJoin(pointer, 'patternProperties'), p);
     const count = Math.min(patterns.length, MAX_PATTERN_PROPERTIES);
-    const regions: { label: string; regex: ByteRegex | null; schema: Schema; at: string }[] = [];
+    const regions: Region[] = [];
     for (const inside of sharedPatternSets(patternRegexes.slice(0, count))) {
       if (regions.length === MAX_PATTERN_SETS) {
         compiler.unsupported(pointer, 'patternProperties', `patterns that keys match in more than ${MAX_PATTERN_SETS} combinations are not supported`);
@@ -206,6 +245,15 @@ class ObjectMembers implements MemberRules {
     }
     return regions;
   }
+}
+
+// Keys no name tracks that take the same schemas: a key lexeme each (`label`), in `regex`
+// (null: any key).
+interface Region {
+  readonly label: string;
+  readonly regex: ByteRegex | null;
+  readonly schema: Schema;
+  readonly at: string;
 }
 
 /**

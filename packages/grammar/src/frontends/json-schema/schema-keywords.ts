@@ -44,7 +44,7 @@ export const ANNOTATIONS = new Set([
  * `[if, then, else]` triples of an intersection), `__contains` (`Witness`es), `__fraction`
  * (numbers that are not integers), `__someMember` (`MemberWitness`es) and `__otherWitness`
  * (witnesses among the members no name tracks, a distinct member each), `__oneOf` (more
- * `oneOf` lists an intersection holds).
+ * `oneOf` lists an intersection holds), `__memberSides` (`MemberSide`s).
  */
 export const INTERNAL = new Set([
   '__notValues',
@@ -57,6 +57,7 @@ export const INTERNAL = new Set([
   '__someMember',
   '__otherWitness',
   '__oneOf',
+  '__memberSides',
 ]);
 
 /** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
@@ -78,6 +79,21 @@ export interface MemberWitness {
   readonly schema: Schema;
 }
 
+/**
+ * `__memberSides`: more pairs of `patternProperties` and `additionalProperties` that members
+ * not among the schema's `properties` satisfy, each as if it were the schema's own (a
+ * member's value satisfies the side's patterns its name matches, else its
+ * additionalProperties, when it has one): an intersection of objects whose patterns differ,
+ * where keys matching one side's patterns only fall under the other's additionalProperties.
+ */
+export interface MemberSide {
+  readonly patternProperties: Readonly<Record<string, unknown>>;
+  readonly additionalProperties?: unknown;
+}
+
+/** A schema's member sides (`__memberSides`), none when it has none. */
+export const memberSides = (schema: SchemaObject): readonly MemberSide[] => (schema.__memberSides ?? []) as MemberSide[];
+
 /** Keywords that assert something. */
 export const isAssertion = (k: string): boolean => KNOWN.has(k) || INTERNAL.has(k);
 
@@ -97,6 +113,7 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'unevaluatedProperties',
     '__someMember',
     '__otherWitness',
+    '__memberSides',
   ],
   array: [
     'items',

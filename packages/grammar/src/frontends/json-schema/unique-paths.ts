@@ -13,7 +13,7 @@ import type { ClosedObjectItems, UniqueArrays, UniquePathState } from '../../ir/
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, memberSides, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // Most path states a schema may need.
 const MAX_PATH_STATES = 4096;
@@ -127,6 +127,7 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   const anyName = (s: SchemaObject): unknown[] => [
     ...Object.values((s.patternProperties ?? {}) as object),
     s.additionalProperties ?? s.unevaluatedProperties ?? true,
+    ...memberSides(s).flatMap((side) => [...Object.values(side.patternProperties), side.additionalProperties ?? true]),
   ];
   const keys = new Map(
     names.map((name) => [

@@ -12,7 +12,7 @@ import { FORMAT_PATTERNS } from './string-formats.ts';
 import { formatRegex } from './string-schema.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
+import type { MemberSide, MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
 import type { SchemaDraft } from './schema-refs.ts';
 
 /** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
@@ -81,7 +81,7 @@ function withAnnexBPatterns<T>(check: () => T): T {
  * constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and multiples (`__notMultipleOf`),
  * conditionals (`__conditions`),
  * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
- * must hold (`__someMember`, `__otherWitness`). This spells them as standard keywords of
+ * must hold (`__someMember`, `__otherWitness`), member sides (`__memberSides`). This spells them as standard keywords of
  * `draft` for the validator.
  */
 export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
@@ -128,6 +128,12 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     if (out[keyword] === undefined) continue;
     extra.push(...(out[keyword] as MemberWitness[]).map((w) => memberWitnessSchema(w, draft)));
     delete out[keyword];
+  }
+  if (out.__memberSides !== undefined) {
+    // Each side as the schema's own patterns and additionalProperties, its names declared.
+    const declared = Object.fromEntries(Object.keys((out.properties ?? {}) as object).map((name) => [name, true]));
+    extra.push(...(out.__memberSides as MemberSide[]).map((side) => ({ properties: declared, ...side })));
+    delete out.__memberSides;
   }
   if (out.__contains !== undefined) {
     // Some item from position `from` on holds: not all of them fail.
