@@ -31,7 +31,7 @@ describe('plainDecimal', () => {
 });
 
 describe('decimalBounds', () => {
-  const bounds = [-459.67, -2, -0.5, 0, 0.1, 0.25, 0.5, 1.1, 3, 10.5, 99.99];
+  const bounds = [-459.67, -2, -0.5, -0.05, 0, 0.001, 0.05, 0.1, 0.25, 0.5, 1.1, 3, 10.5, 99.99];
   it.each(bounds)('lower bound %d with every upper bound, inclusive or not', (lo) => {
     const wrong: string[] = [];
     for (const hi of [...bounds, Infinity]) {

@@ -107,7 +107,8 @@ function fractionBelow(f: string): string[] {
   const parts = ['']; // no fraction at all: .0 < .F
   for (let i = 0; i < f.length; i++) {
     if (f[i] !== '0') parts.push(`\\.${f.slice(0, i)}[0-${Number(f[i]) - 1}]\\d*`);
-    if (i > 0 && f[i] !== '0') parts.push(`\\.${f.slice(0, i)}`);
+    // (A proper prefix of F, zeros included: F has a digit above 0 further on.)
+    if (i > 0) parts.push(`\\.${f.slice(0, i)}`);
   }
   return parts;
 }
