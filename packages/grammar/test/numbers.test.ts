@@ -2,6 +2,7 @@
 // plain-decimal spellings around every bound (the forms these regexes promise to be exact on).
 import { describe, expect, it } from 'vitest';
 import { decimalBounds, multipleOfRegex, plainDecimal, type Bound } from '../src/frontends/json-schema/numbers.ts';
+import { accepts, compileSchema } from './support/json-schema-oracle.ts';
 
 const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const samples = [
@@ -128,4 +129,15 @@ describe('multipleOfRegex', () => {
   });
 
   it.each([3, 7, 2.5, 0.3])('%d is not expressible', (m) => expect(multipleOfRegex(m)).toBeNull());
+});
+
+describe('integer ranges near 2^53', () => {
+  it('are spelled digit by digit where 10^16 - 1 is past what a double holds', () => {
+    const grammar = compileSchema({ type: 'integer', minimum: 1000000000000001, maximum: 9007199254740991 });
+    for (const text of ['1000000000000001', '9007199254740991', '5000000000000000']) expect(accepts(grammar, text), text).toBe(true);
+    for (const text of ['1000000000000000', '9007199254740992', '10000000000000000', '999']) expect(accepts(grammar, text), text).toBe(false);
+    const above = compileSchema({ type: 'integer', minimum: 1000000000000001 });
+    for (const text of ['1000000000000001', '9999999999999999', '99999999999999999999']) expect(accepts(above, text), text).toBe(true);
+    expect(accepts(above, '1000000000000000')).toBe(false);
+  });
 });

@@ -45,11 +45,10 @@ export function uintRange(lo: number, hi: number): string | null {
   const loLength = digits(lo).length;
   const hiLength = hi === Infinity ? loLength : digits(hi).length;
   for (let length = loLength; length <= hiLength; length++) {
-    const first = length === 1 ? 0 : 10 ** (length - 1);
-    const last = 10 ** length - 1;
-    const a = Math.max(lo, first);
-    const b = hi === Infinity ? last : Math.min(hi, last);
-    if (a <= b) parts.push(sameLength(digits(a), digits(b)));
+    // (Spelled out: 10^16 - 1 is past what a double holds.)
+    const a = length === loLength ? digits(lo) : `1${'0'.repeat(length - 1)}`;
+    const b = length === hiLength && hi !== Infinity ? digits(hi) : '9'.repeat(length);
+    parts.push(sameLength(a, b));
   }
   if (hi === Infinity) parts.push(`[1-9]\\d{${loLength},}`);
   return parts.join('|');
