@@ -2,7 +2,7 @@
 // plain-decimal spellings around every bound (the forms these regexes promise to be exact on).
 import { describe, expect, it } from 'vitest';
 import { decimalBounds, multipleOfRegex, plainDecimal, type Bound } from '../src/frontends/json-schema/numbers.ts';
-import { accepts, compileSchema } from './support/json-schema-oracle.ts';
+import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 
 const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const samples = [
@@ -129,6 +129,84 @@ describe('multipleOfRegex', () => {
   });
 
   it.each([3, 7, 2.5, 0.3])('%d is not expressible', (m) => expect(multipleOfRegex(m)).toBeNull());
+});
+
+describe('numbers other than constants (`not` of numeric constants)', () => {
+  // Values and their texts: plain, with zeros, in normalized exponent forms, in others that are
+  // the value in disguise, and ones a double reads as the value.
+  const values = [5, 0, 0.25, -3, 0.1, 1e15, 123.456, -0.001, 50, 0.5, 7e-300];
+  const texts = [
+    ...values.flatMap((v) => {
+      const plain = plainDecimal(v);
+      const decimal = `${plain.negative ? '-' : ''}${plain.int}${plain.fraction === '' ? '' : `.${plain.fraction}`}`;
+      const [mantissa, exponent] = v.toExponential().split('e') as [string, string];
+      return [
+        decimal,
+        `${decimal}${plain.fraction === '' ? '.0' : '00'}`,
+        v.toExponential(),
+        `${mantissa}E${exponent}`,
+        `${mantissa}${mantissa.includes('.') ? '0' : '.00'}e${Number(exponent) < 0 ? exponent : `+0${exponent.replace('+', '')}`}`,
+        `${decimal}e0`,
+        `${decimal}0e-1`,
+        `${v < 0 ? '-' : ''}0.${decimal.replace(/^-?/, '').replace('.', '')}e${String(plain.int === '0' ? 0 : plain.int.length)}`,
+      ];
+    }),
+    '4.99999999999999999999e0',
+    '5.00000000000000000001',
+    '4.99999999999999999999',
+    '5e400',
+    '4e-400',
+    '-0',
+    '-0.0e1',
+    '5.5',
+    '6e0',
+    '2.5e-1',
+    '1.23456e2',
+    '1.234567890123456e2',
+  ];
+  const PLAIN_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+  // Exponent forms a double tells apart: one digit before the point, at most 15 significant
+  // digits, an exponent of at most 307.
+  const safeExponent = (text: string): boolean => {
+    const match = /^-?([1-9])(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(text);
+    return match !== null && (match[1]! + (match[2] ?? '')).replace(/0+$/, '').length <= 15 && Math.abs(Number(match[3])) <= 307;
+  };
+  // A literal's exact value as digits and a power of ten (1 and 1.0e0 alike).
+  const exact = (literal: string): string => {
+    const [, sign, whole, fraction = '', power = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
+    let digits = `${whole}${fraction}`.replace(/^0+/, '');
+    let exponent = BigInt(power) - BigInt(fraction.length);
+    if (digits === '') return '0';
+    while (digits.endsWith('0')) [digits, exponent] = [digits.slice(0, -1), exponent + 1n];
+    return `${sign}${digits}e${exponent}`;
+  };
+
+  it.each([[[5]], [[0]], [[0.25, -3]], [[0.1, 1e15, 123.456]], [[-0.001, 50, 0.5]], [[7e-300]]])(
+    'never accepts a constant, read exactly or as a double; accepts every plain decimal not within a double of one, and every other safe exponent form (%j)',
+    (constants) => {
+      const grammar = compileSchema({ type: 'number', not: { enum: constants } });
+      const wrong: string[] = [];
+      for (const text of new Set(texts)) {
+        const exactly = constants.some((c) => exact(text) === exact(JSON.stringify(c)));
+        const asDouble = constants.includes(Number(text));
+        const accepted = accepts(grammar, text);
+        if (accepted && (exactly || asDouble)) wrong.push(`${text} accepted`);
+        // (Within a double of a constant: one ulp, at most |c|·ε, or the least subnormal.)
+        const near = constants.some((c) => Math.abs(Number(text) - c) <= Math.max(Math.abs(c) * Number.EPSILON, Number.MIN_VALUE));
+        if (!accepted && PLAIN_TEXT.test(text) && !near) wrong.push(`${text} refused`);
+        if (!accepted && safeExponent(text) && !asDouble) wrong.push(`${text} refused`);
+      }
+      expect(wrong).toEqual([]);
+    },
+  );
+
+  it('refuses exponent forms a double cannot tell, and others that are a constant in disguise', () => {
+    const grammar = compileSchema({ type: 'number', not: { const: 5 } });
+    for (const text of ['4.99999999999999999999e0', '50e-1', '0.5e1', '5e400', '1.234567890123456e2', '5.00000000000000000001', '4.9999999999999999'])
+      expect(accepts(grammar, text), text).toBe(false);
+    for (const text of ['5.5', '6e0', '5e1', '5.000000000000001', '4.999999999999999', '-5', '0.0']) expect(accepts(grammar, text), text).toBe(true);
+    expect(schemaErrorOf({ type: 'number', not: { const: 1e21 } })).toMatchObject({ code: 'unsupported', keyword: 'not' });
+  });
 });
 
 describe('integer ranges near 2^53', () => {

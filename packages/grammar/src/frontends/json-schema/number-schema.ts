@@ -6,7 +6,18 @@
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { jsonRegex } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
-import { decimalBounds, intRange, MAX_MULTIPLE_STATES, multipleOfAutomaton, multipleOfRegex, nonIntegerRegex } from './numbers.ts';
+import {
+  decimalBounds,
+  intRange,
+  MAX_MULTIPLE_STATES,
+  multipleOfAutomaton,
+  multipleOfRegex,
+  nextDouble,
+  nonIntegerRegex,
+  SAFE_EXPONENT_FORMS,
+  type Bound,
+  safeExponentForms,
+} from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { lowerBound, upperBound, type SchemaObject } from './schema-keywords.ts';
@@ -49,6 +60,28 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
 }
 
 const PLAIN_DECIMAL = '-?(?:0|[1-9]\\d*)(?:\\.\\d+)?';
+
+/**
+ * The JSON numbers other than `values` (finite), read exactly or as doubles: in plain decimal
+ * notation, those from the doubles next to each value on (a double reads none of them as the
+ * value; of those between, only some with 17 digits or more are other numbers); in exponent
+ * notation, those of `SAFE_EXPONENT_FORMS` whose value is not one of them (other exponent
+ * forms may be a value in disguise, `50e-1`, or read as one by a double,
+ * `4.99999999999999999999e0`: refused).
+ */
+export function numbersOtherThan(values: readonly number[]): ByteRegex {
+  const bounds = (lo: Bound, hi: Bound): ByteRegex => rx.and(decimalBounds(lo, hi).map((bound) => regexToByteRegex(bound)));
+  const outside = values.map((v) =>
+    rx.alt([
+      bounds({ value: -Infinity, inclusive: true }, { value: nextDouble(v, -1), inclusive: true }),
+      bounds({ value: nextDouble(v, 1), inclusive: true }, { value: Infinity, inclusive: true }),
+    ]),
+  );
+  return rx.alt([
+    rx.and([regexToByteRegex(PLAIN_DECIMAL), ...outside]),
+    rx.and([regexToByteRegex(SAFE_EXPONENT_FORMS), rx.not(rx.alt(values.filter((v) => v !== 0).map((v) => regexToByteRegex(safeExponentForms(v)))))]),
+  ]);
+}
 
 // The plain decimals that are multiples of `m`: a regex where the last digits decide, else
 // the remainder automaton (refused past its size).

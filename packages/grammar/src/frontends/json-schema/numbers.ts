@@ -90,6 +90,35 @@ export function plainDecimal(value: number): { negative: boolean; int: string; f
   return { negative: value < 0, int, fraction: digits.slice(point).replace(/0+$/, '') };
 }
 
+/**
+ * Exponent forms whose value a double keeps apart from every other such form's: a mantissa of
+ * one digit 1-9 before the point and at most 15 significant digits (any two decimals of 15
+ * digits are two doubles), an exponent of at most 307 (no underflow to 0, no overflow).
+ */
+export const SAFE_EXPONENT_FORMS = '-?[1-9](?:\\.(?:\\d{0,13}[1-9]0*|0+))?[eE][+-]?0*(?:\\d{1,2}|[12]\\d\\d|30[0-7])';
+
+/** The double next to a finite `value` upward (1) or downward (-1). */
+export function nextDouble(value: number, direction: 1 | -1): number {
+  if (value === 0) return direction * Number.MIN_VALUE;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, value > 0 === direction > 0 ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+/** The texts among `SAFE_EXPONENT_FORMS` of a finite number but 0 (which has none): its digits, its exponent. */
+export function safeExponentForms(value: number): string {
+  const { negative, int, fraction } = plainDecimal(value);
+  const all = int + fraction;
+  const first = all.search(/[1-9]/);
+  const digits = all.slice(first).replace(/0+$/, '');
+  const exponent = int.length - 1 - first;
+  const mantissa = digits.length === 1 ? `${digits}(?:\\.0+)?` : `${digits[0]}\\.${digits.slice(1)}0*`;
+  const power = exponent === 0 ? '[+-]?0+' : exponent > 0 ? `\\+?0*${exponent}` : `-0*${-exponent}`;
+  return `${negative ? '-' : ''}${mantissa}[eE]${power}`;
+}
+
 const UNSIGNED = '(?:0|[1-9]\\d*)(?:\\.\\d+)?';
 const POSITIVE = '(?:[1-9]\\d*(?:\\.\\d+)?|0\\.\\d*[1-9]\\d*)';
 const NEGATIVE_ZERO = '-0(?:\\.0+)?';

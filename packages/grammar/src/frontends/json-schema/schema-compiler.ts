@@ -19,7 +19,7 @@ import { checkKeywordShapes } from './keyword-shapes.ts';
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import { dependenciesAsConditions } from './object-dependencies.ts';
 import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
-import { numberRegex } from './number-schema.ts';
+import { numberRegex, numbersOtherThan } from './number-schema.ts';
 import { keyHolds, objectExpr, trackedNames } from './object-schema.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaIds } from './schema-ids.ts';
@@ -440,8 +440,8 @@ export class SchemaCompiler {
   }
 
   // Numbers less excluded constants: integers are written in plain decimals only, so an
-  // excluded value's texts are known; numbers may take exponent forms, so only constants
-  // outside their bounds (nothing to exclude) are supported.
+  // excluded value's texts are known; numbers may take exponent forms, of which those a double
+  // tells apart are kept (`numbersOtherThan`).
   #numberExpr(type: 'integer' | 'number', schema: SchemaObject, pointer: string, excluded: readonly unknown[]): ByteRegex {
     const regex = numberRegex(this, type, schema, pointer);
     const [lo, hi] = [lowerBound(schema, pointer), upperBound(schema, pointer)];
@@ -449,8 +449,12 @@ export class SchemaCompiler {
       (v > lo.value || (v === lo.value && lo.inclusive)) && (v < hi.value || (v === hi.value && hi.inclusive)) && (type === 'number' || Number.isInteger(v));
     const numbers = excluded.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && inside(v));
     if (numbers.length === 0) return regex;
-    if (type === 'number') this.unsupported(pointer, 'not', '`not` of numeric constants within the bounds of a non-integer number is not supported');
-    return rx.and([regex, rx.not(rx.alt(numbers.map(numberLiteralRegex)))]);
+    if (type === 'integer') return rx.and([regex, rx.not(rx.alt(numbers.map(numberLiteralRegex)))]);
+    if (numbers.some((v) => Math.abs(v) > Number.MAX_SAFE_INTEGER)) {
+      this.unsupported(pointer, 'not', '`not` of numeric constants beyond 2^53 in magnitude (of a non-integer number) is not supported');
+      return regex;
+    }
+    return rx.and([regex, numbersOtherThan(numbers)]);
   }
 }
 
