@@ -154,6 +154,12 @@ export interface UniquePathState {
   /** When the items may be arrays (compared when they close, as objects are). */
   readonly arrayItems?: boolean;
   /**
+   * Whether the members of an object here must have distinct names: its members no name
+   * tracks count toward a `minProperties` of 2 or more (a repeated name would leave a parser
+   * one member, the last, of two).
+   */
+  readonly distinctKeys?: boolean;
+  /**
    * When the items are objects of named members only (`additionalProperties: false`), which
    * may run out of completions: their members. The matcher refuses a prefix whose every
    * completion is an earlier item.

@@ -1,7 +1,8 @@
 /**
  * Distinct items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
  * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
- * may not close an item equal to one of their earlier items. A cursor follows
+ * may not close an item equal to one of their earlier items, and the objects it marks may not
+ * repeat a member's name (`distinctKeys`). A cursor follows
  * the JSON text the grammar accepts: the containers open, the path state of each, the items
  * each checked array holds (in canonical JSON: strings decoded, `"\n"` and `"\u000a"` are one
  * item; objects with their members sorted, numbers by value), and the member names on the way
@@ -41,6 +42,8 @@ interface Frame {
   readonly closed: ClosedObjectItems | null;
   written: Readonly<Record<string, string>>;
   valueAt: number;
+  // An object whose members must have distinct names: the names written (null: any object else).
+  names: readonly string[] | null;
 }
 
 // Where the cursor is: before a value, after one, before a member's name or its colon, in a
@@ -142,6 +145,16 @@ export class UniqueItems {
   /** Whether some checked array's items may be arrays. */
   get hasArrayItems(): boolean {
     return this.#kinds.hasArrayItems;
+  }
+
+  /** Whether some object whose names must be distinct is open (its name, or a later one, may come again). */
+  get inDistinctObject(): boolean {
+    return this.#stack.some((f) => f.names !== null);
+  }
+
+  /** Whether some objects' names must be distinct. */
+  get hasDistinctKeys(): boolean {
+    return this.#kinds.hasDistinctKeys;
   }
 
   /** Whether the innermost container is an array whose items may run out of completions. */
@@ -306,9 +319,10 @@ export class UniqueItems {
         if (b === 0x5d) return this.#close();
         return this.#value(b);
       case AFTER: {
-        if (isSpace(b)) return true;
         const top = this.#stack[this.#stack.length - 1];
-        if (b === 0x2c) this.#mode = top?.array === true ? VALUE : KEY;
+        // (Past the outermost value the grammar allows only spaces: it refuses the rest.)
+        if (isSpace(b) || top === undefined) return true;
+        if (b === 0x2c) this.#mode = top.array ? VALUE : KEY;
         else if (b === 0x5d || b === 0x7d) return this.#close();
         return true;
       }
@@ -348,7 +362,8 @@ export class UniqueItems {
         captureAt = this.#capture.length - 1;
       }
       const closed = (captureAt >= 0 && b === 0x7b && this.#table.states[top!.path]!.objectItems) || null;
-      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1 });
+      const names = b === 0x7b && path >= 0 && this.#table.states[path]!.distinctKeys === true ? [] : null;
+      this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1, names });
       this.#mode = b === 0x5b ? VALUE : KEY;
     } else if (b === QUOTE) {
       this.#startString(false, checked ? ITEM : top?.closed ? MEMBER : SKIP);
@@ -404,7 +419,15 @@ export class UniqueItems {
     this.#mode = this.#name ? COLON : AFTER;
     this.#spelled = null;
     const text = this.#reader.text;
-    if (this.#string === NAME) this.#stack[this.#stack.length - 1]!.key = text;
+    if (this.#string === NAME) {
+      const top = this.#stack[this.#stack.length - 1]!;
+      top.key = text;
+      // A name written before in an object whose names must be distinct.
+      if (top.names !== null) {
+        if (top.names.includes(text)) return false;
+        top.names = [...top.names, text];
+      }
+    }
     if (this.#string === MEMBER) this.#memberEnds(this.#capture!.length, JSON.stringify(text));
     if (this.#string !== ITEM) return true;
     return this.#add(this.#stack[this.#stack.length - 1]!, JSON.stringify(text));
@@ -613,6 +636,7 @@ interface TableKinds {
   readonly mayRunOut: boolean;
   readonly hasScalarItems: boolean;
   readonly hasArrayItems: boolean;
+  readonly hasDistinctKeys: boolean;
   readonly hasObjectItems: boolean;
 }
 const tableKinds = new WeakMap<UniqueArrays, TableKinds>();
@@ -624,6 +648,7 @@ function kindsOf(table: UniqueArrays): TableKinds {
       mayRunOut: table.states.some((state) => state.closedItems !== undefined),
       hasScalarItems: table.states.some((state) => state.numberItems !== undefined || state.literalItems === true),
       hasArrayItems: table.states.some((state) => state.arrayItems === true),
+      hasDistinctKeys: table.states.some((state) => state.distinctKeys === true),
       hasObjectItems: table.states.some((state) => state.objectItems !== undefined),
     };
     tableKinds.set(table, kinds);
@@ -925,6 +950,7 @@ interface TokenLists {
   readonly bracketed: Int32Array;
   readonly opening: Int32Array;
   readonly openingNumbers: Int32Array;
+  readonly openingObjects: Int32Array;
   readonly commas: Int32Array;
   readonly escaping: Int32Array;
   byBytes: Map<number, number[]> | null;
@@ -947,6 +973,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     const bracketed: number[] = [];
     const opening: number[] = [];
     const openingNumbers: number[] = [];
+    const openingObjects: number[] = [];
     const commas: number[] = [];
     const escaping: number[] = [];
     for (let id = 0; id < tokenCount; id++) {
@@ -962,6 +989,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
         else if (comma) openingNumbers.push(id);
       }
       if (comma) commas.push(id);
+      if (quotes >= 2 && bytes.includes(0x7b)) openingObjects.push(id);
       if (bytes.includes(BACKSLASH)) escaping.push(id);
     }
     lists = {
@@ -970,6 +998,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       bracketed: Int32Array.from(bracketed),
       opening: Int32Array.from(opening),
       openingNumbers: Int32Array.from(openingNumbers),
+      openingObjects: Int32Array.from(openingObjects),
       commas: Int32Array.from(commas),
       escaping: Int32Array.from(escaping),
       byBytes: null,
@@ -983,6 +1012,10 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   const checkAll = (list: Int32Array): void => {
     for (let i = 0; i < list.length; i++) check(list[i]!);
   };
+  // Objects whose names must be distinct: a token that closes a name has a quote in it; one
+  // that opens such an object and writes two names, a `{` and two quotes at least.
+  if (cursor.inDistinctObject) checkAll(lists.quoted[0]!);
+  else if (cursor.hasDistinctKeys) checkAll(lists.openingObjects);
   // Objects of named members only: where their values are few, any token may leave one no
   // way to end but as an earlier item; inside a member with endlessly many completions, only
   // one that ends it: with a `}` or `]` (an object or array), or a quote (a string: checked

@@ -3,7 +3,7 @@
 // schema's masks, token by token, with the schema's grammar without uniqueItems and those.
 import type { Kernel, KernelVocab } from '@sieve/kernel';
 import { expect } from 'vitest';
-import { KernelGrammar, KernelMatcher, Matcher } from '../../src/index.ts';
+import { compileGrammar, jsonSchemaGrammar, KernelGrammar, KernelMatcher, Matcher } from '../../src/index.ts';
 import { compileSchema } from './json-schema-oracle.ts';
 import { bitsetIds } from './oracle.ts';
 import { seeded, vocab } from './vocabs.ts';
@@ -33,8 +33,13 @@ export const sorted = (value: unknown): string =>
 
 // Whether an array the schema checks repeats an item (a string, a number or literal once it
 // has ended, an object or array compared as JSON.parse reads it) in the output so far: a
-// scanner over the JSON text (containers, member names, string literals decoded by JSON.parse).
-export function repeats(text: string, checked: (path: readonly (string | number)[]) => boolean): boolean {
+// scanner over the JSON text (containers, member names, string literals decoded by JSON.parse);
+// and whether an object `namesChecked` says must have distinct names repeats one.
+export function repeats(
+  text: string,
+  checked: (path: readonly (string | number)[]) => boolean,
+  namesChecked: (path: readonly (string | number)[]) => boolean = () => false,
+): boolean {
   const path: (string | number)[] = [];
   const frames: { array: boolean; items: number; key: string | null; seen: Set<string>; from: number }[] = [];
   let afterKey = false;
@@ -48,6 +53,9 @@ export function repeats(text: string, checked: (path: readonly (string | number)
       const value = JSON.parse(text.slice(i, j + 1)) as string;
       i = j;
       if (top !== undefined && !top.array && !afterKey) {
+        // A member's name: in an object whose names are checked, one written before repeats.
+        if (namesChecked(path) && top.seen.has(value)) return true;
+        top.seen.add(value);
         top.key = value;
         continue;
       }
@@ -192,7 +200,7 @@ export function stuck(bytes: Uint8Array, values: Values): boolean {
 // compared with the oracle's: the relaxed grammar accepts the token and `repeats` finds no
 // repeated item (nor `stuck` an item that cannot end anew, given the `closed` values). With
 // llama3.1, the oracle looks at every token with a quote, a comma or a backslash, those made
-// of the values' bytes, and a sample of the rest. Returns how many tokens the oracle refused
+// of the values' bytes (with a colon, where names are checked), and a sample of the rest. Returns how many tokens the oracle refused
 // for a repeat and how many for a dead end.
 export function walkAgainstOracle(
   schema: unknown,
@@ -207,6 +215,7 @@ export function walkAgainstOracle(
     numbers,
     stuckItems,
     alphabet,
+    names,
   }: {
     kernel: Kernel;
     walks: number;
@@ -218,12 +227,17 @@ export function walkAgainstOracle(
     stuckItems?: (text: string) => boolean;
     /** The characters of the items, whose tokens llama3.1's walks look at (with those of `closed`). */
     alphabet?: string;
+    /** The objects whose member names must be distinct, by path. */
+    names?: (path: readonly (string | number)[]) => boolean;
   },
 ): { repeated: number; stuck: number } {
   const index = vocab(preset);
   const kernelVocab = loadedVocab(kernel, preset);
   const grammar = compileSchema(schema, {}, { maxMaskMs: 600_000 });
-  const relaxed = compileSchema(withoutUnique(schema), {}, { maxMaskMs: 600_000 });
+  // (Without uniqueItems, and without any check the matcher keeps: names counted toward minProperties.)
+  const relaxedIr = { ...jsonSchemaGrammar(withoutUnique(schema)).grammar };
+  delete relaxedIr.uniqueArrays;
+  const relaxed = compileGrammar(relaxedIr, { maxMaskMs: 600_000 });
   const kernelGrammar = new KernelGrammar(kernel, grammar);
   const eos = index.meta.eos_token_ids;
   const random = seeded(11);
@@ -237,7 +251,12 @@ export function walkAgainstOracle(
     const bytes = index.tokenBytes(id);
     if (preset === 'stories260k' || eos.includes(id) || random() < 0.01) return true;
     const items = closed !== undefined || stuckItems !== undefined;
-    return bytes.includes(0x22) || bytes.includes(0x7d) || (items && (bytes.includes(0x2c) || bytes.includes(0x5c) || bytes.every((b) => valueBytes.has(b))));
+    return (
+      bytes.includes(0x22) ||
+      bytes.includes(0x7d) ||
+      (names !== undefined && bytes.includes(0x3a)) ||
+      (items && (bytes.includes(0x2c) || bytes.includes(0x5c) || bytes.every((b) => valueBytes.has(b))))
+    );
   });
   const masked = { repeated: 0, stuck: 0 };
   for (let walk = 0; walk < walks; walk++) {
@@ -257,7 +276,7 @@ export function walkAgainstOracle(
         } else if (index.isTextToken(id) && oracle.fork().commitBytes(index.tokenBytes(id))) {
           const written = Uint8Array.from([...bytes, ...index.tokenBytes(id)]);
           const text = decoder.decode(written);
-          if (repeats(text, checked)) masked.repeated++;
+          if (repeats(text, checked, names)) masked.repeated++;
           else if (
             (closed !== undefined && stuck(written, closed)) ||
             (numbers !== undefined && numberStuck(text, numbers === 'integer')) ||

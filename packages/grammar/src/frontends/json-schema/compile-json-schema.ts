@@ -73,7 +73,8 @@ export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptio
   const root = compiler.schemaExpr(schema as Schema, '');
   const parts = compiler.parts;
   parts.builder.rules.set('start', expr.seq([parts.ws(), root, parts.ws()]));
-  const uniqueArrays = compiler.uniqueLeftToMatcher.size > 0 ? uniqueArrayPaths(compiler, schema as Schema) : null;
+  const checked = compiler.uniqueLeftToMatcher.size > 0 || compiler.otherKeysCounted;
+  const uniqueArrays = checked ? uniqueArrayPaths(compiler, schema as Schema) : null;
   // A schema no instance satisfies is valid: its grammar rejects everything.
   const grammar = { ...parts.builder.build('start'), allowEmpty: true, ...(uniqueArrays !== null && { uniqueArrays }) };
   return { grammar, warnings: compiler.warnings };

@@ -68,6 +68,8 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   const members = new ObjectMembers(compiler, pointer, { properties, additional, patterns, sides }, shape, keyRegex);
   // Members no name tracks that must be present, a distinct one each (see `MemberWitness`).
   const witnesses = ((schema.__otherWitness ?? []) as MemberWitness[]).map((w) => members.witness(w));
+  // (A name written twice is one member to a parser: the matcher keeps those names distinct.)
+  if (members.other !== null && shape.minProperties >= 2) compiler.otherKeysCounted = true;
   const body =
     shape.names.length <= MAX_PERMUTATION_MEMBERS
       ? permutedMembers(compiler, shape, members, witnesses)

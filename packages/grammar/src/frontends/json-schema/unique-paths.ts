@@ -1,19 +1,24 @@
 /**
  * Where in an instance the matcher must keep array items distinct (`UniqueArrays`): the
  * `uniqueItems` arrays of strings or objects no grammar over sets can say (`array-schema.ts`
- * leaves them to the matcher, `matcher/unique-items.ts`). A state stands for the schemas that may describe
- * the value at a JSON path, a superset of those that do: every applicator is followed
+ * leaves them to the matcher, `matcher/unique-items.ts`); and objects whose member names it
+ * must keep distinct (`distinctKeys`: members no name tracks count toward a minProperties of
+ * 2 or more, and a name written twice would be one member to a parser).
+ * A state stands for the schemas that may describe the value at a JSON path, a superset of
+ * those that do: every applicator is followed
  * (`anyOf`/`oneOf` branch by branch, `if` to `then` and `else`, `dependentSchemas`,
  * `patternProperties` and `additionalProperties` for any name, `contains` for any item). An
  * array there is checked when one of them leaves uniqueness to the matcher; that is exact
  * only if none allows an array with repeated items, so such a mix is refused.
  */
-import type { ByteRegex } from '../../ir/byte-regex.ts';
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import type { ClosedObjectItems, UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
+import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
 import { allowedTypes, memberSides, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { schemaPattern } from './string-schema.ts';
 
 // Most path states a schema may need.
 const MAX_PATH_STATES = 4096;
@@ -32,6 +37,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const numbers: ('number' | 'integer' | undefined)[] = [];
   const literals: boolean[] = [];
   const arrayItems: boolean[] = [];
+  const distinct: boolean[] = [];
   const placed = new Set<string>();
   const state = (schemas: SchemaObject[]): number => {
     const key = JSON.stringify(schemas);
@@ -81,14 +87,15 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     const itemTypes = new Set(unique[id] ? [...edge.items.flat(), ...edge.otherItems].flatMap(valueTypes) : []);
     literals.push(itemTypes.has('boolean') || itemTypes.has('null'));
     arrayItems.push(itemTypes.has('array'));
+    distinct.push(distinctKeys(compiler, here));
     targets.push([...[...edge.keys.values()].map((s) => state(s)), state(edge.otherKeys), ...edge.items.map((s) => state(s)), state(edge.otherItems)]);
   }
   // Every array the grammar left to the matcher must be one the states check.
   for (const [shape, pointer] of compiler.uniqueLeftToMatcher) {
     if (!placed.has(shape)) compiler.unsupported(pointer, 'uniqueItems', 'uniqueItems checked while matching, inside an intersection the matcher cannot place');
   }
-  // States from which a checked array can be reached (the others need no tracking).
-  const live = unique.slice();
+  // States from which a checked array or object can be reached (the others need no tracking).
+  const live = unique.map((u, id) => u || distinct[id]!);
   for (let changed = true; changed;) {
     changed = false;
     targets.forEach((to, id) => {
@@ -111,6 +118,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
     ...(literals[id] && { literalItems: true }),
     ...(arrayItems[id] && { arrayItems: true }),
+    ...(distinct[id] && { distinctKeys: true }),
   }));
   return { states };
 }
@@ -157,6 +165,40 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   const otherItems = expand(arrays.flatMap((s) => [tuple(s)[1], ...also(s)]));
   return { keys, otherKeys, items, otherItems };
 }
+
+// Whether the objects at a place must have distinct member names (see
+// `UniquePathState.distinctKeys`): some object schema there that allows members no name
+// tracks counts them toward a minProperties of 2 or more. Refused where such members' names
+// may run out (a name's every completion could be one written before, or the names left
+// fewer than the members the count still asks for).
+function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
+  const objects = here.filter((s) => allowedTypes(s, '').includes('object') && otherKeys(compiler, s) !== 'none');
+  if (!objects.some((s) => typeof s.minProperties === 'number' && s.minProperties >= 2)) return false;
+  if (objects.some((s) => otherKeys(compiler, s) === 'may run out'))
+    compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
+  return true;
+}
+
+// The names of the members no name tracks an object schema allows: none; endless (every
+// prefix has endlessly many completions: no propertyNames or length cap, and of the sides a
+// key must satisfy, the schema's own and its `__memberSides`, at most one closed, whose
+// patterns' keys are endless); or names that may run out.
+function otherKeys(compiler: SchemaCompiler, s: SchemaObject): 'none' | 'endless' | 'may run out' {
+  const closed = (additional: unknown): boolean => additional === false || (additional === undefined && compiler.options.strict === true);
+  const sides = [
+    { patternProperties: (s.patternProperties ?? {}) as Record<string, unknown>, additionalProperties: s.additionalProperties },
+    ...memberSides(s),
+  ];
+  const closedSides = sides.filter((side) => closed(side.additionalProperties));
+  if (closedSides.some((side) => Object.keys(side.patternProperties).length === 0)) return 'none';
+  if (s.propertyNames !== undefined || compiler.parts.caps.maxStringLength !== Infinity || closedSides.length > 1) return 'may run out';
+  if (closedSides.length === 0) return 'endless';
+  const patterns = Object.keys(closedSides[0]!.patternProperties).map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties'));
+  return endlessCompletions(rx.alt(patterns), MAX_ENDLESS_KEY_STATES) ? 'endless' : 'may run out';
+}
+
+// Most DFA states a proof that member names have endless completions may build.
+const MAX_ENDLESS_KEY_STATES = 5_000;
 
 // The types of the values a schema may allow (of its constants, where it lists them).
 function valueTypes(schema: SchemaObject): string[] {

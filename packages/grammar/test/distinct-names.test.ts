@@ -1,0 +1,91 @@
+// Objects whose member names must be distinct (src/matcher/unique-items.ts, `distinctKeys`):
+// where members no name tracks count toward a minProperties of 2 or more, a name written twice
+// would leave a parser one member of two (`{"a": "x", "a": "y"}` is one
+// member to JSON.parse), so the matchers refuse a repeated name. Masks are walked token by
+// token against an oracle that shares no code with the check: the schema's grammar without it
+// (the same schema where no name is counted) and a scanner for repeated names.
+import { loadKernel, type Kernel } from '@sieve/kernel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
+import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { walkAgainstOracle } from './support/unique-walks.ts';
+import { vocab } from './support/vocabs.ts';
+
+let kernel: Kernel;
+beforeAll(async () => {
+  kernel = await loadKernel();
+});
+afterAll(() => kernel.dispose());
+
+const counted = { type: 'object', minProperties: 2, additionalProperties: { type: 'object', minProperties: 2, additionalProperties: { type: 'integer' } } };
+const patterned = {
+  type: 'object',
+  properties: { a: { type: 'integer' } },
+  patternProperties: { '^x': { type: 'integer' } },
+  additionalProperties: false,
+  minProperties: 3,
+};
+
+describe('objects whose member names must be distinct', () => {
+  it('commit refuses a name written before in the same object, however spelled (kernel and reference)', () => {
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const grammar = compileSchema(counted);
+    for (const [written, refused, allowed] of [
+      ['{"a":{"x":1,"y":2},', '"a"', '"b":{"x":1,"y":2}}'],
+      ['{"/":{"x":1,"y":2},', '"\\/"', '"\\u000a":{"x":1,"y":2}}'],
+      ['{"\\n":{"x":1,"y":2},', '"\\u000A"', '"/":{"x":1,"y":2}}'],
+      ['{"a":{"x":1,', '"x"', '"y":2},"b":{"x":1,"y":2}}'],
+      // (Names are distinct per object: the inner ones may be the outer ones.)
+      ['{"a":{"a":1,', '"a"', '"b":2},"b":{"a":1,"b":2}}'],
+    ] as const) {
+      for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+        expect(matcher.commitBytes(bytes(written)), written).toBe(true);
+        expect(matcher.commitBytes(bytes(refused)), `${written}${refused}`).toBe(false);
+        expect(matcher.commitBytes(bytes(allowed)), `${written}${allowed}`).toBe(true);
+        expect(matcher.isAccepting()).toBe(true);
+      }
+    }
+  });
+
+  it.each([
+    [
+      'members counted toward minProperties',
+      counted,
+      (path: readonly (string | number)[]) => path.length <= 1,
+      ['{"a":{"x":1,"x', '{"":{"x":1,"y":2},"', '{"a":{"":1,"'],
+    ],
+    ['members named by a pattern that never closes', patterned, () => true, ['{"x":1,"x', '{"a":1,"xy":2,"x', '{"x":1,"a":2,"']],
+  ] as const)(
+    '%s: masks equal the oracle (stories260k, every token)',
+    (_, schema, names, starts) => {
+      const masked = walkAgainstOracle(schema, () => false, starts, { kernel, walks: 6, steps: 40, vocab: 'stories260k', names });
+      expect(masked.repeated).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('masks equal the oracle with llama3.1, whose tokens close one name and write another', () => {
+    const masked = walkAgainstOracle(counted, () => false, ['{"a":{"x":1,"x', '{"":{"x":1,"y":2},"'], {
+      kernel,
+      walks: 3,
+      steps: 20,
+      vocab: 'llama3.1',
+      names: (path) => path.length <= 1,
+    });
+    expect(masked.repeated).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('is refused where such names may run out, and not needed where no name is counted', () => {
+    const closed = { type: 'object', patternProperties: { '^[ab]$': {} }, additionalProperties: false, minProperties: 2 };
+    expect(schemaErrorOf(closed)).toMatchObject({ code: 'unsupported', keyword: 'minProperties' });
+    expect(schemaErrorOf({ ...closed, patternProperties: { '^[ab]': {} } })).toBeUndefined();
+    for (const schema of [
+      { type: 'object', minProperties: 1 },
+      { type: 'object', properties: { a: {}, b: {} }, additionalProperties: false, minProperties: 2 },
+    ]) {
+      expect(compileSchema(schema).ir.uniqueArrays).toBeUndefined();
+    }
+  });
+});
