@@ -409,6 +409,11 @@ describe('uniqueItems over items of any type, kept while matching', () => {
         expect(matcher.isAccepting()).toBe(true);
       }
     }
+    // Bytes the grammar refuses are refused, whatever the check makes of them first.
+    for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+      expect(matcher.commitBytes(bytes('[1,true,'))).toBe(true);
+      for (const garbage of ['1e,', 'tru,', '-,', '1.]', 'nul]']) expect(matcher.commitBytes(bytes(garbage)), garbage).toBe(false);
+    }
   });
 
   it('is refused where items of literals alone would need counting, or an array item may run out', () => {

@@ -2,8 +2,8 @@
  * Distinct items kept while matching: the arrays `UniqueArrays` marks (JSON Schema
  * `uniqueItems` no grammar over sets can say, see `frontends/json-schema/unique-paths.ts`)
  * may not close an item equal to one of their earlier items, and the objects it marks may not
- * repeat a member's name (`distinctKeys`). A cursor follows
- * the JSON text the grammar accepts: the containers open, the path state of each, the items
+ * repeat a member's name (`distinctKeys`). A cursor follows the JSON text the grammar
+ * accepts: the containers open, the path state of each, the items
  * each checked array holds (in canonical JSON: strings decoded, `"\n"` and `"\u000a"` are one
  * item; objects with their members sorted, numbers by value), and the member names on the way
  * down. Where items are strings and objects whose every prefix has endless completions,
@@ -311,7 +311,7 @@ export class UniqueItems {
         const item = this.#scalar;
         this.#scalar = null;
         // A number item ends: is it one the array holds (by value)?
-        if (item !== null && !this.#add(this.#stack[this.#stack.length - 1]!, LITERALS.includes(item) ? item : canonicalNumber(item))) return false;
+        if (item !== null && !this.#add(this.#stack[this.#stack.length - 1]!, /^[tfn]/.test(item) ? item : canonicalNumber(item))) return false;
         return this.#byte(b);
       }
       case VALUE:
@@ -1179,7 +1179,10 @@ const LITERALS = ['true', 'false', 'null'];
 
 // A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).
 function canonicalNumber(literal: string): string {
-  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  // (Not a number: bytes the grammar refuses, which has the last word.)
+  if (match === null) return literal;
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
   let digits = (whole! + fraction).replace(/^0+/, '');
   if (digits === '') return '0';
   let power = BigInt(exponent) - BigInt(fraction.length);
