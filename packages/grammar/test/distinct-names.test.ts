@@ -1,13 +1,15 @@
 // Objects whose member names must be distinct (src/matcher/unique-items.ts, `distinctKeys`):
-// where members no name tracks count toward a minProperties of 2 or more, a name written twice
-// would leave a parser one member of two (`{"a": "x", "a": "y"}` is one
+// where members no name tracks count toward a minProperties of 2 or more, or witness a `not`,
+// a name written twice would leave a parser one member of two (`{"a": "x", "a": "y"}` is one
 // member to JSON.parse), so the matchers refuse a repeated name. Masks are walked token by
 // token against an oracle that shares no code with the check: the schema's grammar without it
 // (the same schema where no name is counted) and a scanner for repeated names.
 import { loadKernel, type Kernel } from '@sieve/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
+import { UniqueItems, withoutRepeatedItems } from '../src/matcher/unique-items.ts';
 import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { bitsetIds } from './support/oracle.ts';
 import { walkAgainstOracle } from './support/unique-walks.ts';
 import { vocab } from './support/vocabs.ts';
 
@@ -18,6 +20,7 @@ beforeAll(async () => {
 afterAll(() => kernel.dispose());
 
 const counted = { type: 'object', minProperties: 2, additionalProperties: { type: 'object', minProperties: 2, additionalProperties: { type: 'integer' } } };
+const witnessed = { type: 'object', properties: { a: { type: 'integer' } }, not: { additionalProperties: { type: 'string' } } };
 const patterned = {
   type: 'object',
   properties: { a: { type: 'integer' } },
@@ -57,6 +60,8 @@ describe('objects whose member names must be distinct', () => {
       ['{"a":{"x":1,"x', '{"":{"x":1,"y":2},"', '{"a":{"":1,"'],
     ],
     ['members named by a pattern that never closes', patterned, () => true, ['{"x":1,"x', '{"a":1,"xy":2,"x', '{"x":1,"a":2,"']],
+    // (`{"x": 1, "x": "s"}` reads as `{"x": "s"}`: no member that is not a string.)
+    ['a member witnessing a not', witnessed, () => true, ['{"x":1,"x', '{"a":1,"b":[],"b', '{"":{},"']],
   ] as const)(
     '%s: masks equal the oracle (stories260k, every token)',
     (_, schema, names, starts) => {
@@ -76,6 +81,39 @@ describe('objects whose member names must be distinct', () => {
     });
     expect(masked.repeated).toBeGreaterThan(0);
   }, 120_000);
+
+  it('a witness is not undone by its name written again (kernel and reference)', () => {
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const grammar = compileSchema(witnessed);
+    for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+      expect(matcher.commitBytes(bytes('{"x":1,'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"x"'))).toBe(false);
+      expect(matcher.commitBytes(bytes('"y":"s"}'))).toBe(true);
+      expect(matcher.isAccepting()).toBe(true);
+    }
+  });
+
+  it('the mask filter looks at every token that could write a name again (a made-up vocabulary)', () => {
+    // In a string value, a token closes it and writes a name in one go with three quotes;
+    // between members, with two.
+    const tokens = ['","x"', '","y"', '"}', 'b', '",', '"x"'].map((t) => new TextEncoder().encode(t));
+    const cursor = new UniqueItems(compileSchema({ type: 'object', minProperties: 2, additionalProperties: { type: 'string' } }).ir.uniqueArrays!);
+    for (const [written, kept] of [
+      ['{"x":"a', ['","y"', '"}', 'b', '",', '"x"']],
+      ['{"x":"a",', ['","x"', '","y"', '"}', 'b', '",']],
+    ] as const) {
+      const here = cursor.copy();
+      expect(here.feed(new TextEncoder().encode(written))).toBe(true);
+      const bits = new Uint32Array(1).fill(0x3f);
+      withoutRepeatedItems(here, bits, {}, tokens.length, (id) => tokens[id]!);
+      expect(
+        bitsetIds(bits, tokens.length).map((id) => new TextDecoder().decode(tokens[id])),
+        written,
+      ).toEqual(kept);
+    }
+  });
 
   it('is refused where such names may run out, and not needed where no name is counted', () => {
     const closed = { type: 'object', patternProperties: { '^[ab]$': {} }, additionalProperties: false, minProperties: 2 };

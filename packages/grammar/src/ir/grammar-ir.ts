@@ -155,8 +155,8 @@ export interface UniquePathState {
   readonly arrayItems?: boolean;
   /**
    * Whether the members of an object here must have distinct names: its members no name
-   * tracks count toward a `minProperties` of 2 or more (a repeated name would leave a parser
-   * one member, the last, of two).
+   * tracks count toward a `minProperties` of 2 or more, or one of them may witness a `not`
+   * (a repeated name would leave a parser one member, the last, of two).
    */
   readonly distinctKeys?: boolean;
   /**

@@ -147,9 +147,15 @@ export class UniqueItems {
     return this.#kinds.hasArrayItems;
   }
 
-  /** Whether some object whose names must be distinct is open (its name, or a later one, may come again). */
-  get inDistinctObject(): boolean {
-    return this.#stack.some((f) => f.names !== null);
+  /**
+   * How many quotes a token needs to write a name again in an object whose names must be
+   * distinct: 1 in a name, 3 in a string that is no name (close it, open and close a name), 2
+   * elsewhere in such an object; 0 outside them (then only a token that opens one could).
+   */
+  get quotesToRepeatName(): number {
+    if (!this.#stack.some((f) => f.names !== null)) return 0;
+    if (this.#mode !== STRING) return 2;
+    return this.#name ? 1 : 3;
   }
 
   /** Whether some objects' names must be distinct. */
@@ -1012,9 +1018,10 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
   const checkAll = (list: Int32Array): void => {
     for (let i = 0; i < list.length; i++) check(list[i]!);
   };
-  // Objects whose names must be distinct: a token that closes a name has a quote in it; one
-  // that opens such an object and writes two names, a `{` and two quotes at least.
-  if (cursor.inDistinctObject) checkAll(lists.quoted[0]!);
+  // Objects whose names must be distinct: a token that writes a name again has the quotes
+  // that takes; one that opens such an object and writes two names, a `{` and two quotes.
+  const nameQuotes = cursor.quotesToRepeatName;
+  if (nameQuotes > 0) checkAll(lists.quoted[nameQuotes - 1]!);
   else if (cursor.hasDistinctKeys) checkAll(lists.openingObjects);
   // Objects of named members only: where their values are few, any token may leave one no
   // way to end but as an earlier item; inside a member with endlessly many completions, only

@@ -73,7 +73,7 @@ export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptio
   const root = compiler.schemaExpr(schema as Schema, '');
   const parts = compiler.parts;
   parts.builder.rules.set('start', expr.seq([parts.ws(), root, parts.ws()]));
-  const checked = compiler.uniqueLeftToMatcher.size > 0 || compiler.otherKeysCounted;
+  const checked = compiler.uniqueLeftToMatcher.size > 0 || compiler.otherKeysCounted || compiler.otherKeysWitnessed;
   const uniqueArrays = checked ? uniqueArrayPaths(compiler, schema as Schema) : null;
   // A schema no instance satisfies is valid: its grammar rejects everything.
   const grammar = { ...parts.builder.build('start'), allowEmpty: true, ...(uniqueArrays !== null && { uniqueArrays }) };

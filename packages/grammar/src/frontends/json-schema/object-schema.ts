@@ -70,6 +70,7 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   const witnesses = ((schema.__otherWitness ?? []) as MemberWitness[]).map((w) => members.witness(w));
   // (A name written twice is one member to a parser: the matcher keeps those names distinct.)
   if (members.other !== null && shape.minProperties >= 2) compiler.otherKeysCounted = true;
+  if (members.other !== null && witnesses.length > 0) compiler.otherKeysWitnessed = true;
   const body =
     shape.names.length <= MAX_PERMUTATION_MEMBERS
       ? permutedMembers(compiler, shape, members, witnesses)

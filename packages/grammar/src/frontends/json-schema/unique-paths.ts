@@ -3,7 +3,7 @@
  * `uniqueItems` arrays of strings or objects no grammar over sets can say (`array-schema.ts`
  * leaves them to the matcher, `matcher/unique-items.ts`); and objects whose member names it
  * must keep distinct (`distinctKeys`: members no name tracks count toward a minProperties of
- * 2 or more, and a name written twice would be one member to a parser).
+ * 2 or more, or witness a `not`, and a name written twice would be one member to a parser).
  * A state stands for the schemas that may describe the value at a JSON path, a superset of
  * those that do: every applicator is followed
  * (`anyOf`/`oneOf` branch by branch, `if` to `then` and `else`, `dependentSchemas`,
@@ -168,15 +168,19 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
 
 // Whether the objects at a place must have distinct member names (see
 // `UniquePathState.distinctKeys`): some object schema there that allows members no name
-// tracks counts them toward a minProperties of 2 or more. Refused where such members' names
-// may run out (a name's every completion could be one written before, or the names left
-// fewer than the members the count still asks for).
+// tracks counts them toward a minProperties of 2 or more (refused where such members' names
+// may run out: a name's every completion could be one written before, or the names left
+// fewer than the members the count still asks for); or a member no name tracks witnesses a
+// `not` somewhere in the schema, and every object schema there has endless names for such
+// members (where they may run out, names are not kept distinct: see docs/limits.md).
 function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
   const objects = here.filter((s) => allowedTypes(s, '').includes('object') && otherKeys(compiler, s) !== 'none');
-  if (!objects.some((s) => typeof s.minProperties === 'number' && s.minProperties >= 2)) return false;
-  if (objects.some((s) => otherKeys(compiler, s) === 'may run out'))
-    compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
-  return true;
+  if (objects.some((s) => typeof s.minProperties === 'number' && s.minProperties >= 2)) {
+    if (objects.some((s) => otherKeys(compiler, s) === 'may run out'))
+      compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
+    return true;
+  }
+  return compiler.otherKeysWitnessed && objects.length > 0 && objects.every((s) => otherKeys(compiler, s) === 'endless');
 }
 
 // The names of the members no name tracks an object schema allows: none; endless (every
