@@ -58,12 +58,12 @@ export class SchemaCompiler {
   readonly closedUniqueItems = new Map<string, ByteRegex>();
   /** Those of them whose items may be numbers: 'number', or 'integer' where only integers may, by `arrayShape`. */
   readonly uniqueNumberItems = new Map<string, 'number' | 'integer'>();
+  /** Those of them whose items are objects of named members only: the members by `arrayShape`. */
+  readonly closedObjectItems = new Map<string, ClosedObjectItems>();
   /** Whether members no name tracks count toward a minProperties of 2 or more somewhere (`unique-paths.ts` keeps their names distinct). */
   otherKeysCounted = false;
   /** Whether a member no name tracks witnesses a `not` somewhere (its name must not come again with another value). */
   otherKeysWitnessed = false;
-  /** Those of them whose items are objects of named members only: the members by `arrayShape`. */
-  readonly closedObjectItems = new Map<string, ClosedObjectItems>();
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
   readonly draft: SchemaDraft;
