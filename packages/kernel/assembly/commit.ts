@@ -4,6 +4,7 @@
 import { STATUS_INVALID, STATUS_OK, STATUS_REJECTED } from '../src/abi';
 import { TOKEN_EMPTY, TOKEN_SPECIAL, VH_BYTES_AT, VH_FLAGS_AT, VH_OFFSETS_AT, VH_TOKEN_COUNT } from '../../format/src/vocab-layout';
 import { addItem, beginSet, closeSet, restore, truncateSets } from './earley';
+import { lexReal } from './grammar';
 import { DEAD, END_IGNORED, END_REJECTED, END_UNKNOWN, HISTORY_CHART_LEN, HISTORY_LEX, HISTORY_LEX_LEN, HISTORY_WORDS, UNKNOWN } from './layouts';
 import { Matcher, now } from './matcher';
 import { currentLex, endLexeme, endLexemeForced, FORCED_STEP, step } from './step';
@@ -206,12 +207,14 @@ export function matcherForcedBytes(mp: usize, out: usize, maxBytes: i32): i32 {
   return status;
 }
 
-// The transitions of lexer state `state` (256 i32s: a state, DEAD or UNKNOWN).
+// The transitions of lexer state `state` (256 i32s: a state, DEAD or UNKNOWN; relative
+// targets for a counted state, but DEAD all the same).
 // @ts-expect-error: decorator (AssemblyScript)
 @inline
 function lexRow(m: Matcher, state: i32): usize {
-  if (!ASC_NO_ASSERT) assert(state >= 0 && state < m.g.lexStates, 'lexer state out of range');
-  return load<usize>(m.g.lexRows + (<usize>state << 2));
+  const real = lexReal(m.g, state);
+  if (!ASC_NO_ASSERT) assert(real >= 0 && real < m.g.lexStates, 'lexer state out of range');
+  return load<usize>(m.g.lexRows + (<usize>real << 2));
 }
 
 // Returns to (lex, lexLen, chartLen) keeping the parser set just past the chart, which

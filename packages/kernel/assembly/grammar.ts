@@ -9,7 +9,7 @@
 // per state (STATUS_NEED_SLICES, see mask-walk.ts).
 // Nonterminals the host lowers lazily (permutation states) work the same way: predicting one
 // whose rules are not built yet returns STATUS_NEED_RULES, the host grows the tables.
-import { TABLE_DOT_LHS, TABLE_DOT_NEXT, TABLE_IGNORE, TABLE_NULLABLE, TABLE_PREDICT, TABLE_PREDICT_FROM, TABLE_PREDICT_TO } from '../src/abi';
+import { COUNTED_FIELD_MASK, COUNTED_SHAPE_SHIFT, COUNTED_STATE, TABLE_DOT_LHS, TABLE_DOT_NEXT, TABLE_IGNORE, TABLE_NULLABLE, TABLE_PREDICT, TABLE_PREDICT_FROM, TABLE_PREDICT_TO } from '../src/abi';
 import {
   UNKNOWN,
   LEXER_ROW_BYTES,
@@ -66,6 +66,16 @@ export class Grammar {
   // Per state, UNKNOWN until the host says: the token slices it accepts whole (bit i:
   // slice i) and its length bound on slice 0 (SLICE_ENTRY_* in layouts.ts).
   slices: Vec = changetype<Vec>(0);
+  // Per shape (COUNTED_STATE in the ABI): its state, the highest count its counted states
+  // take, and the highest whose slices are the shape's (past it: none).
+  shapeStates: Vec = changetype<Vec>(0);
+  countHigh: Vec = changetype<Vec>(0);
+  sliceHigh: Vec = changetype<Vec>(0);
+  // Counted states past their shape's highest count, and the plain states they are: open
+  // addressing, (key, value) i32 pairs, key -1 empty.
+  concreteCap: i32 = 0;
+  concreteUsed: i32 = 0;
+  concreteSlots: usize = 0;
   // Lexer start states by expected-lexeme list: open addressing, START_SLOT_* slots.
   startCap: i32 = 0;
   startUsed: i32 = 0;
@@ -118,6 +128,12 @@ export function grammarNew(terminalCount: i32, ntCount: i32, dotCount: i32, pred
   g.winLazy = vecNew(64);
   g.winners = vecNew(64);
   g.slices = vecNew(64);
+  g.shapeStates = vecNew(64);
+  g.countHigh = vecNew(64);
+  g.sliceHigh = vecNew(64);
+  g.concreteCap = 64;
+  g.concreteSlots = heap.alloc(<usize>g.concreteCap << 3);
+  memory.fill(g.concreteSlots, 0xff, <usize>g.concreteCap << 3);
   g.startCap = 64;
   g.startUsed = 0;
   g.startSlots = heap.alloc(<usize>g.startCap * START_SLOT_BYTES);
@@ -212,6 +228,10 @@ export function grammarFree(gp: usize): void {
   vecFree(g.winLazy);
   vecFree(g.winners);
   vecFree(g.slices);
+  vecFree(g.shapeStates);
+  vecFree(g.countHigh);
+  vecFree(g.sliceHigh);
+  heap.free(g.concreteSlots);
   heap.free(g.startSlots);
   vecFree(g.startLists);
   internerFree(g.sets);
@@ -269,10 +289,95 @@ export function lexerTrim(gp: usize): void {
   g.rowOwners.len = 0;
 }
 
+/**
+ * Makes `state` shape number `shape` (COUNTED_STATE in the ABI; shapes are numbered in order
+ * from 0): its row's targets are relative, its counted states go up to count `high`, and those
+ * up to `sliceHigh` accept the slices it does (the others none).
+ */
+export function lexerSetCounted(gp: usize, shape: i32, state: i32, high: i32, sliceHigh: i32): void {
+  const g = changetype<Grammar>(gp);
+  if (!ASC_NO_ASSERT) assert(shape === g.shapeStates.len, 'shapes out of order');
+  vecPush(g.shapeStates, state);
+  vecPush(g.countHigh, high);
+  vecPush(g.sliceHigh, sliceHigh);
+}
+
+/** The plain state a counted state past its shape's highest count is. */
+export function lexerSetConcrete(gp: usize, counted: i32, state: i32): void {
+  const g = changetype<Grammar>(gp);
+  if ((g.concreteUsed + 1) * 2 > g.concreteCap) {
+    const old = g.concreteSlots;
+    const oldCap = g.concreteCap;
+    g.concreteCap <<= 1;
+    g.concreteSlots = heap.alloc(<usize>g.concreteCap << 3);
+    memory.fill(g.concreteSlots, 0xff, <usize>g.concreteCap << 3);
+    for (let i = 0; i < oldCap; i++) {
+      const key = load<i32>(old + (<usize>i << 3));
+      if (key >= 0) placeConcrete(g, key, load<i32>(old + (<usize>i << 3), 4));
+    }
+    heap.free(old);
+  }
+  if (placeConcrete(g, counted, state)) g.concreteUsed++;
+}
+
+// Whether the key was new.
+function placeConcrete(g: Grammar, key: i32, value: i32): bool {
+  const at = concreteSlot(g, key);
+  const added = load<i32>(at) < 0;
+  store<i32>(at, key);
+  store<i32>(at, value, 4);
+  return added;
+}
+
+function concreteOf(g: Grammar, key: i32): i32 {
+  const at = concreteSlot(g, key);
+  return load<i32>(at) === key ? load<i32>(at, 4) : UNKNOWN;
+}
+
+// The slot holding `key`, or the empty one where it would go.
+function concreteSlot(g: Grammar, key: i32): usize {
+  const mask = g.concreteCap - 1;
+  let slot = <i32>((<u32>key * 2654435761) >>> 7) & mask;
+  let at = g.concreteSlots + (<usize>slot << 3);
+  while (load<i32>(at) >= 0 && load<i32>(at) !== key) {
+    slot = (slot + 1) & mask;
+    at = g.concreteSlots + (<usize>slot << 3);
+  }
+  return at;
+}
+
+/** The state whose row, winners and slices serve `state`: itself, or a counted state's shape. */
+// @ts-expect-error: decorator (AssemblyScript)
+@inline
+export function lexReal(g: Grammar, state: i32): i32 {
+  return (state & COUNTED_STATE) === 0 ? state : vecGet(g.shapeStates, (state >>> COUNTED_SHAPE_SHIFT) & COUNTED_FIELD_MASK);
+}
+
+/**
+ * The state `entry` (read from the row of `lexReal(from)`) leads to from `from`: the entry
+ * itself (a state, DEAD or UNKNOWN), or from a counted state, the relative target counted on
+ * (UNKNOWN where it is a plain state the host has not named yet).
+ */
+// @ts-expect-error: decorator (AssemblyScript)
+@inline
+export function lexTarget(g: Grammar, from: i32, entry: i32): i32 {
+  if (entry < COUNTED_STATE || from < COUNTED_STATE) return entry;
+  const shape = (entry >>> COUNTED_SHAPE_SHIFT) & COUNTED_FIELD_MASK;
+  const count = (from & COUNTED_FIELD_MASK) + (entry & COUNTED_FIELD_MASK);
+  const target = COUNTED_STATE | (shape << COUNTED_SHAPE_SHIFT) | count;
+  return count <= vecGet(g.countHigh, shape) ? target : concreteOf(g, target);
+}
+
+/** The slice entry of `state` (UNKNOWN until the host says): a counted state past its shape's slice bound accepts none. */
+export function sliceEntry(g: Grammar, state: i32): i32 {
+  if ((state & COUNTED_STATE) !== 0 && (state & COUNTED_FIELD_MASK) > vecGet(g.sliceHigh, (state >>> COUNTED_SHAPE_SHIFT) & COUNTED_FIELD_MASK)) return 0;
+  return vecGet(g.slices, lexReal(g, state));
+}
+
 /** Sets the transitions of `state` on the bytes from `from` up to `to` (excluded), which all lead to `target`. */
 export function lexerSetRun(gp: usize, state: i32, from: i32, to: i32, target: i32): void {
   const g = changetype<Grammar>(gp);
-  if (!ASC_NO_ASSERT) assert(state >= 0 && state < g.lexStates && from >= 0 && to <= 256 && target >= UNKNOWN && target < g.lexStates, 'lexer transition out of range');
+  if (!ASC_NO_ASSERT) assert(state >= 0 && state < g.lexStates && from >= 0 && to <= 256 && target >= UNKNOWN && (target < g.lexStates || (target & COUNTED_STATE) !== 0), 'lexer transition out of range');
   const row = lexerRow(g, state);
   for (let byte = from; byte < to; byte++) store<i32>(row + (<usize>byte << 2), target);
 }

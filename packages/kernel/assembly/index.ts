@@ -10,7 +10,7 @@ export function kernelAbiVersion(): i32 {
 export { applyBitset, applyBrle } from './logits';
 export { bitsetAnd, bitsetAndBrle, bitsetCount, bitsetOr, brleDecode, brleEncode } from './brle';
 export { maskLiteral, vocabCheck } from './vocab';
-export { grammarFree, grammarGrow, grammarMaskCacheStat, grammarNew, grammarTable, lexerGrow, lexerSetRun, lexerSetSlices, lexerSetWinners, lexerTrim } from './grammar';
+export { grammarFree, grammarGrow, grammarMaskCacheStat, grammarNew, grammarTable, lexerGrow, lexerSetConcrete, lexerSetCounted, lexerSetRun, lexerSetSlices, lexerSetWinners, lexerTrim } from './grammar';
 export {
   matcherFork,
   matcherFree,

@@ -33,6 +33,7 @@ import {
 import { bitsetOr } from './brle';
 import { matcherIsAccepting, notAnAnswer } from './commit';
 import { restore, truncateSets } from './earley';
+import { lexReal, lexTarget, sliceEntry } from './grammar';
 import {
   END_UNKNOWN,
   FRONTIER_NODE,
@@ -146,7 +147,7 @@ function setBit(bits: usize, id: u32): void {
 function rootSlices(m: Matcher): i32 {
   const state = currentLex(m);
   if (state === UNKNOWN) return -STATUS_NEED_START;
-  const entry = vecGet(m.g.slices, state);
+  const entry = sliceEntry(m.g, state);
   if (entry === UNKNOWN) {
     m.needState = state;
     return -STATUS_NEED_SLICES;
@@ -237,13 +238,14 @@ export function matcherMaskResume(mp: usize): i32 {
     const parentPure = parentLen === rootLen + depth - 1;
     const from = depth === 1 ? rootLex : load<i32>(parentAt, PATH_LEX);
     if (parentPure) {
-      const to = load<i32>(load<usize>(lexRows + (<usize>from << 2)) + (<usize>byte << 2));
-      if (to > 0 && load<i32>(lazy + (<usize>to << 2)) === 0) {
+      const real = lexReal(g, from);
+      const to = lexTarget(g, from, load<i32>(load<usize>(lexRows + (<usize>real << 2)) + (<usize>byte << 2)));
+      if (to > 0 && load<i32>(lazy + (<usize>lexReal(g, to) << 2)) === 0) {
         status = STATUS_OK;
         lex = to;
         lexLen = parentLen + 1;
         chartLen = rootChart;
-      } else if (to === DEAD && (parentLen === 0 || load<i32>(winCount + (<usize>from << 2)) === 0)) {
+      } else if (to === DEAD && (parentLen === 0 || load<i32>(winCount + (<usize>real << 2)) === 0)) {
         status = STATUS_REJECTED;
       }
     }
@@ -271,7 +273,7 @@ export function matcherMaskResume(mp: usize): i32 {
       // (asked only where the subtree is big enough to pay for the check).
       const covered = <i32>load<u8>(sliceNodes + <usize>node);
       if ((covered & SLICE_NODE_BOUNDARY) !== 0 && (covered & sliceBits) !== 0 && lex !== UNKNOWN && <i32>(word1 & TRIE_SUBTREE_MASK) >= MIN_FILL_NODES) {
-        const accepts = vecGet(g.slices, lex);
+        const accepts = sliceEntry(g, lex);
         if (accepts === UNKNOWN) {
           m.needState = lex;
           m.walkNode = node;

@@ -4,7 +4,7 @@
 // path and memoizes ending their lexemes.
 import { STATUS_NEED_START, STATUS_NEED_TRANSITION, STATUS_OK, STATUS_REJECTED } from '../src/abi';
 import { TRIE_MAX_DEPTH } from '../../format/src/vocab-layout';
-import { isIgnored, startLookup } from './grammar';
+import { isIgnored, lexReal, lexTarget, startLookup } from './grammar';
 import { addItem, beginSet, closeSet, expectedList, lowerBound, setEnd } from './earley';
 import {
   END_IGNORED,
@@ -111,7 +111,7 @@ export const FORCED_STEP = -2;
  */
 export function endLexeme(m: Matcher): i32 {
   const g = m.g;
-  const state = m.lex;
+  const state = lexReal(g, m.lex);
   const count = vecGet(g.winCount, state);
   if (count === 0) return STATUS_REJECTED;
   const first = vecGet(g.winStart, state);
@@ -162,8 +162,10 @@ export function currentLex(m: Matcher): i32 {
 
 // The transition of `state` on `byte` (UNKNOWN: the host is asked, needState/needByte say for what).
 function transition(m: Matcher, state: i32, byte: i32): i32 {
-  if (!ASC_NO_ASSERT) assert(state >= 0 && state < m.g.lexStates, 'lexer state out of range');
-  const next = load<i32>(load<usize>(m.g.lexRows + (<usize>state << 2)) + (<usize>byte << 2));
+  const g = m.g;
+  const real = lexReal(m.g, state);
+  if (!ASC_NO_ASSERT) assert(real >= 0 && real < g.lexStates, 'lexer state out of range');
+  const next = lexTarget(g, state, load<i32>(load<usize>(g.lexRows + (<usize>real << 2)) + (<usize>byte << 2)));
   if (next === UNKNOWN) {
     m.needState = state;
     m.needByte = byte;
@@ -193,6 +195,6 @@ export function step(m: Matcher, byte: i32, pathDepth: i32 = -1): i32 {
   m.lex = next;
   m.lexLen++;
   // Lazy lexemes end at their first match.
-  if (vecGet(m.g.winLazy, next)) return endLexeme(m);
+  if (vecGet(m.g.winLazy, lexReal(m.g, next))) return endLexeme(m);
   return STATUS_OK;
 }

@@ -21,11 +21,16 @@ export const STATUS_CAPACITY = -5;
  * The version of this ABI (exports, their arguments, statuses, layouts): kernel.wasm reports
  * it (`kernelAbiVersion`) and `loadKernel` refuses a build that speaks another one.
  */
-export const KERNEL_ABI_VERSION = 5;
+export const KERNEL_ABI_VERSION = 6;
 
 /** The token or byte is not allowed; the matcher is unchanged. */
 export const STATUS_REJECTED = 1;
-/** A lexer transition is not built yet (`matcherNeedState`, `matcherNeedByte`): the host builds the run of bytes around it (`lexerSetRun`) and calls again (or resumes). */
+/**
+ * A lexer transition is not built yet (`matcherNeedState`, `matcherNeedByte`): the host builds
+ * the run of bytes around it (`lexerSetRun`; for a counted state, its shape's run, and where the
+ * count passes the target shape's highest, the plain state it leads to: `lexerSetConcrete`) and
+ * calls again (or resumes).
+ */
 export const STATUS_NEED_TRANSITION = 2;
 /** The lexer start state for a new parser set's expected lexemes is not known yet. */
 export const STATUS_NEED_START = 3;
@@ -43,6 +48,18 @@ export const STATUS_LIMIT_TIME = -7;
 export const STATUS_INVALID = -8;
 /** The parse chart (all parser sets together) grew past the grammar's total item limit. */
 export const STATUS_LIMIT_CHART = -9;
+
+// Counted lexer states. A lexer state id with COUNTED_STATE set is a count on a shape:
+// `COUNTED_STATE | shape << COUNTED_SHAPE_SHIFT | count`, the shape a lexer state (its id) that
+// stands for the states of a counted repetition far enough from its bounds that they differ by
+// their count alone (see `LexerDfa` in @sieve/grammar). A shape's row holds relative targets:
+// a plain state, DEAD, UNKNOWN, or `COUNTED_STATE | shape' << COUNTED_SHAPE_SHIFT | ticks`,
+// the count going up by `ticks`; a count past the target shape's highest (`lexerSetCounted`) is
+// a plain state the host names (`lexerSetConcrete`).
+export const COUNTED_STATE = 0x40000000;
+export const COUNTED_SHAPE_SHIFT = 15;
+/** Counts (and shapes) take 15 bits each. */
+export const COUNTED_FIELD_MASK = 0x7fff;
 
 // Grammar tables the host fills after `grammarNew` (see `grammarTable`).
 /** i32 per dotted rule: the symbol after the dot, -1 when complete. */

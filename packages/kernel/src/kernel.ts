@@ -43,6 +43,8 @@ export interface KernelExports {
   lexerSetWinners(grammar: number, state: number, list: number, count: number, lazy: number): void;
   lexerSetSlices(grammar: number, state: number, slices: number, above: number, bound: number): void;
   lexerSetRun(grammar: number, state: number, from: number, to: number, target: number): void;
+  lexerSetCounted(grammar: number, shape: number, state: number, high: number, sliceHigh: number): void;
+  lexerSetConcrete(grammar: number, counted: number, state: number): void;
   lexerTrim(grammar: number): void;
   matcherNew(grammar: number, vocab: number, vocabSerial: number, eos: number, eosCount: number): number;
   matcherStart(matcher: number): number;

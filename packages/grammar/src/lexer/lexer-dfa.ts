@@ -9,6 +9,7 @@
 import { isNullable, languageFacts, nonEmpty, type ByteAutomaton, type ByteRegex } from '../ir/byte-regex.ts';
 import { GrammarLimitError } from '../grammar-error.ts';
 import type { LexemeDef } from '../ir/grammar-ir.ts';
+import { kernelAbi } from '@sieve/kernel';
 import { DEFAULT_LIMITS, lexerRows, type GrammarLimits } from '../limits.ts';
 import { minimizeDfa } from './minimize-dfa.ts';
 import { SetTable } from './set-table.ts';
@@ -637,10 +638,11 @@ class Nfa {
     if (isNullable(item)) [item, min] = [nonEmpty(item), 0];
     const saturates = repeat.max === Infinity;
     const cap = saturates ? min : repeat.max;
-    // The others as one operand (their own product when there are several), as written: a
-    // large one is not minimized here, since its size is what tells a pattern that counts
-    // words beside the count of characters (minimized, `^(?:\S+\s+){0,49}\S+$` passes the
-    // test below, and its masks build thousands of lexer states each: measured).
+    // The others as one operand (their own product when there are several), as written. A
+    // large one (a pattern that counts words beside the count of characters) is made as small
+    // as it goes, and its lexer states are counted ones (`shaped`: a state far from the count's
+    // bounds is a shape and a count, see `LexerDfa`), since it has as many subsets in use at
+    // every count: thousands of new states per mask otherwise (measured).
     let rest = this.#operand(others[0]!);
     for (let i = 1; i < others.length; i++) {
       const nfa = new Nfa(this.maxStates);
@@ -651,7 +653,10 @@ class Nfa {
       rest = { nfa, start, accept };
     }
     const largest = this.maxStates / MAX_TICK_TEMPLATE_SHARE;
-    if (rest.nfa.stateCount > largest) return false;
+    const shapeable = !saturates && cap < MAX_SHAPED_COUNT;
+    let shaped = shapeable && rest.nfa.stateCount > largest;
+    if (shaped) rest = this.#compact(rest);
+    if (rest.nfa.stateCount > largest * (shaped ? MAX_TICK_TEMPLATE_SHARE / 4 : 1)) return false;
     // R* with its loop and the state closing a copy of R (the tick goes from there to the loop).
     const unit = new Nfa(this.maxStates);
     const start = unit.newState();
@@ -674,15 +679,19 @@ class Nfa {
       throw new GrammarLimitError('maxNfaStates', this.maxStates, 'counted repetitions number more copies than 2^30 automaton states');
     this.#nextVirtual = base + cap * size;
     // A large product (a pattern with many copies of its own) makes as many lexer states per
-    // count as it has subsets in use: refused here rather than at maxLexerStates mid-output.
-    if (size > largest)
-      throw new GrammarLimitError(
-        'maxNfaStates',
-        this.maxStates,
-        `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`,
-      );
+    // count as it has subsets in use: counted states then, or refused here rather than at
+    // maxLexerStates mid-output.
+    if (size > largest && !shaped) {
+      if (!shapeable)
+        throw new GrammarLimitError(
+          'maxNfaStates',
+          this.maxStates,
+          `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`,
+        );
+      shaped = true;
+    }
     const tickEnds = this.#tickEnds(entry, size, ticks, to, cap, saturates);
-    this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, ...tickEnds });
+    this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, shaped, ...tickEnds });
     return true;
   }
 
@@ -944,6 +953,13 @@ interface CountedRegion {
  * c ≥ min. A thread lives only if it can still end with a count the bounds allow: `ends`
  * says with how many more ticks each state can reach `to`.
  */
+/** A shape of counted states: its region, and the counts it takes (`LexerDfa`). */
+interface Shape {
+  readonly index: number;
+  readonly region: TickRegion;
+  readonly low: number;
+  readonly high: number;
+}
 interface TickRegion {
   readonly entry: number;
   readonly size: number;
@@ -958,6 +974,8 @@ interface TickRegion {
   /** Past the kept sets they repeat from `tail`, every `period` (0: none are needed past them). */
   readonly tail: number;
   readonly period: number;
+  /** Whether its lexer states far from the bounds are counted states (a shape and a count). */
+  readonly shaped: boolean;
 }
 
 // Product operands of at most this many states are determinized, if their DFA is no larger.
@@ -971,6 +989,15 @@ const MAX_MINIMIZED_CELLS = 1 << 22;
 const MAX_TICK_TEMPLATE_SHARE = 25;
 // Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
 const MAX_TICK_SETS = 100_000;
+// Counted states (`COUNTED_STATE` in the kernel's ABI): a shape and a count, 15 bits each.
+const { COUNTED_STATE, COUNTED_SHAPE_SHIFT, COUNTED_FIELD_MASK } = kernelAbi;
+// Tick regions counting up to this may have counted states.
+const MAX_SHAPED_COUNT = COUNTED_FIELD_MASK;
+const countedState = (shape: number, count: number): number => COUNTED_STATE | (shape << COUNTED_SHAPE_SHIFT) | count;
+/** Whether lexer state `state` is a counted one (a count on a shape: see `LexerDfa`). */
+export const isCounted = (state: number): boolean => state >= COUNTED_STATE;
+const shapeIndex = (state: number): number => (state >>> COUNTED_SHAPE_SHIFT) & COUNTED_FIELD_MASK;
+const countOf = (state: number): number => state & COUNTED_FIELD_MASK;
 type RepeatRegex = Extract<ByteRegex, { kind: 'repeat' }>;
 // State `state` of a tick region's template in copy `copy` (0: the template itself).
 const tickCopy = (region: TickRegion, state: number, copy: number): number =>
@@ -1272,6 +1299,23 @@ export class LexerDfa {
   readonly #startByAllowed = new Map<string, number>();
   readonly #ignore: readonly number[];
   readonly #empty = new Set<number>();
+  // Counted states (`isCounted`). In a tick region that allows them (`TickRegion.shaped`), a
+  // set of threads whose copies all lie far enough from the count's bounds behaves as the same
+  // threads shifted by any other such count: it is a count on a shape. The shape is a state of
+  // its own (its threads shifted down to count 0, after a -1 mark that keeps it apart from a
+  // plain state); its row holds relative targets (a shape and the ticks the count goes up by,
+  // or a plain state), computed from its threads at its lowest count. A count past the target
+  // shape's highest is a plain state (`#concrete`).
+  readonly #shapes: (Shape | undefined)[] = [];
+  // Shapes' states by their number (`Shape.index`), which counted states hold.
+  readonly #shapeStates: number[] = [];
+  readonly #concrete = new Map<number, number>();
+  // Per tick region allowing counted states: how many counts below its cap they stay (null: none).
+  readonly #rooms = new Map<TickRegion, number | null>();
+  #shapedRegions = false;
+  // Per NFA state: whether it lies in a counted template or can reach one (for `#nfaStates` states).
+  #regional: Uint8Array = new Uint8Array(0);
+  #nfaStates = 0;
 
   constructor(lexemes: readonly LexemeDef[], ignore: readonly number[], limits: GrammarLimits) {
     this.lexemes = lexemes;
@@ -1329,9 +1373,11 @@ export class LexerDfa {
       this.#regions.push(region);
       this.#exits.set(region.exit, region);
     }
+    const shaped: TickRegion[] = [];
     for (const region of nfa.ticking) {
       if (known.has(region)) continue;
       this.#regions.push(region);
+      if (region.shaped) shaped.push(region);
       for (let s = region.entry; s < region.entry + region.size; s++) this.#ticking.set(s, region);
     }
     this.#regions.sort((a, b) => a.base - b.base);
@@ -1361,8 +1407,18 @@ export class LexerDfa {
     this.#mark = withRoom(this.#mark, count);
     this.#stack = withRoom(this.#stack, count);
     this.#found = withRoom(this.#found, count);
+    this.#nfaStates = count;
     this.#unbuilt -= indices.length;
     if (this.#unbuilt === 0) this.#nfa = undefined;
+    // A product counted with counted states that cannot have them would build lexer states per
+    // count: refused here rather than at maxLexerStates mid-output.
+    if (shaped.some((region) => this.#room(region) === null))
+      throw new GrammarLimitError(
+        'maxNfaStates',
+        nfa.maxStates,
+        'a large counted repetition inside an intersection, with more counting after it in its lexeme',
+      );
+    if (shaped.length > 0) this.#shapedRegions = true;
   }
 
   /** Whether lexeme `index` matches no string at all. */
@@ -1399,6 +1455,7 @@ export class LexerDfa {
 
   /** The state after `byte`, or DEAD. */
   next(state: number, byte: number): number {
+    if (state >= COUNTED_STATE) return this.#countedNext(state, byte, this.#runScratch);
     const slot = this.#rowSlot[state]! - 1;
     if (slot >= 0) {
       const known = this.#rows[Math.floor(slot / ROW_BLOCK)]![(slot % ROW_BLOCK) * 256 + byte]!;
@@ -1412,19 +1469,30 @@ export class LexerDfa {
    * `run` as [first, last + 1).
    */
   nextRun(state: number, byte: number, run: Int32Array): number {
-    const cuts = this.byteCuts(state);
-    const i = cutAfter(cuts, byte);
-    run[0] = cuts[i - 1]!;
-    run[1] = cuts[i]!;
-    const row = this.#row(state);
+    if (state >= COUNTED_STATE) return this.#countedNext(state, byte, run);
+    const row = this.#rowAround(state, byte, run);
     const known = row[byte]!;
     return known >= 0 ? known : this.#fillRun(state, row, byte, run[0], run[1]);
   }
 
+  // The row of `state`, and in `run` the run of bytes around `byte` that lead where it does.
+  #rowAround(state: number, byte: number, run: Int32Array): Int32Array {
+    const cuts = this.byteCuts(state);
+    const i = cutAfter(cuts, byte);
+    run[0] = cuts[i - 1]!;
+    run[1] = cuts[i]!;
+    return this.#row(state);
+  }
+
   /** All 256 transitions of `state` (a view, valid until another state's row is taken; building the states they lead to). */
   row(state: number): Int32Array {
-    const row = this.#row(state);
     const cuts = this.byteCuts(state);
+    if (state >= COUNTED_STATE) {
+      const targets = new Int32Array(256);
+      for (let i = 0; i + 1 < cuts.length; i++) targets.fill(this.next(state, cuts[i]!), cuts[i]!, cuts[i + 1]!);
+      return targets;
+    }
+    const row = this.#row(state);
     for (let i = 0; i + 1 < cuts.length; i++) if (row[cuts[i]!]! < 0) this.#fillRun(state, row, cuts[i]!, cuts[i]!, cuts[i + 1]!);
     return row;
   }
@@ -1465,17 +1533,17 @@ export class LexerDfa {
 
   /** Lexemes that have a complete match in `state` (sorted indices). */
   accepting(state: number): Int32Array {
-    return this.#lists.get(this.#acceptingList[state]!);
+    return this.#lists.get(this.#acceptingList[this.shapeOf(state)]!);
   }
 
   /** The complete lexemes of highest priority in `state`: what the parser scans when the lexeme ends. */
   winners(state: number): Int32Array {
-    return this.#lists.get(this.#winnersList[state]!);
+    return this.#lists.get(this.#winnersList[this.shapeOf(state)]!);
   }
 
   /** Whether a winner of `state` is lazy: the lexeme ends at once. */
   endsLazily(state: number): boolean {
-    return this.#lazy[state]!;
+    return this.#lazy[this.shapeOf(state)]!;
   }
 
   /**
@@ -1483,9 +1551,11 @@ export class LexerDfa {
    * every byte from one cut up to the next leads to the same state.
    */
   byteCuts(state: number): Int32Array {
+    state = this.shapeOf(state);
     let list = this.#cutsList[state]! - 1;
     if (list < 0) {
-      list = this.#listId(this.threadCuts(this.#sets.get(state)));
+      const shape = this.#shapes[state];
+      list = this.#listId(this.threadCuts(shape === undefined ? this.#sets.get(state) : this.#materialize(state, shape.low)));
       this.#cutsList[state] = list + 1;
     }
     return this.#lists.get(list);
@@ -1498,7 +1568,7 @@ export class LexerDfa {
 
   /** How `state` was first reached: `[state, byte]` before it, or undefined for a start state. */
   origin(state: number): readonly [from: number, byte: number] | undefined {
-    const origin = this.#origins[state] ?? -1;
+    const origin = state >= COUNTED_STATE ? -1 : (this.#origins[state] ?? -1);
     return origin < 0 ? undefined : [Math.floor(origin / 256), origin % 256];
   }
 
@@ -1515,7 +1585,195 @@ export class LexerDfa {
 
   /** The threads of `state`: its NFA states (sorted). */
   threads(state: number): Int32Array {
-    return this.#sets.get(state);
+    return state >= COUNTED_STATE ? this.#materialize(this.shapeOf(state), countOf(state)) : this.#sets.get(state);
+  }
+
+  /** The state whose transitions (relative ones), winners and slices serve `state`: a counted state's shape, else itself. */
+  shapeOf(state: number): number {
+    return state >= COUNTED_STATE ? this.#shapeStates[shapeIndex(state)]! : state;
+  }
+
+  /** For a shape (see `isCounted`): its number and the highest count of its counted states; undefined for other states. */
+  shape(state: number): { readonly index: number; readonly high: number } | undefined {
+    return this.#shapes[state];
+  }
+
+  /**
+   * The transition of shape `shape` on `byte` (its run of bytes written to `run`): DEAD, a plain
+   * state, or relative, `COUNTED_STATE | target shape << COUNTED_SHAPE_SHIFT | ticks`.
+   */
+  shapeRun(shape: number, byte: number, run: Int32Array): number {
+    const row = this.#rowAround(shape, byte, run);
+    const known = row[byte]!;
+    if (known !== -1) return known;
+    const { region, low } = this.#shapes[shape]!;
+    const set = this.#step(this.#materialize(shape, low), byte);
+    const counted = this.#counted(set);
+    let entry: number;
+    if (counted !== undefined) {
+      entry = countedState(this.#shapes[this.#shape(set, counted)]!.index, counted.base - low);
+    } else {
+      // Nothing of the region left (it cannot be entered anew from a shape: see `#counted`).
+      if (set.some((thread) => thread >= VIRTUAL_BASE || this.#ticking.get(thread) === region))
+        throw new Error('a counted state stepped to an uncounted set of its region');
+      entry = this.#intern(set);
+    }
+    row.fill(entry, run[0], run[1]);
+    return entry;
+  }
+
+  /** The state a shape's transition `entry` (`shapeRun`) names from counted state `from`: a plain entry is itself. */
+  countedTarget(from: number, entry: number): number {
+    return entry < COUNTED_STATE ? entry : countedState(shapeIndex(entry), countOf(from) + countOf(entry));
+  }
+
+  // `next` from a counted state.
+  #countedNext(state: number, byte: number, run: Int32Array): number {
+    const target = this.countedTarget(state, this.shapeRun(this.shapeOf(state), byte, run));
+    if (target < COUNTED_STATE || countOf(target) <= this.#shapes[this.shapeOf(target)]!.high) return target;
+    let plain = this.#concrete.get(target);
+    if (plain === undefined) {
+      plain = this.#intern(this.#materialize(this.shapeOf(target), countOf(target)));
+      this.#concrete.set(target, plain);
+    }
+    return plain;
+  }
+
+  // The threads of `shape` at count `count`.
+  #materialize(shape: number, count: number): Int32Array {
+    const key = this.#sets.get(shape);
+    const region = this.#shapes[shape]!.region;
+    const set = new Int32Array(key.length - 1);
+    for (let i = 1; i < key.length; i++) set[i - 1] = this.#shifted(key[i]!, region, count);
+    return set.sort();
+  }
+
+  // `thread` moved `by` copies up when it lies in `region`'s template or copies.
+  #shifted(thread: number, region: TickRegion, by: number): number {
+    let copy: number;
+    if (thread < VIRTUAL_BASE) {
+      if (this.#ticking.get(thread) !== region) return thread;
+      copy = 0;
+    } else {
+      if (thread < region.base || thread >= region.base + region.cap * region.size) return thread;
+      copy = Math.floor((thread - region.base) / region.size) + 1;
+    }
+    return tickCopy(region, this.#real(thread), copy + by);
+  }
+
+  // `set` as a count on a shape, where it may be one: its threads in one tick region that allows
+  // counted states, at copies `base` to `base + width`, and its others outside every counted
+  // template and unable to reach one (so no thread enters the region anew: a shape's successors
+  // are shapes or plain states of no region, whatever the count).
+  #counted(set: ArrayLike<number>): { readonly region: TickRegion; readonly base: number; readonly width: number } | undefined {
+    if (!this.#shapedRegions) return undefined;
+    let region: TickRegion | undefined;
+    let low = Infinity;
+    let high = -1;
+    for (let i = 0; i < set.length; i++) {
+      const thread = set[i]!;
+      let copy = 0;
+      let of: CountedRegion | TickRegion | undefined;
+      if (thread < VIRTUAL_BASE) {
+        of = this.#ticking.get(thread);
+        if (of === undefined) {
+          if (this.#regionalStates()[thread] === 1) return undefined;
+          continue;
+        }
+      } else {
+        of = this.#regionOf(thread);
+        copy = Math.floor((thread - of.base) / of.size) + 1;
+      }
+      if (!('ticks' in of) || (region !== undefined && of !== region)) return undefined;
+      region = of;
+      low = Math.min(low, copy);
+      high = Math.max(high, copy);
+    }
+    return region === undefined || this.#room(region) === null ? undefined : { region, base: low, width: high - low };
+  }
+
+  // The shape of `set` (`#counted` says how), a new state if it is new.
+  #shape(set: ArrayLike<number>, { region, base, width }: { readonly region: TickRegion; readonly base: number; readonly width: number }): number {
+    const key = new Int32Array(set.length + 1);
+    key[0] = -1;
+    for (let i = 0; i < set.length; i++) key[i + 1] = this.#shifted(set[i]!, region, -base);
+    key.subarray(1).sort();
+    const known = this.#sets.find(key);
+    if (known >= 0) return known;
+    const id = this.#sets.size;
+    const index = this.#shapeStates.length;
+    if (index > COUNTED_FIELD_MASK)
+      throw new GrammarLimitError('maxLexerStates', this.#maxStates, `the lexer needs more than ${COUNTED_FIELD_MASK + 1} shapes of counted states`);
+    const low = Math.max(region.min, 1);
+    this.#shapes[id] = { index, region, low, high: region.cap - this.#room(region)! - width };
+    this.#shapeStates.push(id);
+    const threads = new Int32Array(set.length);
+    for (let i = 0; i < set.length; i++) threads[i] = this.#shifted(set[i]!, region, low - base);
+    this.#add(key, threads);
+    return id;
+  }
+
+  // How many counts below its cap a counted state of `region` stays, or null where it has none:
+  // one more than the most ticks a template state needs to end, so that from every count up to
+  // there a thread lives exactly when it can end at all (as `#countAllows` decides), and a tick
+  // never meets the cap. None where the region's way out leads into a counted template again.
+  #room(region: TickRegion): number | null {
+    let room = this.#rooms.get(region);
+    if (room === undefined) {
+      room = null;
+      if (region.shaped && this.#regionalStates()[region.to] === 0) {
+        const fewest = new Int32Array(region.size).fill(-1);
+        region.ends.forEach((set, k) => {
+          for (let x = 0; x < region.size; x++) if (fewest[x]! < 0 && ((set[x >> 5]! >>> (x & 31)) & 1) === 1) fewest[x] = k;
+        });
+        room = Math.max(0, ...fewest) + 1;
+      }
+      this.#rooms.set(region, room);
+    }
+    return room;
+  }
+
+  // Per NFA state: 1 where it lies in a counted template (either kind) or can reach one.
+  #regionalStates(): Uint8Array {
+    const n = this.#nfaStates;
+    if (this.#regional.length === n) return this.#regional;
+    const regional = new Uint8Array(n);
+    const queue: number[] = [];
+    for (const region of this.#regions) {
+      for (let s = region.entry; s < region.entry + region.size; s++) {
+        regional[s] = 1;
+        queue.push(s);
+      }
+    }
+    // Predecessors by byte edges and ε-moves (compressed rows).
+    const start = new Int32Array(n + 1);
+    const each = (visit: (from: number, to: number) => void): void => {
+      for (let s = 0; s < n; s++) {
+        for (let e = this.#edgeStart[s]!, end = this.#edgeStart[s + 1]!; e < end; e++) visit(s, this.#edgeTo[e]!);
+        for (let e = this.#epsilonStart[s]!, end = this.#epsilonStart[s + 1]!; e < end; e++) visit(s, this.#epsilonTo[e]!);
+      }
+    };
+    each((_, to) => {
+      if (to < n) start[to + 1]!++;
+    });
+    for (let s = 0; s < n; s++) start[s + 1]! += start[s]!;
+    const fill = start.slice(0, n);
+    const from = new Int32Array(start[n]!);
+    each((source, to) => {
+      if (to < n) from[fill[to]!++] = source;
+    });
+    while (queue.length > 0) {
+      const s = queue.pop()!;
+      for (let i = start[s]!; i < start[s + 1]!; i++) {
+        const p = from[i]!;
+        if (regional[p] === 0) {
+          regional[p] = 1;
+          queue.push(p);
+        }
+      }
+    }
+    this.#regional = regional;
+    return regional;
   }
 
   /**
@@ -1683,9 +1941,22 @@ export class LexerDfa {
     return this.#found.subarray(0, found).sort();
   }
 
-  // The DFA state holding `set` (a scratch view; copied when the state is new).
+  // The DFA state holding `set` (a scratch view; copied when the state is new): a counted
+  // state where it is one.
   #intern(set: Int32Array): number {
-    const known = this.#sets.find(set);
+    const counted = this.#counted(set);
+    if (counted !== undefined) {
+      const { region, base, width } = counted;
+      if (base >= Math.max(region.min, 1) && base <= region.cap - this.#room(region)! - width)
+        return countedState(this.#shapes[this.#shape(set, counted)]!.index, base);
+    }
+    return this.#add(set, set);
+  }
+
+  // The plain state holding `key` (its lexemes those of `threads`: for a shape, its threads at
+  // some count).
+  #add(key: Int32Array, threads: Int32Array): number {
+    const known = this.#sets.find(key);
     if (known >= 0) return known;
     const id = this.#sets.size;
     if (id >= this.#maxStates) {
@@ -1694,7 +1965,7 @@ export class LexerDfa {
     // Accepted lexemes (sorted, distinct; none whose text a guard takes), and the winners
     // among them: highest priority.
     let accepting: number[] = [];
-    for (const thread of set) {
+    for (const thread of threads) {
       if (thread >= VIRTUAL_BASE) continue; // copies inside a repetition accept nothing
       const lexeme = this.#acceptOf[thread]!;
       if (lexeme >= 0 && !accepting.includes(lexeme)) accepting.push(lexeme);
@@ -1705,9 +1976,9 @@ export class LexerDfa {
       accepting = accepting.filter((l) => l < n && !(taken.length > 0 && this.lexemes[l]!.excludes?.some((e) => taken.includes(e))));
       // A state that now accepts nothing and reads no more bytes is a dead end: DEAD. (The
       // only one exclusion makes where it is used: see `LexemeDef.excludes`.)
-      if (accepting.length === 0 && set.length > 0 && set.every((thread) => this.#readsNoByte(this.#real(thread)))) return DEAD;
+      if (accepting.length === 0 && threads.length > 0 && threads.every((thread) => this.#readsNoByte(this.#real(thread)))) return DEAD;
     }
-    this.#sets.add(set);
+    this.#sets.add(key);
     let best = -Infinity;
     for (const lexeme of accepting) best = Math.max(best, this.lexemes[lexeme]!.priority ?? 0);
     accepting.sort((a, b) => a - b);

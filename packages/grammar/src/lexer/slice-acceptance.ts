@@ -95,6 +95,12 @@ const GROUPS: readonly SliceGroup[] = [...new Set(TOKEN_SLICES.map((slice) => sl
   };
 });
 
+/**
+ * The most bytes a token of a bounded slice has (4 per character): a counted state whose count
+ * is this far below its shape's highest accepts the slices its shape does.
+ */
+export const SLICE_TICKS_MOST = 4 * Math.max(...GROUPS.map((group) => group.widestBound));
+
 function firstAllowedAscii(excludedAscii: readonly number[]): number {
   for (let byte = 0; byte < 0x80; byte++) if (!excludedAscii.includes(byte)) return byte;
   throw new Error('a token slice must allow some ASCII character');

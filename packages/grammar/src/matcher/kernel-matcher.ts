@@ -12,7 +12,8 @@ import { kernelAbi as abi, KernelError, type Kernel, type KernelExports, type Ke
 import type { CompiledGrammar } from '../parser/compile-grammar.ts';
 import { GrammarLimitError } from '../grammar-error.ts';
 import { lexerRows } from '../limits.ts';
-import { sliceLengthBound, sliceMask, widestSlices } from '../lexer/slice-acceptance.ts';
+import { isCounted } from '../lexer/lexer-dfa.ts';
+import { SLICE_TICKS_MOST, sliceLengthBound, sliceMask, widestSlices } from '../lexer/slice-acceptance.ts';
 import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './reference-matcher.ts';
 import { UniqueItems, withoutRepeatedItems } from './unique-items.ts';
 
@@ -119,6 +120,8 @@ export class KernelGrammar {
         if (winners.length > 0 && scratch === 0) scratch = k.alloc(4 * lexer.lexemes.length + 4) >>> 0;
         if (winners.length > 0) new Int32Array(k.memory.buffer, scratch, winners.length).set(winners);
         k.lexerSetWinners(this.ptr, state, scratch, winners.length, lexer.endsLazily(state) ? 1 : 0);
+        const shape = lexer.shape(state);
+        if (shape !== undefined) k.lexerSetCounted(this.ptr, shape.index, state, shape.high, shape.high - SLICE_TICKS_MOST);
       }
     } finally {
       if (scratch !== 0) k.free(scratch);
@@ -139,16 +142,29 @@ export class KernelGrammar {
       // was four times the states a walk uses).
       const state = k.matcherNeedState(matcher);
       const byte = k.matcherNeedByte(matcher);
-      const target = lexer.nextRun(state, byte, this.#run);
-      this.syncLexer();
-      k.lexerSetRun(this.ptr, state, this.#run[0]!, this.#run[1]!, target);
+      if (isCounted(state)) {
+        // The shape's relative transition, and where the count passes the target shape's
+        // highest, the plain state that count is.
+        const entry = lexer.shapeRun(lexer.shapeOf(state), byte, this.#run);
+        const named = lexer.countedTarget(state, entry);
+        const target = lexer.next(state, byte);
+        this.syncLexer();
+        k.lexerSetRun(this.ptr, lexer.shapeOf(state), this.#run[0]!, this.#run[1]!, entry);
+        if (target !== named) k.lexerSetConcrete(this.ptr, named, target);
+      } else {
+        const target = lexer.nextRun(state, byte, this.#run);
+        this.syncLexer();
+        k.lexerSetRun(this.ptr, state, this.#run[0]!, this.#run[1]!, target);
+      }
     } else if (status === abi.STATUS_NEED_SLICES) {
       const state = k.matcherNeedState(matcher);
       // The widest accepted slice of each kind is enough: the narrower ones lie inside it.
       const accepted = sliceMask(lexer, state);
-      const length = sliceLengthBound(lexer, state);
+      // (A counted state's slices serve its shape's every count up to the slice bound; a length
+      // bound would not.)
+      const length = isCounted(state) ? null : sliceLengthBound(lexer, state);
       this.syncLexer();
-      k.lexerSetSlices(this.ptr, state, widestSlices(accepted), length?.above ?? 0, length?.bound ?? -1);
+      k.lexerSetSlices(this.ptr, lexer.shapeOf(state), widestSlices(accepted), length?.above ?? 0, length?.bound ?? -1);
     } else {
       const list = new Int32Array(k.memory.buffer, k.matcherNeedList(matcher) >>> 0, k.matcherNeedListLength(matcher)).slice();
       const state = lexer.start(list);

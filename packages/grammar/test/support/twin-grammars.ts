@@ -1,7 +1,7 @@
 // One lexeme's grammar, and random walks comparing two grammars of the same language built in
 // different ways (counted virtually or copied, blocks or edge by edge) mask by mask.
 import { expect } from 'vitest';
-import { compileGrammar, expr, GrammarBuilder, Matcher, recognize, rx, type ByteRegex, type CompiledGrammar } from '../../src/index.ts';
+import { compileGrammar, expr, GrammarBuilder, Matcher, recognize, rx, type ByteRegex, type CompiledGrammar, type GrammarLimits } from '../../src/index.ts';
 import { bitsetIds, oracleAllowed } from './oracle.ts';
 import { seeded, vocab } from './vocabs.ts';
 
@@ -11,10 +11,10 @@ const encoder = new TextEncoder();
 export const ANY_BYTES = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
 
 /** The grammar whose one lexeme is `regex`. */
-export function lexemeGrammar(regex: ByteRegex): CompiledGrammar {
+export function lexemeGrammar(regex: ByteRegex, limits: Partial<GrammarLimits> = {}): CompiledGrammar {
   const builder = new GrammarBuilder();
   builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'x', regex })));
-  return compileGrammar(builder.build('start'));
+  return compileGrammar(builder.build('start'), limits);
 }
 
 /** Whether `grammar` accepts `text` whole. */

@@ -1,0 +1,131 @@
+// Counted lexer states (`isCounted` in src/lexer/lexer-dfa.ts): where a pattern with counts of
+// its own meets a count of characters (a word-count pattern beside maxLength), a lexer state far
+// from the count's bounds is a count on a shape, whose transitions serve every count. Checked
+// against the same language built without them (a plain state per count: the construction a
+// smaller pattern gets) mask by mask, against RegExp on whole texts, and by the states a long
+// string builds.
+import { loadKernel, type Kernel } from '@sieve/kernel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileGrammar, jsonSchemaGrammar, KernelGrammar, KernelMatcher, Matcher, regexToByteRegex, rx, type CompiledGrammar } from '../src/index.ts';
+import { bitsetIds, oracleAllowed } from './support/oracle.ts';
+import { accepts, lexemeGrammar, walkTwins } from './support/twin-grammars.ts';
+import { seeded, vocab } from './support/vocabs.ts';
+
+// Lexer states that are shapes, of those built so far.
+const shapes = (grammar: CompiledGrammar): number =>
+  Array.from({ length: grammar.lexer.stateCount }, (_, state) => grammar.lexer.shape(state)).filter((shape) => shape !== undefined).length;
+
+// A count of characters beside a pattern counting words; the words' automaton is large for
+// `maxNfaStates` 2,000 (its counted states then) and small for the default (plain states).
+const cases: [counted: string, words: string, texts: string[]][] = [
+  [
+    '[ a-z]{0,150}',
+    '(?:[a-z]+ ){0,70}[a-z]+',
+    ['a', `${'a '.repeat(70)}a`, `${'a '.repeat(71)}a`, `${'ab '.repeat(37)}abc`, `${'ab '.repeat(37)}abcd`, 'a  b', 'q'.repeat(150), 'q'.repeat(151)],
+  ],
+  ['[ a-z]{70,150}', '(?:[a-z]+ ){0,70}[a-z]+', ['a', `${'abc '.repeat(17)}ab`, `${'abc '.repeat(17)}abc`, `${'q'.repeat(150)}`, `${'q'.repeat(151)}`]],
+];
+
+describe('counted lexer states, against plain ones', () => {
+  const pair = (counted: string, words: string): [CompiledGrammar, CompiledGrammar] => {
+    const regex = rx.and([regexToByteRegex(counted, { flags: 'u' }), regexToByteRegex(words, { flags: 'u' })]);
+    return [lexemeGrammar(regex, { maxNfaStates: 2_000 }), lexemeGrammar(regex)];
+  };
+
+  it.each(cases)('/%s/ ∧ /%s/ on whole texts', (counted, words, texts) => {
+    const [shaped, plain] = pair(counted, words);
+    const engines = [new RegExp(`^(?:${counted})$`, 'u'), new RegExp(`^(?:${words})$`, 'u')];
+    const verdicts = new Set<boolean>();
+    for (const text of texts) {
+      const expected = engines.every((engine) => engine.test(text));
+      expect(accepts(shaped, text), JSON.stringify(text)).toBe(expected);
+      expect(accepts(plain, text), `plain ${JSON.stringify(text)}`).toBe(expected);
+      verdicts.add(expected);
+    }
+    expect([...verdicts].sort()).toEqual([false, true]);
+    expect(shapes(shaped)).toBeGreaterThan(0);
+    expect(shapes(plain)).toBe(0);
+  });
+
+  it.each(cases)(
+    "/%s/ ∧ /%s/: masks equal the plain states' and the oracle along random walks",
+    (counted, words) => {
+      const [shaped, plain] = pair(counted, words);
+      walkTwins(shaped, plain, 17, 150, 3);
+      expect(shapes(shaped)).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+
+  it('is refused at compile where its lexeme counts again after it (lexer states per count otherwise)', () => {
+    const product = rx.and([regexToByteRegex('[ a-z]{0,150}', { flags: 'u' }), regexToByteRegex('(?:[a-z]+ ){0,70}[a-z]+', { flags: 'u' })]);
+    const twice = rx.seq([product, regexToByteRegex('x[a-z]{0,100}', { flags: 'u' })]);
+    expect(() => lexemeGrammar(twice, { maxNfaStates: 2_000 })).toThrow(/more counting after it/);
+    expect(accepts(lexemeGrammar(rx.seq([product, regexToByteRegex('x[a-z]{0,10}', { flags: 'u' })]), { maxNfaStates: 2_000 }), 'ab cxq')).toBe(true);
+  });
+
+  it('a long string builds as many states as a short one', () => {
+    const regex = rx.and([regexToByteRegex('[ a-z]{0,20000}', { flags: 'u' }), regexToByteRegex('(?:[a-z]+ ){0,70}[a-z]+', { flags: 'u' })]);
+    const grammar = lexemeGrammar(regex, { maxNfaStates: 2_000 });
+    const states = (text: string): number => {
+      expect(accepts(grammar, text)).toBe(true);
+      return grammar.lexer.stateCount;
+    };
+    const short = states(`${'abc'.repeat(100)} ${'abc'.repeat(100)}`);
+    expect(states(`${'abc'.repeat(3000)} ${'abc'.repeat(3000)}`)).toBe(short);
+    expect(accepts(grammar, `${'abc'.repeat(3334)} ${'abc'.repeat(3333)}`)).toBe(false); // 20,002 characters
+  });
+});
+
+describe('JSON Schema: a word-count pattern beside maxLength, in the kernel', () => {
+  let kernel: Kernel;
+  beforeAll(async () => {
+    kernel = await loadKernel();
+  });
+  afterAll(() => kernel.dispose());
+  const schema = { type: 'string', pattern: '^(?:\\S+\\s+){0,66}\\S+$', maxLength: 160 };
+
+  it("masks equal plain states' along random walks and their rollbacks, and the oracle (llama3.1)", () => {
+    const shaped = compileGrammar(jsonSchemaGrammar(schema).grammar);
+    // Enough room for the words' automaton as written: plain states, one per count.
+    const plain = compileGrammar(jsonSchemaGrammar(schema).grammar, { maxNfaStates: 4_000_000 });
+    const index = vocab('llama3.1');
+    const kernelVocab = kernel.loadVocab(index.file);
+    const grammars = [new KernelGrammar(kernel, shaped), new KernelGrammar(kernel, plain)];
+    const eos = index.meta.eos_token_ids;
+    const random = seeded(29);
+    try {
+      for (let walk = 0; walk < 2; walk++) {
+        const [matcher, other] = grammars.map((grammar) => new KernelMatcher(grammar, kernelVocab, { eosTokenIds: eos })) as [KernelMatcher, KernelMatcher];
+        const reference = new Matcher(shaped, index);
+        const masks: number[][] = [];
+        for (let step = 0; step < 80; step++) {
+          const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
+          expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(other.computeMaskBitset(), index.tokenCount));
+          if (step === 45) expect(mask).toEqual(oracleAllowed(reference));
+          masks.push(mask);
+          const text = mask.filter((id) => !eos.includes(id));
+          if (text.length === 0) break;
+          // Mostly short tokens, so that walks reach the bounds.
+          const short = text.filter((id) => index.tokenBytes(id).length <= 3);
+          const from = short.length > 0 && random() < 0.8 ? short : text;
+          const id = from[Math.floor(random() * from.length)]!;
+          for (const m of [matcher, other, reference]) expect(m.commitToken(id)).toBe(true);
+        }
+        expect(masks.length).toBeGreaterThan(40);
+        // Rolling back replays the same masks.
+        while (matcher.tokenCount > 0) {
+          matcher.rollback(1);
+          expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(masks[matcher.tokenCount]);
+        }
+        matcher.dispose();
+        other.dispose();
+      }
+    } finally {
+      for (const grammar of grammars) grammar.dispose();
+      kernelVocab.dispose();
+    }
+    expect(shapes(shaped)).toBeGreaterThan(0);
+    expect(shapes(plain)).toBe(0);
+  }, 120_000);
+});
