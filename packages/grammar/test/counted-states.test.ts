@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileGrammar, jsonSchemaGrammar, KernelGrammar, KernelMatcher, Matcher, regexToByteRegex, rx, type CompiledGrammar } from '../src/index.ts';
 import { bitsetIds, oracleAllowed } from './support/oracle.ts';
 import { accepts, lexemeGrammar, walkTwins } from './support/twin-grammars.ts';
-import { seeded, vocab } from './support/vocabs.ts';
+import { randomSplit, seeded, tokensByBytes, vocab } from './support/vocabs.ts';
 
 // Lexer states that are shapes, of those built so far.
 const shapes = (grammar: CompiledGrammar): number =>
@@ -83,37 +83,33 @@ describe('JSON Schema: a word-count pattern beside maxLength, in the kernel', ()
     kernel = await loadKernel();
   });
   afterAll(() => kernel.dispose());
-  const schema = { type: 'string', pattern: '^(?:\\S+\\s+){0,66}\\S+$', maxLength: 160 };
+  const index = vocab('llama3.1');
+  const eos = index.meta.eos_token_ids;
+  const schema = (maxLength: number): unknown => ({ type: 'string', pattern: '^(?:\\S+\\s+){0,66}\\S+$', maxLength });
 
-  it("masks equal plain states' along random walks and their rollbacks, and the oracle (llama3.1)", () => {
-    const shaped = compileGrammar(jsonSchemaGrammar(schema).grammar);
-    // Enough room for the words' automaton as written: plain states, one per count.
-    const plain = compileGrammar(jsonSchemaGrammar(schema).grammar, { maxNfaStates: 4_000_000 });
-    const index = vocab('llama3.1');
+  // Walks where `next` picks each token from the mask (null: the walk ends): every kernel mask
+  // of `grammar` equals `twin`'s, one the oracle's, and rolling back replays them.
+  function walkAgainst(grammar: CompiledGrammar, twin: CompiledGrammar, walks: number, next: (mask: number[], step: number) => number | null): KernelGrammar {
     const kernelVocab = kernel.loadVocab(index.file);
-    const grammars = [new KernelGrammar(kernel, shaped), new KernelGrammar(kernel, plain)];
-    const eos = index.meta.eos_token_ids;
-    const random = seeded(29);
+    const [kernelGrammar, kernelTwin] = [new KernelGrammar(kernel, grammar), new KernelGrammar(kernel, twin)];
     try {
-      for (let walk = 0; walk < 2; walk++) {
-        const [matcher, other] = grammars.map((grammar) => new KernelMatcher(grammar, kernelVocab, { eosTokenIds: eos })) as [KernelMatcher, KernelMatcher];
-        const reference = new Matcher(shaped, index);
+      for (let walk = 0; walk < walks; walk++) {
+        const [matcher, other] = [kernelGrammar, kernelTwin].map((g) => new KernelMatcher(g, kernelVocab, { eosTokenIds: eos })) as [
+          KernelMatcher,
+          KernelMatcher,
+        ];
+        const reference = new Matcher(grammar, index);
         const masks: number[][] = [];
-        for (let step = 0; step < 80; step++) {
+        for (let step = 0; ; step++) {
           const mask = bitsetIds(matcher.computeMaskBitset(), index.tokenCount);
           expect(mask, `walk ${walk} step ${step}`).toEqual(bitsetIds(other.computeMaskBitset(), index.tokenCount));
-          if (step === 45) expect(mask).toEqual(oracleAllowed(reference));
+          if (walk === 0 && step === 45) expect(mask).toEqual(oracleAllowed(reference));
           masks.push(mask);
-          const text = mask.filter((id) => !eos.includes(id));
-          if (text.length === 0) break;
-          // Mostly short tokens, so that walks reach the bounds.
-          const short = text.filter((id) => index.tokenBytes(id).length <= 3);
-          const from = short.length > 0 && random() < 0.8 ? short : text;
-          const id = from[Math.floor(random() * from.length)]!;
+          const id = next(mask, step);
+          if (id === null) break;
           for (const m of [matcher, other, reference]) expect(m.commitToken(id)).toBe(true);
         }
-        expect(masks.length).toBeGreaterThan(40);
-        // Rolling back replays the same masks.
+        expect(masks.length).toBeGreaterThan(45);
         while (matcher.tokenCount > 0) {
           matcher.rollback(1);
           expect(bitsetIds(matcher.computeMaskBitset(), index.tokenCount)).toEqual(masks[matcher.tokenCount]);
@@ -121,11 +117,36 @@ describe('JSON Schema: a word-count pattern beside maxLength, in the kernel', ()
         matcher.dispose();
         other.dispose();
       }
+      return kernelGrammar;
     } finally {
-      for (const grammar of grammars) grammar.dispose();
+      kernelTwin.dispose();
       kernelVocab.dispose();
     }
+  }
+
+  it("random walks to maxLength 160: masks equal plain states' (one per count: the words' automaton as written) and the oracle (llama3.1)", () => {
+    const shaped = compileGrammar(jsonSchemaGrammar(schema(160)).grammar);
+    const plain = compileGrammar(jsonSchemaGrammar(schema(160)).grammar, { maxNfaStates: 4_000_000 });
+    const random = seeded(29);
+    walkAgainst(shaped, plain, 2, (mask, step) => {
+      const text = mask.filter((id) => !eos.includes(id));
+      if (text.length === 0 || step >= 80) return null;
+      // Mostly short tokens, so that walks reach the bound.
+      const short = text.filter((id) => index.tokenBytes(id).length <= 3);
+      const from = short.length > 0 && random() < 0.8 ? short : text;
+      return from[Math.floor(random() * from.length)]!;
+    }).dispose();
     expect(shapes(shaped)).toBeGreaterThan(0);
     expect(shapes(plain)).toBe(0);
+  }, 120_000);
+
+  it('words up to maxLength 400: cached masks (keyed by the shape alone far from the bound) equal masks never cached', () => {
+    const ir = jsonSchemaGrammar(schema(400)).grammar;
+    // 57 words of 6 letters: 399 characters; inside a word the shape stays while the count grows.
+    const text = `"${'abcdef '.repeat(56)}abcdef"`;
+    const path = randomSplit(new TextEncoder().encode(text), tokensByBytes(index), seeded(31), 4);
+    const kernelGrammar = walkAgainst(compileGrammar(ir), compileGrammar(ir, { maskCacheBytes: 0 }), 1, (_, step) => path[step] ?? null);
+    expect(kernelGrammar.maskCacheStats().hits).toBeGreaterThan(0);
+    kernelGrammar.dispose();
   }, 120_000);
 });

@@ -13,7 +13,7 @@
 // the walk depends on the lexer state only, so the tokens it accepts that way, and the nodes
 // where a lexeme ends (the "frontier"), are the same for every chart. A later walk from the
 // same lexer state copies those tokens and walks only the frontier's subtrees.
-import { STATUS_LIMIT_TIME, STATUS_NEED_SLICES, STATUS_NEED_START, STATUS_NEED_TRANSITION, STATUS_OK, STATUS_REJECTED } from '../src/abi';
+import { COUNTED_FIELD_MASK, COUNTED_SHAPE_SHIFT, COUNTED_STATE, STATUS_LIMIT_TIME, STATUS_NEED_SLICES, STATUS_NEED_START, STATUS_NEED_TRANSITION, STATUS_OK, STATUS_REJECTED } from '../src/abi';
 import {
   MAX_TOKEN_SLICES,
   SLICE_NODE_BOUNDARY,
@@ -26,6 +26,7 @@ import {
   VH_SLICE_LENGTHS_AT,
   VH_SLICE_NODES_AT,
   VH_SLICE_TOKENS_AT,
+  VH_MAX_TOKEN_BYTES,
   VH_TOKEN_COUNT,
   VH_TRIE_AT,
   VH_TRIE_NODE_COUNT,
@@ -111,6 +112,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
   m.walkStamp++;
   m.walkStore = stateKey(m);
   if (m.walkStore) {
+    m.walkKey1 = walkLexKey(m, m.walkKey1);
     const at = maskStoreGet(m.g.masks, m.vocabSerial, words, m.walkKey0, m.walkKey1);
     if (at !== 0) {
       m.g.masks.hits++;
@@ -121,6 +123,16 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
     m.g.masks.misses++;
   }
   return matcherMaskResume(mp);
+}
+
+// The lexer state a mask is cached under: itself, or for a counted state so far below its
+// shape's slice bound that no token of the vocab reaches it, the shape at count 0 (no counted
+// state has it): every count there walks alike, the count being read only near the bounds.
+// (Not the state key `matcherStateKey` gives: states with different counts differ later.)
+function walkLexKey(m: Matcher, lex: i32): i32 {
+  if (lex < COUNTED_STATE) return lex;
+  const reach = (lex & COUNTED_FIELD_MASK) + <i32>headerWord(m.vocab, VH_MAX_TOKEN_BYTES);
+  return reach <= vecGet(m.g.sliceHigh, (lex >>> COUNTED_SHAPE_SHIFT) & COUNTED_FIELD_MASK) ? lex & ~COUNTED_FIELD_MASK : lex;
 }
 
 // Lexical entries are keyed (-2 - root lexer state, 1 when a lexeme is in progress), apart
@@ -185,7 +197,7 @@ export function matcherMaskResume(mp: usize): i32 {
     if (slices < 0) return -slices;
     m.walkSlices = slices;
     // A lexical entry for the root lexer state: start from its tokens, walk its frontier.
-    const at = m.walkStore ? maskStoreGet(m.g.masks, m.vocabSerial, words, lexicalKey(m.walkRootLex), m.lexLen > 0 ? 1 : 0) : 0;
+    const at = m.walkStore ? maskStoreGet(m.g.masks, m.vocabSerial, words, lexicalKey(walkLexKey(m, m.walkRootLex)), m.lexLen > 0 ? 1 : 0) : 0;
     if (at !== 0) {
       const block = maskStoreBlock(at);
       memory.copy(bits, block, <usize>words << 2);
@@ -353,7 +365,7 @@ function storeLexical(m: Matcher, words: i32): void {
   const frontier = m.walkFrontier;
   const pairs = frontier.len / FRONTIER_PAIR_WORDS;
   const bytes = (<usize>words << 2) + LEXICAL_COUNT_BYTES + <usize>pairs * FRONTIER_PAIR_BYTES;
-  const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, lexicalKey(m.walkRootLex), load<i32>(m.walkPath.ptr, PATH_LEX_LEN) > 0 ? 1 : 0, bytes, 0);
+  const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, lexicalKey(walkLexKey(m, m.walkRootLex)), load<i32>(m.walkPath.ptr, PATH_LEX_LEN) > 0 ? 1 : 0, bytes, 0);
   if (block === 0) return;
   sortPairsBySecond(frontier.ptr, pairs);
   memory.copy(block, m.walkPure, <usize>words << 2);
