@@ -174,13 +174,16 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
 // `not` somewhere in the schema, and every object schema there has endless names for such
 // members (where they may run out, names are not kept distinct: see docs/limits.md).
 function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
-  const objects = here.filter((s) => allowedTypes(s, '').includes('object') && otherKeys(compiler, s) !== 'none');
-  if (objects.some((s) => typeof s.minProperties === 'number' && s.minProperties >= 2)) {
-    if (objects.some((s) => otherKeys(compiler, s) === 'may run out'))
+  const objects = here.flatMap((s) => {
+    const keys = allowedTypes(s, '').includes('object') ? otherKeys(compiler, s) : 'none';
+    return keys === 'none' ? [] : [{ s, keys }];
+  });
+  if (objects.some(({ s }) => typeof s.minProperties === 'number' && s.minProperties >= 2)) {
+    if (objects.some(({ keys }) => keys === 'may run out'))
       compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
     return true;
   }
-  return compiler.otherKeysWitnessed && objects.length > 0 && objects.every((s) => otherKeys(compiler, s) === 'endless');
+  return compiler.otherKeysWitnessed && objects.length > 0 && objects.every(({ keys }) => keys === 'endless');
 }
 
 // The names of the members no name tracks an object schema allows: none; endless (every

@@ -77,11 +77,11 @@ function withAnnexBPatterns<T>(check: () => T): T {
 }
 
 /**
- * Merged schemas encode some things their own way: several patterns (multiples) as a list, excluded
- * constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and multiples (`__notMultipleOf`),
- * conditionals (`__conditions`),
- * items one of which must hold (`__contains`), fractions (`__fraction`), members one of which
- * must hold (`__someMember`, `__otherWitness`), member sides (`__memberSides`). This spells them as standard keywords of
+ * Merged schemas encode some things their own way: several patterns (multiples) as a list,
+ * excluded constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and
+ * multiples (`__notMultipleOf`), conditionals (`__conditions`), items one of which must hold
+ * (`__contains`), fractions (`__fraction`), members one of which must hold (`__someMember`,
+ * `__otherWitness`), member sides (`__memberSides`). This spells them as standard keywords of
  * `draft` for the validator.
  */
 export function standardSchema(merged: SchemaObject, draft: SchemaDraft): SchemaObject {
