@@ -1700,16 +1700,15 @@ export class LexerDfa {
     key.subarray(1).sort();
     const known = this.#sets.find(key);
     if (known >= 0) return known;
-    const id = this.#sets.size;
     const index = this.#shapeStates.length;
     if (index > COUNTED_FIELD_MASK)
       throw new GrammarLimitError('maxLexerStates', this.#maxStates, `the lexer needs more than ${COUNTED_FIELD_MASK + 1} shapes of counted states`);
     const low = Math.max(region.min, 1);
-    this.#shapes[id] = { index, region, low, high: region.cap - this.#room(region)! - width };
-    this.#shapeStates.push(id);
     const threads = new Int32Array(set.length);
     for (let i = 0; i < set.length; i++) threads[i] = this.#shifted(set[i]!, region, low - base);
-    this.#add(key, threads);
+    const id = this.#add(key, threads);
+    this.#shapes[id] = { index, region, low, high: region.cap - this.#room(region)! - width };
+    this.#shapeStates.push(id);
     return id;
   }
 
