@@ -953,13 +953,6 @@ interface CountedRegion {
  * c ≥ min. A thread lives only if it can still end with a count the bounds allow: `ends`
  * says with how many more ticks each state can reach `to`.
  */
-/** A shape of counted states: its region, and the counts it takes (`LexerDfa`). */
-interface Shape {
-  readonly index: number;
-  readonly region: TickRegion;
-  readonly low: number;
-  readonly high: number;
-}
 interface TickRegion {
   readonly entry: number;
   readonly size: number;
@@ -976,6 +969,13 @@ interface TickRegion {
   readonly period: number;
   /** Whether its lexer states far from the bounds are counted states (a shape and a count). */
   readonly shaped: boolean;
+}
+/** A shape of counted states: its number, its region, and the counts its counted states take (`LexerDfa`). */
+interface Shape {
+  readonly index: number;
+  readonly region: TickRegion;
+  readonly low: number;
+  readonly high: number;
 }
 
 // Product operands of at most this many states are determinized, if their DFA is no larger.
