@@ -50,9 +50,10 @@ export const STATUS_INVALID = -8;
 export const STATUS_LIMIT_CHART = -9;
 
 // Counted lexer states. A lexer state id with COUNTED_STATE set is a count on a shape:
-// `COUNTED_STATE | shape << COUNTED_SHAPE_SHIFT | count`, the shape a lexer state (its id) that
-// stands for the states of a counted repetition far enough from its bounds that they differ by
-// their count alone (see `LexerDfa` in @sieve/grammar). A shape's row holds relative targets:
+// `COUNTED_STATE | shape << COUNTED_SHAPE_SHIFT | count`, the shape the number of a lexer state
+// (`lexerSetCounted` numbers them from 0) that stands for the states of a counted repetition far
+// enough from its bounds that they differ by their count alone (see `LexerDfa` in
+// @sieve/grammar). A shape's row holds relative targets:
 // a plain state, DEAD, UNKNOWN, or `COUNTED_STATE | shape' << COUNTED_SHAPE_SHIFT | ticks`,
 // the count going up by `ticks`; a count past the target shape's highest (`lexerSetCounted`) is
 // a plain state the host names (`lexerSetConcrete`).

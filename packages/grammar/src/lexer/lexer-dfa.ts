@@ -1703,13 +1703,19 @@ export class LexerDfa {
     const index = this.#shapeStates.length;
     if (index > COUNTED_FIELD_MASK)
       throw new GrammarLimitError('maxLexerStates', this.#maxStates, `the lexer needs more than ${COUNTED_FIELD_MASK + 1} shapes of counted states`);
-    const low = Math.max(region.min, 1);
+    const [low, high] = this.#counts(region, width);
     const threads = new Int32Array(set.length);
     for (let i = 0; i < set.length; i++) threads[i] = this.#shifted(set[i]!, region, low - base);
     const id = this.#add(key, threads);
-    this.#shapes[id] = { index, region, low, high: region.cap - this.#room(region)! - width };
+    this.#shapes[id] = { index, region, low, high };
     this.#shapeStates.push(id);
     return id;
+  }
+
+  // The counts a shape of `region` whose copies span `width` more takes: from the minimum (at
+  // least 1: copy 0 is the template itself) to `#room` below the cap.
+  #counts(region: TickRegion, width: number): [low: number, high: number] {
+    return [Math.max(region.min, 1), region.cap - this.#room(region)! - width];
   }
 
   // How many counts below its cap a counted state of `region` stays, or null where it has none:
@@ -1945,9 +1951,8 @@ export class LexerDfa {
   #intern(set: Int32Array): number {
     const counted = this.#counted(set);
     if (counted !== undefined) {
-      const { region, base, width } = counted;
-      if (base >= Math.max(region.min, 1) && base <= region.cap - this.#room(region)! - width)
-        return countedState(this.#shapes[this.#shape(set, counted)]!.index, base);
+      const [low, high] = this.#counts(counted.region, counted.width);
+      if (counted.base >= low && counted.base <= high) return countedState(this.#shapes[this.#shape(set, counted)]!.index, counted.base);
     }
     return this.#add(set, set);
   }
