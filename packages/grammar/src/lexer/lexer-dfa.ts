@@ -596,17 +596,29 @@ class Nfa {
       )
     )
       return;
+    const left = this.#productOf(items.slice(0, -1));
+    if (left === null) return;
+    const [a, b, product] = this.#pairOrCompact(left, this.#operand(items[items.length - 1]!), from, to);
+    if (b.total && a.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(a, b, product, to);
+  }
+
+  // The product of `items` (one at least) as an operand of its own, null when it is empty. A
+  // large partial product is compacted before it meets the next item: products of many
+  // patterns stay near the size of their minimal automaton.
+  #productOf(items: readonly ByteRegex[]): ProductOperand | null {
     let left = this.#operand(items[0]!);
-    for (let i = 1; i < items.length - 1; i++) {
+    for (let i = 1; i < items.length; i++) {
       const nfa = new Nfa(this.maxStates);
       const start = nfa.newState();
       const accept = nfa.newState();
       nfa.#pairOrCompact(left, this.#operand(items[i]!), start, accept);
-      if (!nfa.pruneDeadEnds(start, accept)) return;
+      if (!nfa.pruneDeadEnds(start, accept)) return null;
       left = { nfa, start, accept };
+      // (Its subsets looked for up to a few per state: past that, its minimal automaton is
+      // seldom smaller than itself.)
+      if (nfa.stateCount > MAX_DETERMINIZED_OPERAND && i < items.length - 1) left = this.#compact(left, PARTIAL_PRODUCT_SETS * nfa.stateCount);
     }
-    const [a, b, product] = this.#pairOrCompact(left, this.#operand(items[items.length - 1]!), from, to);
-    if (b.total && a.nfa.stateCount <= MAX_SHADOW_STATES) this.#noteShadows(a, b, product, to);
+    return left;
   }
 
   // `#pair`, and where that takes more than maxNfaStates, the same with both operands
@@ -643,15 +655,8 @@ class Nfa {
     // as it goes, and its lexer states are counted ones (`shaped`: a state far from the count's
     // bounds is a shape and a count, see `LexerDfa`), since it has as many subsets in use at
     // every count: thousands of new states per mask otherwise (measured).
-    let rest = this.#operand(others[0]!);
-    for (let i = 1; i < others.length; i++) {
-      const nfa = new Nfa(this.maxStates);
-      const start = nfa.newState();
-      const accept = nfa.newState();
-      nfa.#pair(rest, this.#operand(others[i]!), start, accept);
-      if (!nfa.pruneDeadEnds(start, accept)) return true;
-      rest = { nfa, start, accept };
-    }
+    let rest = this.#productOf(others);
+    if (rest === null) return true;
     const largest = this.maxStates / MAX_TICK_TEMPLATE_SHARE;
     const shapeable = !saturates && cap < MAX_SHAPED_COUNT;
     let shaped = shapeable && rest.nfa.stateCount > largest;
@@ -771,10 +776,10 @@ class Nfa {
 
   // `operand` determinized (up to MAX_COMPACTED_SETS states; a complement is already) and
   // minimized, where that makes it smaller: for a product that would otherwise pass
-  // maxNfaStates (`#pairOrCompact`).
-  #compact(operand: ProductOperand): ProductOperand {
+  // maxNfaStates (`#pairOrCompact`), and a large partial product (`#productOf`).
+  #compact(operand: ProductOperand, maxSets = MAX_COMPACTED_SETS): ProductOperand {
     const { nfa, start, accept } = operand;
-    const deterministic = operand.total === true ? operand : nfa.#subsets(start, accept, false, MAX_COMPACTED_SETS);
+    const deterministic = operand.total === true ? operand : nfa.#subsets(start, accept, false, Math.min(maxSets, MAX_COMPACTED_SETS));
     if (deterministic === undefined) return operand;
     const minimal = this.#minimal(deterministic);
     return minimal.nfa.stateCount < nfa.stateCount ? minimal : operand;
@@ -980,9 +985,12 @@ interface Shape {
 
 // Product operands of at most this many states are determinized, if their DFA is no larger.
 const MAX_DETERMINIZED_OPERAND = 2_000;
-// The operands of a product that would pass maxNfaStates are determinized up to this many
-// states before they are minimized (`Nfa.#compact`).
-const MAX_COMPACTED_SETS = 20_000;
+// Operands of a product that would pass maxNfaStates, and partial products past
+// MAX_DETERMINIZED_OPERAND, are determinized up to this many states before they are
+// minimized (`Nfa.#compact`).
+const MAX_COMPACTED_SETS = 100_000;
+// A partial product is determinized up to this many subsets per state of its own.
+const PARTIAL_PRODUCT_SETS = 4;
 // Most entries (states × byte classes) of the table a minimization fills.
 const MAX_MINIMIZED_CELLS = 1 << 22;
 // A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
