@@ -245,6 +245,11 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     bases: [{ a: 1 }, { ab: 1, q: 2 }, { abc: 1, x: 2 }, { p1: 1 }, { a: 1, p8: 2 }, {}, { kind: 1 }],
   },
   {
+    name: 'not of propertyNames whose complement is a oneOf of a pattern and a length (one string test)',
+    schema: { type: 'object', not: { propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } },
+    bases: [{}, { a: 1 }, { abc: 1 }, { xyz: 1 }, { ab: 1, xyz: 2 }, { x: 1 }, { a: 1, x: 2 }],
+  },
+  {
     name: 'names that must match patterns, beside patternProperties and a member cap',
     schema: {
       type: 'object',
@@ -594,7 +599,7 @@ const REFUSED: [unknown, string, string, string][] = [
   [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
   [{ not: { format: 'regex' } }, '', 'not', 'regex'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
-  [{ not: { type: 'object', propertyNames: { not: { oneOf: [{ pattern: 'a' }, { maxLength: 2 }] } } } }, '', 'not', 'propertyNames'],
+  [{ not: { type: 'object', propertyNames: { not: { if: { pattern: 'a' }, then: { maxLength: 2 }, else: { minLength: 4 } } } } }, '', 'not', 'propertyNames'],
   [
     {
       oneOf: [

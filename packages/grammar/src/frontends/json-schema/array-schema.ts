@@ -148,7 +148,7 @@ function numberItems(compiler: SchemaCompiler, items: ItemSchemas): 'number' | '
 }
 
 // String keywords whose content `stringContent` builds exactly.
-const STRING_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats']);
+const STRING_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats', '__stringTests']);
 
 // Keywords that split a schema into branches (`candidates`).
 const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies'];

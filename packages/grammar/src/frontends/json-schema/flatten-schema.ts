@@ -5,6 +5,7 @@
  * repeat.
  */
 import { checkKeywordShapes } from './keyword-shapes.ts';
+import { kindTest } from './kind-tests.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
@@ -91,10 +92,19 @@ export class SchemaFlattener {
         delete own.contains;
         delete own.minContains;
       }
-      const ownId = compiler.ids.of(own);
-      if (!seen.parts.has(ownId)) {
-        seen.parts.add(ownId);
-        parts.push([own, pointer]);
+      // A `not`, `anyOf` or `oneOf` that combines one kind's keywords: one test of that kind.
+      const tests: SchemaObject[] = [];
+      for (const keyword of ['not', 'anyOf', 'oneOf']) {
+        const test = own[keyword] === undefined ? null : kindTest(compiler, { [keyword]: own[keyword] }, pointer);
+        if (test === null) continue;
+        delete own[keyword];
+        tests.push(test);
+      }
+      for (const part of [own, ...tests]) {
+        const partId = compiler.ids.of(part);
+        if (seen.parts.has(partId)) continue;
+        seen.parts.add(partId);
+        parts.push([part, pointer]);
       }
       if (target !== null && !this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
       if (schema.allOf !== undefined) {

@@ -203,6 +203,8 @@ function mergeKeyword(out: Record<string, unknown>, k: string, v: unknown, point
     case '__conditions':
     case '__contains':
     case '__notMultipleOf':
+    case '__stringTests':
+    case '__multipleTests':
     case '__someMember':
     case '__otherWitness':
     case '__oneOf':

@@ -352,6 +352,11 @@ class Negation {
       case '__notMultipleOf':
         for (const m of value as unknown[]) this.#add('number', { multipleOf: m });
         return;
+      case '__stringTests':
+      case '__multipleTests':
+        // A string (number) that fails one of the tests.
+        for (const test of value as Schema[]) this.#add(keyword === '__stringTests' ? 'string' : 'number', { [keyword]: [{ not: test }] });
+        return;
       case '__fraction':
         if (this.#numbers !== null) this.#out.push({ type: 'integer' });
         return;

@@ -12,6 +12,7 @@ import {
   MAX_MULTIPLE_STATES,
   multipleOfAutomaton,
   multipleOfRegex,
+  multiplesAutomaton,
   nextDouble,
   nonIntegerRegex,
   SAFE_EXPONENT_FORMS,
@@ -20,7 +21,7 @@ import {
 } from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { lowerBound, upperBound, type SchemaObject } from './schema-keywords.ts';
+import { lowerBound, upperBound, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 /** The JSON numbers of `type` the numeric keywords allow. */
 export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number', schema: SchemaObject, pointer: string): ByteRegex {
@@ -40,6 +41,8 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
   for (const m of [schema.multipleOf ?? []].flat()) parts.push(multiplesOf(compiler, m, pointer));
   const excluded = (schema.__notMultipleOf ?? []) as number[];
   if (excluded.length > 0) parts.push(regexToByteRegex(PLAIN_DECIMAL), rx.not(rx.alt(excluded.map((m) => multiplesOf(compiler, m, pointer)))));
+  const tests = (schema.__multipleTests ?? []) as Schema[];
+  if (tests.length > 0) parts.push(multiplesTested(compiler, tests, pointer));
   if (schema.__fraction === true) parts.push(regexToByteRegex(nonIntegerRegex()));
   const bounded = lo.value !== -Infinity || hi.value !== Infinity;
   if (type === 'integer') {
@@ -81,6 +84,41 @@ export function numbersOtherThan(values: readonly number[]): ByteRegex {
     rx.and([regexToByteRegex(PLAIN_DECIMAL), ...outside]),
     rx.and([regexToByteRegex(SAFE_EXPONENT_FORMS), rx.not(rx.alt(values.filter((v) => v !== 0).map((v) => regexToByteRegex(safeExponentForms(v)))))]),
   ]);
+}
+
+// The plain decimals that pass every one of `tests` (boolean combinations of multiples, see
+// `kind-tests.ts`): one remainder automaton over all their multiples (refused past its size).
+function multiplesTested(compiler: SchemaCompiler, tests: readonly Schema[], pointer: string): ByteRegex {
+  const multiples = new Set<number>();
+  const collect = (test: Schema): void => {
+    if (typeof test === 'boolean') return;
+    const [keyword, value] = Object.entries(test)[0]!;
+    if (keyword === 'multipleOf') {
+      if (typeof value !== 'number' || !(value > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
+      multiples.add(value);
+    } else {
+      [value].flat().forEach((t) => collect(t as Schema));
+    }
+  };
+  tests.forEach(collect);
+  const holds = (test: Schema, isMultiple: (m: number) => boolean): boolean => {
+    if (typeof test === 'boolean') return test;
+    const [keyword, value] = Object.entries(test)[0]!;
+    const each = (): boolean[] => (value as Schema[]).map((t) => holds(t, isMultiple));
+    if (keyword === 'multipleOf') return isMultiple(value as number);
+    if (keyword === 'not') return !holds(value as Schema, isMultiple);
+    if (keyword === 'allOf') return each().every(Boolean);
+    if (keyword === 'anyOf') return each().some(Boolean);
+    return each().filter(Boolean).length === 1; // oneOf
+  };
+  const automaton = multiplesAutomaton([...multiples], (isMultiple) => tests.every((test) => holds(test, isMultiple)));
+  if (automaton !== null) return rx.automaton(automaton);
+  compiler.unsupported(
+    pointer,
+    'multipleOf',
+    `multipleOf ${[...multiples].join(', ')} combined are not supported (their remainder automaton would exceed ${MAX_MULTIPLE_STATES} states)`,
+  );
+  return jsonRegex.number();
 }
 
 // The plain decimals that are multiples of `m`: a regex where the last digits decide, else

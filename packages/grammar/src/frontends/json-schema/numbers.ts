@@ -214,55 +214,94 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
   return out;
 }
 
-/** Most states a `multipleOfAutomaton` may have. */
-export const MAX_MULTIPLE_STATES = 20_000;
+/** Most states a remainder automaton (`multiplesAutomaton`) may have. */
+export const MAX_MULTIPLE_STATES = 100_000;
+
+/** The remainder automaton of the plain decimals that are multiples of `m` (any positive number). */
+export const multipleOfAutomaton = (m: number): ByteAutomaton | null => multiplesAutomaton([m], (isMultiple) => isMultiple(m));
 
 /**
- * An automaton for plain decimals that are multiples of any positive `m` = p / 10^d (p an
- * integer): it reads the digits left to right keeping N mod p, N the number read so far
- * times 10^d (fraction digits counted up to d; past d only zeros may follow). Null when p is
- * not a safe integer or the states exceed `MAX_MULTIPLE_STATES`.
+ * An automaton for the plain decimals x for which `holds` is true, told which of `multiples`
+ * (positive numbers) x is a multiple of. With every m = p_m / 10^d (p_m an integer, d the
+ * most fraction digits among them) and p the least common multiple of the p_m, it reads the
+ * digits left to right keeping N mod p, N the number read so far times 10^d (fraction digits
+ * counted up to d; past d, zeros keep it, and any other digit makes x a multiple of none).
+ * Null when p is not a safe integer or the states exceed `MAX_MULTIPLE_STATES`.
  */
-export function multipleOfAutomaton(m: number): ByteAutomaton | null {
-  const { int, fraction } = plainDecimal(m);
-  const p = Number(int + fraction);
-  const d = fraction.length;
+export function multiplesAutomaton(multiples: readonly number[], holds: (isMultiple: (m: number) => boolean) => boolean): ByteAutomaton | null {
+  const decimals = multiples.map((m) => plainDecimal(m));
+  const d = Math.max(0, ...decimals.map(({ fraction }) => fraction.length));
+  const scaled = new Map(multiples.map((m, i) => [m, Number(decimals[i]!.int + decimals[i]!.fraction) * 10 ** (d - decimals[i]!.fraction.length)]));
   const depth = Math.max(d, 1);
-  if (!Number.isSafeInteger(p) || p === 0 || 3 + p * (2 + depth) > MAX_MULTIPLE_STATES) return null;
+  const nonIntegral = holds(() => false); // past d fraction digits, x is a multiple of none
+  const stateCount = (modulus: number): number => 3 + modulus * (2 + depth) + (nonIntegral ? 1 : 0);
+  let p = 1;
+  for (const q of scaled.values()) {
+    if (!Number.isSafeInteger(q) || q === 0) return null;
+    p = (p / gcd(p, q)) * q;
+    if (!Number.isSafeInteger(p) || stateCount(p) > MAX_MULTIPLE_STATES) return null;
+  }
+  // Whether x with N ≡ r (mod p) holds (decided once per residue).
+  const verdicts = new Map<number, boolean>();
+  const accepts = (r: number): boolean => {
+    let verdict = verdicts.get(r);
+    if (verdict === undefined) verdicts.set(r, (verdict = holds((m) => r % scaled.get(m)! === 0)));
+    return verdict;
+  };
   // 10^k mod p.
   const shifted = (r: number, k: number): number => {
     for (let i = 0; i < k; i++) r = (r * 10) % p;
     return r;
   };
-  const [START, MINUS, ZERO] = [0, 1, 2];
+  const [START, MINUS, ZERO, PAST] = [0, 1, 2, 3 + p * (2 + depth)];
   const integer = (r: number): number => 3 + r;
   const point = (r: number): number => 3 + p + r;
   const fractional = (r: number, j: number): number => 3 + 2 * p + (j - 1) * p + r;
-  const edges: number[][] = Array.from({ length: 3 + p * (2 + depth) }, () => []);
+  const edges: number[][] = Array.from({ length: stateCount(p) }, () => []);
   const accepting: boolean[] = edges.map(() => false);
-  const digits = (from: number, to: (digit: number) => number, only?: number): void => {
-    for (let digit = only ?? 0; digit <= (only ?? 9); digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, to(digit));
+  const digits = (from: number, to: (digit: number) => number, first = 0, last = 9): void => {
+    for (let digit = first; digit <= last; digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, to(digit));
+  };
+  // Past d fraction digits, a digit other than 0 (to PAST, where x is a multiple of none,
+  // there where that holds).
+  const past = (from: number): void => {
+    if (nonIntegral) digits(from, () => PAST, 1);
   };
   edges[START]!.push(0x2d, 0x2d, MINUS);
   for (const from of [START, MINUS]) {
-    digits(from, () => ZERO, 0);
+    digits(from, () => ZERO, 0, 0);
     for (let digit = 1; digit <= 9; digit++) edges[from]!.push(0x30 + digit, 0x30 + digit, integer(digit % p));
   }
   edges[ZERO]!.push(0x2e, 0x2e, point(0));
-  accepting[ZERO] = true;
+  accepting[ZERO] = accepts(0);
+  if (nonIntegral) {
+    digits(PAST, () => PAST);
+    accepting[PAST] = true;
+  }
   for (let r = 0; r < p; r++) {
     digits(integer(r), (digit) => integer((r * 10 + digit) % p));
     edges[integer(r)]!.push(0x2e, 0x2e, point(r));
-    accepting[integer(r)] = shifted(r, d) === 0;
+    accepting[integer(r)] = accepts(shifted(r, d));
     if (d >= 1) digits(point(r), (digit) => fractional((r * 10 + digit) % p, 1));
-    else digits(point(r), () => fractional(r, 1), 0);
+    else {
+      digits(point(r), () => fractional(r, 1), 0, 0);
+      past(point(r));
+    }
     for (let j = 1; j <= depth; j++) {
       if (j < d) digits(fractional(r, j), (digit) => fractional((r * 10 + digit) % p, j + 1));
-      else digits(fractional(r, j), () => fractional(r, j), 0);
-      accepting[fractional(r, j)] = shifted(r, Math.max(0, d - j)) === 0;
+      else {
+        digits(fractional(r, j), () => fractional(r, j), 0, 0);
+        past(fractional(r, j));
+      }
+      accepting[fractional(r, j)] = accepts(shifted(r, Math.max(0, d - j)));
     }
   }
   return { edges, accepting };
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
 }
 
 /**

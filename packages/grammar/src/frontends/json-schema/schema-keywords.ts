@@ -51,6 +51,8 @@ export const INTERNAL = new Set([
   '__notPatterns',
   '__notFormats',
   '__notMultipleOf',
+  '__stringTests',
+  '__multipleTests',
   '__conditions',
   '__contains',
   '__fraction',
@@ -128,8 +130,8 @@ export const KIND_KEYWORDS: Partial<Record<JsonType, readonly string[]>> = {
     'unevaluatedItems',
     '__contains',
   ],
-  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats'],
-  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf'],
+  string: ['minLength', 'maxLength', 'pattern', 'format', '__notPatterns', '__notFormats', '__stringTests'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', '__fraction', '__notMultipleOf', '__multipleTests'],
 };
 export const KIND_SPECIFIC = new Set(Object.values(KIND_KEYWORDS).flat());
 

@@ -9,7 +9,7 @@ import { regexToByteRegex } from '../regex.ts';
 import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { capped, nonNegativeInt, type SchemaObject } from './schema-keywords.ts';
+import { capped, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, leapSecondTimes, TIME_FORMATS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** A JSON string (quotes included) the string keywords allow, none of the `excluded` strings. */
@@ -41,13 +41,57 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
     const regex = formatRegex(compiler, format, pointer);
     parts.push(regex === null ? rx.nothing : rx.not(regex));
   }
+  // Boolean combinations of string keywords (see `kind-tests.ts`).
+  const tests = (schema.__stringTests ?? []) as Schema[];
+  for (const test of tests) parts.push(stringTest(compiler, test, false, pointer));
   // Patterns and formats match JSON string content only, so a length that allows any is no
   // constraint beside one of them (and an intersection is a product automaton to build); a
-  // pattern's or a format's complement matches any bytes (a quote too), so with only those the
-  // length keeps content JSON's.
-  const contentOnly = parts.some((part) => part.kind !== 'not');
+  // pattern's or a format's complement (alone, or within a test) matches any bytes (a quote
+  // too), so with those the length keeps content JSON's.
+  const contentOnly = parts.some((part) => part.kind !== 'not') && tests.length === 0;
   if (!contentOnly || minLength > 0 || maxLength < Infinity) parts.unshift(length);
   return rx.and(parts);
+}
+
+// A test's strings (`negated`: the others), complements pushed down to the keywords: a
+// length's is a length, a pattern's or a format's a complement of its automaton (over any
+// bytes: the caller keeps content JSON's).
+function stringTest(compiler: SchemaCompiler, test: Schema, negated: boolean, pointer: string): ByteRegex {
+  if (typeof test === 'boolean') return test !== negated ? rx.repeat(jsonChars(ANY), 0, Infinity) : rx.nothing;
+  const [keyword, value] = Object.entries(test)[0]!;
+  const each = (branches: unknown, negate: boolean): ByteRegex[] => (branches as Schema[]).map((b) => stringTest(compiler, b, negate, pointer));
+  switch (keyword) {
+    case 'not':
+      return stringTest(compiler, value as Schema, !negated, pointer);
+    case 'allOf':
+      return negated ? rx.alt(each(value, true)) : rx.and(each(value, false));
+    case 'anyOf':
+      return negated ? rx.and(each(value, true)) : rx.alt(each(value, false));
+    case 'oneOf': {
+      // One holds and the others fail; negated, none holds or two do.
+      const [holds, fails] = [each(value, false), each(value, true)];
+      if (!negated) return rx.alt(holds.map((held, i) => rx.and([held, ...fails.filter((_, j) => j !== i)])));
+      return rx.alt([rx.and(fails), ...holds.flatMap((a, i) => holds.slice(i + 1).map((b) => rx.and([a, b])))]);
+    }
+    case 'minLength':
+    case 'maxLength': {
+      const n = nonNegativeInt(value, pointer, keyword)!;
+      const atLeast = (keyword === 'minLength') !== negated;
+      const bound = keyword === 'minLength' ? n : n + 1; // the first length at or past the bound
+      return atLeast ? rx.repeat(jsonChars(ANY), bound, Infinity) : rx.repeat(jsonChars(ANY), 0, bound - 1);
+    }
+    case 'pattern': {
+      const pattern = schemaPattern(compiler, String(value), 'search', pointer, 'pattern');
+      return negated ? rx.not(pattern) : pattern;
+    }
+    case 'format': {
+      const format = formatRegex(compiler, String(value), pointer);
+      if (format === null) return stringTest(compiler, true, negated, pointer);
+      return negated ? rx.not(format) : format;
+    }
+    default:
+      throw new Error(`not a string test keyword: ${keyword}`);
+  }
 }
 
 /**

@@ -79,7 +79,8 @@ function withAnnexBPatterns<T>(check: () => T): T {
 /**
  * Merged schemas encode some things their own way: several patterns (multiples) as a list,
  * excluded constants (`__notValues`), patterns (`__notPatterns`), formats (`__notFormats`) and
- * multiples (`__notMultipleOf`), conditionals (`__conditions`), items one of which must hold
+ * multiples (`__notMultipleOf`), tests of strings and multiples (`__stringTests`,
+ * `__multipleTests`), conditionals (`__conditions`), items one of which must hold
  * (`__contains`), fractions (`__fraction`), members one of which must hold (`__someMember`,
  * `__otherWitness`), member sides (`__memberSides`). This spells them as standard keywords of
  * `draft` for the validator.
@@ -107,6 +108,14 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     }));
     extra.push(...spelled);
     delete out.__conditions;
+  }
+  for (const [keyword, kind] of [
+    ['__stringTests', 'string'],
+    ['__multipleTests', 'number'],
+  ] as const) {
+    if (out[keyword] === undefined) continue;
+    extra.push(...(out[keyword] as unknown[]).map((test) => ({ anyOf: [{ not: { type: kind } }, test] })));
+    delete out[keyword];
   }
   if (out.__notPatterns !== undefined) {
     extra.push(...(out.__notPatterns as unknown[]).map((pattern) => ({ not: { pattern } })));
