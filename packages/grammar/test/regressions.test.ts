@@ -49,6 +49,22 @@ describe('unsatisfiable bounds match nothing', () => {
   });
 });
 
+describe("keywords named like the compiler's own are annotations in a written schema", () => {
+  // The compiler keeps merged and negated schemas with keywords of its own (`__notPatterns`,
+  // `__notValues`, ...): written by a user they are unknown keywords, which assert nothing.
+  const ajv = new Ajv({ strict: false });
+  it.each([
+    [{ type: 'string', __notPatterns: ['a'] }, ['"a"', '"b"']],
+    [{ type: 'string', __stringTests: 'x', __notFormats: ['date'] }, ['"a"', '"2024-01-01"']],
+    [{ type: 'number', __multipleTests: [{ multipleOf: 3 }], __fraction: true, __notMultipleOf: [2] }, ['2', '3']],
+    [{ __notValues: [1], __conditions: 5, __oneOf: 1, __someMember: 2, __memberSides: 3, __contains: 4, __otherWitness: 5 }, ['1', '{"a": 1}', '[1]']],
+    [{ properties: { a: { __notValues: ['x'] } }, anyOf: [{ __notValues: [{ a: 'x' }] }] }, ['{"a": "x"}']],
+    [{ not: { type: 'string', __notPatterns: ['a'] } }, ['"a"', '"b"', '1']],
+  ])('%j', (schema, texts) => {
+    for (const text of texts) expect(schemaAccepts(schema, text), text).toBe(ajv.validate(schema, JSON.parse(text)));
+  });
+});
+
 describe('Lark regex flags mean what they mean in Lark', () => {
   it('x: whitespace and comments are not part of the pattern', () => {
     expect(accepts('lark', 'start: /a b/x', 'ab')).toBe(true);

@@ -10,7 +10,7 @@ import { mergeSchemas } from './merge-schemas.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { Schema, SchemaObject } from './schema-keywords.ts';
+import { INTERNAL, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
 const MAX_CONJUNCT_DEPTH = 50;
@@ -74,7 +74,9 @@ export class SchemaFlattener {
         return true;
       }
       const own: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k)) own[k] = v;
+      // (A written keyword named like one of the compiler's own is an annotation: dropped.)
+      const written = compiler.written(schema);
+      for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k) && !(written && INTERNAL.has(k))) own[k] = v;
       localUnevaluated(own, schema, compiler.draft);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing).

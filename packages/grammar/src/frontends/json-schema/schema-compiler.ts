@@ -89,6 +89,8 @@ export class SchemaCompiler {
   // Grammar of each schema by meaning (`SchemaIds`).
   readonly #built = new Map<number, Expr>();
   #hasDynamicRef: boolean | undefined;
+  // Every object and array of the document.
+  readonly #documentObjects = new WeakSet<object>();
   #depth = 0;
 
   constructor(
@@ -102,6 +104,21 @@ export class SchemaCompiler {
     const whitespace = { style: 'any', maxRun: 20, ...options.whitespace } as const;
     this.parts = new JsonGrammarParts(new GrammarBuilder(), whitespace, options.repetition);
     this.draft = schemaDraft(root);
+    const mark = (value: unknown): void => {
+      if (typeof value !== 'object' || value === null || this.#documentObjects.has(value)) return;
+      this.#documentObjects.add(value);
+      Object.values(value).forEach(mark);
+    };
+    mark(root);
+  }
+
+  /**
+   * Whether `schema` is written in the document (not made by the compiler): there a keyword
+   * named like one of the compiler's own (`INTERNAL`, `__notPatterns`) is unknown, an
+   * annotation like any other.
+   */
+  written(schema: SchemaObject): boolean {
+    return this.#documentObjects.has(schema);
   }
 
   /** The grammar of any schema at `pointer`. */
