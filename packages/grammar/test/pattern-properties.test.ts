@@ -95,6 +95,31 @@ const CASES: { name: string; schema: unknown; instances?: fc.Arbitrary<unknown> 
       additionalProperties: false,
     },
   },
+  {
+    // Finitely many names (anchored patterns): they become properties, tracked by name.
+    name: 'a closed object whose patterns name finitely many members, some two patterns match, beside a declared one',
+    schema: {
+      type: 'object',
+      properties: { q: { type: 'string' }, a: { maximum: 2 } },
+      patternProperties: { '^(a|ab|b)$': { type: 'integer' }, '^(a|ab|a1)$': { minimum: 0 }, '^x1?$': true },
+      additionalProperties: false,
+      minProperties: 2,
+    },
+    instances: fc.oneof(objects, fc.constantFrom({ a: 3, x: 1 }, { a: 1, x: 1 }, { ab: -1, x1: 2 }, { a: 2, q: 'x' }, { b: -1, a1: 0 }, { a: 1 })),
+  },
+  {
+    // Names that may run out where minProperties counts them: distinct only as tracked names.
+    name: 'five one-letter names by a pattern, with dependencies, a required one and minProperties 2',
+    schema: {
+      type: 'object',
+      patternProperties: { '^[a-e]$': true },
+      additionalProperties: false,
+      required: ['d'],
+      dependencies: { a: { anyOf: [{ required: ['b'] }, { required: ['c'] }] }, b: { not: { required: ['a'] } } },
+      minProperties: 2,
+    },
+    instances: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'x'), fc.constantFrom(...VALUES), { maxKeys: 4 }),
+  },
 ];
 
 describe('patternProperties', () => {

@@ -2,11 +2,13 @@
  * Normalising: a schema with `$ref`s beside other keywords and `allOf`s becomes one merged
  * schema (`mergeSchemas`) of everything it intersects, each part once by meaning
  * (`SchemaIds`), so an intersection merges the same parts however its `allOf`s nest and
- * repeat.
+ * repeat; a closed object's patterns that name finitely many members become those names
+ * (`namedPatterns`).
  */
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { kindTest } from './kind-tests.ts';
 import { mergeSchemas } from './merge-schemas.ts';
+import { namedPatterns } from './pattern-names.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -46,7 +48,7 @@ export class SchemaFlattener {
       if (merged === false) return false;
       result = merged;
     }
-    return result;
+    return namedPatterns(result);
   }
 
   // Collects what a schema intersects into `parts`: its own keywords, then the conjuncts of
