@@ -45,6 +45,15 @@ const STRING_CASES: { name: string; schema: unknown }[] = [
     },
   },
   { name: 'not of a oneOf, with a format', schema: { type: 'string', not: { oneOf: [{ pattern: 'ab' }, { format: 'date' }, { not: { minLength: 3 } }] } } },
+  {
+    name: 'anyOf of conditionals of patterns and lengths',
+    schema: {
+      anyOf: [
+        { if: { pattern: '^a' }, then: { not: { pattern: '1' } }, else: { maxLength: 3 } },
+        { if: { minLength: 6 }, then: { pattern: 'z$' } },
+      ],
+    },
+  },
 ];
 
 describe('tests of strings', () => {

@@ -250,6 +250,11 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     bases: [{}, { a: 1 }, { abc: 1 }, { xyz: 1 }, { ab: 1, xyz: 2 }, { x: 1 }, { a: 1, x: 2 }],
   },
   {
+    name: 'not of propertyNames whose complement is a conditional of string keywords (one string test)',
+    schema: { type: 'object', not: { propertyNames: { not: { if: { pattern: 'a' }, then: { maxLength: 2 }, else: { minLength: 4 } } } } },
+    bases: [{}, { a: 1 }, { abc: 1 }, { xyz: 1 }, { wxyz: 1 }, { ab: 1, xyz: 2 }, { x: 1, wxyz: 2 }],
+  },
+  {
     name: 'names that must match patterns, beside patternProperties and a member cap',
     schema: {
       type: 'object',
@@ -599,7 +604,7 @@ const REFUSED: [unknown, string, string, string][] = [
   [{ type: 'string', oneOf: [{ format: 'uri' }, { format: 'hostname' }] }, '', 'oneOf', 'hostname'],
   [{ not: { format: 'regex' } }, '', 'not', 'regex'],
   [{ properties: { a: { not: { type: 'array', uniqueItems: true } } } }, '/properties/a', 'not', 'uniqueItems'],
-  [{ not: { type: 'object', propertyNames: { not: { if: { pattern: 'a' }, then: { maxLength: 2 }, else: { minLength: 4 } } } } }, '', 'not', 'propertyNames'],
+  [{ not: { type: 'object', propertyNames: { not: { if: { pattern: 'a' }, then: { maxLength: 2 }, else: { const: 'bb' } } } } }, '', 'not', 'propertyNames'],
   [
     {
       oneOf: [

@@ -2,7 +2,7 @@
  * Boolean combinations of one kind's keywords, taken whole. A `not`, `anyOf` or `oneOf` whose
  * subschemas speak only of multiples (`multipleOf`), or only of strings (patterns, lengths,
  * exactly enforced formats) with such combinations nested in it, through `type`s, booleans,
- * `$ref`s and `allOf`s, is one test of that kind (a schema of those keywords under
+ * `$ref`s, `allOf`s and conditionals, is one test of that kind (a schema of those keywords under
  * allOf/anyOf/oneOf/not, in `__multipleTests` or `__stringTests`) beside the other kinds it
  * lets through (a `type`). Its numbers become one remainder automaton (`number-schema.ts`),
  * its strings one regex (`stringContent`: and, or, not of patterns), where taking the
@@ -94,7 +94,7 @@ function testKind(compiler: SchemaCompiler, schema: Schema, pointer: string, dep
       if (!isAssertion(k) || k === 'type') continue;
       if (k === '$ref') {
         if (typeof v !== 'string' || !visit(compiler.resolve(v, at).schema, at, d + 1)) return false;
-      } else if (k === 'not') {
+      } else if (k === 'not' || k === 'if' || k === 'then' || k === 'else') {
         if (!visit(v as Schema, pointerJoin(at, k), d + 1)) return false;
       } else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') {
         if (!Array.isArray(v) || !v.every((b, i) => visit(b as Schema, pointerJoin(pointerJoin(at, k), i), d + 1))) return false;
@@ -136,6 +136,9 @@ class TestReader {
         parts.push(this.#type(typeList(v, pointer)));
       } else if (k === 'not') {
         parts.push(this.#not(this.read(v as Schema, at, depth + 1)));
+      } else if (k === 'if' || k === 'then' || k === 'else') {
+        // (`if` with its `then` and `else`, which alone assert nothing; draft 4 has no `if`.)
+        if (k === 'if' && this.compiler.draft !== '4') parts.push(this.#conditional(schema, pointer, depth));
       } else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') {
         const branches = (v as Schema[]).map((b, i) => this.read(b, pointerJoin(at, i), depth + 1));
         parts.push(k === 'allOf' ? this.#all(branches) : k === 'anyOf' ? this.#any(branches) : this.#one(branches));
@@ -146,6 +149,14 @@ class TestReader {
       }
     }
     return this.#all(parts);
+  }
+
+  // `if`, `then`, `else`: the condition and `then` hold, or neither the condition nor `else` fails.
+  #conditional(schema: SchemaObject, pointer: string, depth: number): Verdict {
+    const [condition, then, otherwise] = (['if', 'then', 'else'] as const).map((k) =>
+      this.read((schema[k] ?? true) as Schema, pointerJoin(pointer, k), depth + 1),
+    );
+    return this.#any([this.#all([condition!, then!]), this.#all([this.#not(condition!), otherwise!])]);
   }
 
   #others(): Set<JsonType> {
