@@ -45,11 +45,11 @@ class NotATest extends Error {}
 
 /**
  * The conjunct that means what `schema` (a `not`, `anyOf` or `oneOf` and nothing else) means,
- * as a type and one test of one kind; null when it is no such combination (or a single
- * keyword, which the compiler takes as it is).
+ * as a type and one test of one kind (a test of one keyword as that keyword); null when it
+ * is no such combination (or, of strings, one with no combination nested in it).
  */
 export function kindTest(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): SchemaObject | null {
-  const kind = testKind(compiler, schema, pointer, 0);
+  const kind = testKind(compiler, schema, pointer);
   if (kind === null) return null;
   let verdict: Verdict;
   try {
@@ -83,7 +83,7 @@ function nesting(test: Schema): number {
 }
 
 // The one kind whose keywords `schema` combines (null: none, both, or something else too).
-function testKind(compiler: SchemaCompiler, schema: Schema, pointer: string, depth: number): TestKind | null {
+function testKind(compiler: SchemaCompiler, schema: Schema, pointer: string): TestKind | null {
   const found = new Set<TestKind>();
   let budget = MAX_TEST_SCHEMAS;
   const visit = (s: Schema, at: string, d: number): boolean => {
@@ -106,7 +106,7 @@ function testKind(compiler: SchemaCompiler, schema: Schema, pointer: string, dep
     }
     return true;
   };
-  return visit(schema, pointer, depth) && found.size === 1 ? [...found][0]! : null;
+  return visit(schema, pointer, 0) && found.size === 1 ? [...found][0]! : null;
 }
 
 // Reads a schema as a `Verdict` on values of `kind` and the others.
