@@ -176,6 +176,14 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     bases: [['a', 1], ['a', 1, 'b'], [1], [], ['a'], ['a', 1, 2, 2.5]],
   },
   {
+    // Each branch less the five others: five witnesses (an item outside each other's enum).
+    name: 'oneOf of arrays from six overlapping enums (five witnesses on each branch)',
+    schema: {
+      oneOf: ['ab', 'bc', 'cd', 'de', 'ea', 'ac'].map((letters) => ({ type: 'array', maxItems: 4, items: { enum: [...letters] } })),
+    },
+    bases: [['a'], ['a', 'b'], ['b', 'c', 'b'], ['a', 'c', 'a'], ['d', 'e'], [], ['a', 'd'], ['e', 'a', 'e', 'a', 'e']],
+  },
+  {
     name: 'two witnesses, one item may be both',
     schema: { type: 'array', allOf: [{ contains: { type: 'integer' } }, { contains: { minimum: 3 } }], minItems: 1 },
     bases: [[3], [1, 4.5], [1, 2], [4.5], ['a', 7], []],
@@ -618,6 +626,8 @@ const REFUSED: [unknown, string, string, string][] = [
   ],
   [{ type: 'number', not: { enum: [2.5, 1e21] } }, '', 'not', 'numeric constants'],
   [{ type: 'array', contains: { type: 'integer' }, maxContains: 2 }, '', 'contains', 'maxContains'],
+  // Six witnesses on arrays of up to 40 items: 41 × 64 rules, each with up to 64 ways on.
+  [{ type: 'array', maxItems: 40, allOf: Array.from({ length: 6 }, (_, i) => ({ contains: { const: i } })) }, '', 'contains', 'positions × witnesses'],
   [{ oneOf: Array.from({ length: 8 }, (_, i) => ({ type: 'object', minProperties: i, required: [`p${i}`, `q${i}`] })) }, '', 'oneOf', 'branches'],
 ];
 

@@ -357,8 +357,9 @@ function itemsFrom(compiler: SchemaCompiler, items: ItemSchemas, i: number, min:
 
 /** Most rules (positions × witnesses found) an array with witnesses may take. */
 export const MAX_WITNESS_RULES = 4096;
-// Most witnesses one array may need (each item may be several at once).
-const MAX_WITNESSES = 4;
+// Most ways of writing items all those rules may hold together (each item may be several
+// witnesses at once: a rule holds a way per subset of the witnesses not found yet).
+const MAX_WITNESS_CHOICES = 65_536;
 
 // Arrays with witnesses (`contains`, or an item failing the rest's schema): one rule per
 // (items written, witnesses found), items written counted up to where positions become
@@ -377,8 +378,8 @@ function witnessedItems(
   const full = (1 << witnesses.length) - 1;
   const alike = Math.max(1, items.prefix.length, minItems, ...witnesses.map((w) => w.from));
   const last = maxItems === Infinity ? alike : maxItems;
-  if (witnesses.length > MAX_WITNESSES || (last + 1) * (full + 1) > MAX_WITNESS_RULES) {
-    const message = `contains (or the complement of items) on arrays of more than ${MAX_WITNESS_RULES} (positions × witnesses) states is not supported`;
+  if ((last + 1) * (full + 1) > MAX_WITNESS_RULES || (last + 1) * (full + 1) ** 2 > MAX_WITNESS_CHOICES) {
+    const message = `contains (or the complement of items) on arrays of more than ${MAX_WITNESS_RULES} (positions × witnesses) states, or ${MAX_WITNESS_CHOICES} ways of writing an item across them, is not supported`;
     compiler.unsupported(pointer, 'contains', message);
     return arrayExpr(compiler, { ...items.schema, __contains: undefined }, pointer);
   }
