@@ -94,8 +94,7 @@ function multiplesTested(compiler: SchemaCompiler, tests: readonly Schema[], poi
     if (typeof test === 'boolean') return;
     const [keyword, value] = Object.entries(test)[0]!;
     if (keyword === 'multipleOf') {
-      if (typeof value !== 'number' || !(value > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
-      multiples.add(value);
+      multiples.add(positiveMultiple(value, pointer));
     } else {
       [value].flat().forEach((t) => collect(t as Schema));
     }
@@ -123,12 +122,18 @@ function multiplesTested(compiler: SchemaCompiler, tests: readonly Schema[], poi
 
 // The plain decimals that are multiples of `m`: a regex where the last digits decide, else
 // the remainder automaton (refused past its size).
-function multiplesOf(compiler: SchemaCompiler, m: unknown, pointer: string): ByteRegex {
-  if (typeof m !== 'number' || !(m > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
+function multiplesOf(compiler: SchemaCompiler, value: unknown, pointer: string): ByteRegex {
+  const m = positiveMultiple(value, pointer);
   const multiples = multipleOfRegex(m);
   if (multiples !== null) return regexToByteRegex(multiples);
   const automaton = multipleOfAutomaton(m);
   if (automaton !== null) return rx.automaton(automaton);
   compiler.unsupported(pointer, 'multipleOf', `multipleOf ${m} is not supported (its remainder automaton would exceed ${MAX_MULTIPLE_STATES} states)`);
   return jsonRegex.number();
+}
+
+// A `multipleOf` value, which must be a positive number.
+function positiveMultiple(m: unknown, pointer: string): number {
+  if (typeof m !== 'number' || !(m > 0)) throw new InvalidSchemaError(pointer, 'multipleOf', 'multipleOf must be a positive number');
+  return m;
 }
