@@ -22,7 +22,8 @@ import {
   type SchemaObject,
   type Witness,
 } from './schema-keywords.ts';
-import { candidates } from './schema-candidates.ts';
+import { candidates, candidatesExact } from './schema-candidates.ts';
+import { takesFreshMember } from './fresh-members.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
@@ -102,22 +103,29 @@ const MAX_ENDLESS_PROOF_STATES = 5_000;
 // literal whose value a prefix fixes only where the matcher can tell it (so keeping items
 // distinct never leaves an item no way to end, or the matcher sees where it would): strings
 // with no constants (enum, const) whose content's DFA has every state reach a cycle (no
-// maxLength; patterns and formats that never close); objects that can always take one more
-// member of a name no one declares (`openObject`); arrays that can always take one more item
-// (`openArray`); numbers and integers with no keyword but constants a `not` excludes (`"0e"`,
-// `"-0"` or `"5."` of an integer fix the value: the matcher refuses them when it is an
-// earlier item); `true`, `false` and `null` (fixed by their first letter), beside some item
-// of another type (items of those alone are finitely many: a grammar over sets).
+// maxLength; patterns and formats that never close); objects that always take one more
+// member of a fresh name (`takesFreshMember`, judged on the whole item schema); arrays that
+// can always take one more item (`openArray`); numbers and integers with no keyword but
+// constants a `not` excludes (`"0e"`, `"-0"` or `"5."` of an integer fix the value: the
+// matcher refuses them when it is an earlier item); `true`, `false` and `null` (fixed by
+// their first letter), beside some item of another type (items of those alone are finitely
+// many: a grammar over sets). All but objects are judged branch by branch (`candidates`),
+// so the branches must allow no other values (`candidatesExact`: a oneOf of two endless
+// patterns may allow one string only).
 function openItems(compiler: SchemaCompiler, items: ItemSchemas, depth = 0): boolean {
-  const all = [...items.prefix, items.rest].flatMap((item) => candidates(compiler, item, items.restPointer));
+  const schemas = [...items.prefix, items.rest];
+  const all = schemas.flatMap((item) => candidates(compiler, item, items.restPointer));
   if (all.every((s) => allowedTypes(s, items.restPointer).every((t) => LITERAL_TYPES.has(t)))) return false;
+  const objects = all.some((s) => allowedTypes(s, items.restPointer).includes('object'));
+  if (objects && !schemas.every((item) => takesFreshMember(compiler, item, items.restPointer))) return false;
+  if (!schemas.every((item) => candidatesExact(compiler, item, items.restPointer))) return false;
   return all.every((s) => {
     const types = allowedTypes(s, items.restPointer);
     if (!types.every((t) => OPEN_TYPES.has(t)) || s.enum !== undefined || s.const !== undefined) return false;
     if (s.__notValues !== undefined && types.some((t) => t === 'string' || t === 'object' || t === 'array')) return false;
     return types.every((t) =>
       t === 'object'
-        ? openObject(compiler, s)
+        ? true
         : t === 'array'
           ? openArray(compiler, s, items.restPointer, depth + 1)
           : t === 'string'
@@ -245,10 +253,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     }
     const types = allowedTypes(b, pointer);
     if (types.includes('array') && !openArray(compiler, b, pointer)) return undefined;
-    if (types.includes('object') && !openObject(compiler, b)) return undefined;
+    if (types.includes('object') && !takesFreshMember(compiler, b, pointer)) return undefined;
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
-      !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || OPEN_OBJECT_KEYWORDS.has(k) || k === 'additionalProperties')
+      !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k))
     )
       return undefined;
     for (const t of types) {
@@ -258,8 +266,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
       else if (t === 'array') arrays = true;
       else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
       else if (t === 'string') {
-        if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || OPEN_OBJECT_KEYWORDS.has(k) || k === 'additionalProperties'))
-          return undefined;
+        if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
         const content = stringContent(compiler, b, pointer);
         if (endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) endless = true;
         else contents.push(content);
@@ -275,6 +282,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     ...(arrays && { arrays }),
   };
 }
+
+// Object keywords a member's string or number branch may have beside its type (they
+// constrain objects only, and an object there is judged apart).
+const SIDE_OBJECT_KEYWORDS = new Set(['properties', 'required', 'minProperties', 'dependentRequired', 'additionalProperties']);
 
 // Array keywords that never stop one more item (whose every prefix has endless completions).
 const OPEN_ARRAY_KEYWORDS = new Set(['type', 'items', 'uniqueItems', 'minItems']);
@@ -295,21 +306,6 @@ function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, d
 
 // Most arrays nested in one another that `openArray` looks into (a schema may refer to itself).
 const MAX_OPEN_DEPTH = 8;
-
-// Object keywords that never stop one more member of a fresh name with any value.
-const OPEN_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'minProperties', 'dependentRequired']);
-
-// Whether an object schema lets any object take one more member of a name it does not
-// declare (with any value): no additionalProperties but true (none is false under `strict`),
-// no member cap, no names or patterns or conditions that could refuse it.
-function openObject(compiler: SchemaCompiler, s: SchemaObject): boolean {
-  if (compiler.parts.caps.maxProperties !== Infinity) return false;
-  const additional = s.additionalProperties;
-  if (additional === undefined && compiler.options.strict === true) return false;
-  if (!(additional === undefined || additional === true || (typeof additional === 'object' && additional !== null && Object.keys(additional).length === 0)))
-    return false;
-  return Object.keys(s).every((k) => k === 'additionalProperties' || !isAssertion(k) || OPEN_OBJECT_KEYWORDS.has(k));
-}
 
 function itemSchemas(schema: SchemaObject, pointer: string): ItemSchemas {
   if (Array.isArray(schema.items)) {

@@ -80,11 +80,12 @@ function kindStatus(schema: SchemaObject, kind: JsonType, pointer: string): 'non
 }
 
 /**
- * Whether no instance satisfies both schemas (merged ones), proven kind by kind: false means
- * "not proven". A oneOf branch needs no complement of a branch it is disjoint from.
+ * Whether no instance (of the `kinds` given, all by default) satisfies both schemas (merged
+ * ones), proven kind by kind: false means "not proven". A oneOf branch needs no complement of
+ * a branch it is disjoint from.
  */
-export function provablyDisjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string): boolean {
-  return KINDS.every(
+export function provablyDisjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, pointer: string, kinds = KINDS): boolean {
+  return kinds.every(
     (kind) => kindStatus(a, kind, pointer) === 'none' || kindStatus(b, kind, pointer) === 'none' || pairwiseDisjoint(compiler, [a, b], kind, pointer),
   );
 }

@@ -5,9 +5,13 @@
  * `dependentSchemas` each apart too. A superset of what holds: an answer true of all of them
  * is true of the value.
  */
+import { provablyDisjoint } from './disjoint-branches.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { Schema, SchemaObject } from './schema-keywords.ts';
+import type { JsonType, Schema, SchemaObject } from './schema-keywords.ts';
+
+// The kinds but objects (`candidatesExact`).
+const NOT_OBJECTS: readonly JsonType[] = ['null', 'boolean', 'array', 'string', 'number'];
 
 // How deep branches are expanded within branches.
 const MAX_EXPANSION_DEPTH = 16;
@@ -49,4 +53,32 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
     return [...candidates(compiler, rest, pointer, depth + 1), ...dependents.flatMap((d) => within(rest, d))];
   }
   return [flat];
+}
+
+/**
+ * Whether the candidates of `schema` allow no value but objects that it does not allow: its
+ * `oneOf` branches (at every level) provably disjoint but for objects, and no `if` with a
+ * `then` or `else`. (Branches of a `dependentSchemas` stand for more objects, and only
+ * objects; objects are judged whole, see `fresh-members.ts`.) A property
+ * true of each candidate's every value is then true of the schema's, such as endless
+ * completions of each prefix.
+ */
+export function candidatesExact(compiler: SchemaCompiler, schema: Schema, pointer: string, depth = 0): boolean {
+  if (typeof schema === 'boolean') return true;
+  const flat = compiler.flatten(schema, pointer);
+  if (flat === false) return true;
+  if (depth >= MAX_EXPANSION_DEPTH || flat.__oneOf !== undefined) return false;
+  if (flat.if !== undefined && (flat.then !== undefined || flat.else !== undefined)) return false;
+  const rest: Record<string, unknown> = { ...flat };
+  for (const k of ['anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies']) delete rest[k];
+  const merged = (branch: Schema): Schema => {
+    const both = branch === true ? rest : branch === false ? false : compiler.flatten(branch, pointer);
+    return both === false ? false : mergeSchemas(rest, both, pointer, () => {});
+  };
+  const branches = (keyword: string): Schema[] => ((flat[keyword] ?? []) as Schema[]).map(merged);
+  const anyOf = branches('anyOf');
+  const oneOf = branches('oneOf');
+  if (![...anyOf, ...oneOf].every((b) => candidatesExact(compiler, b, pointer, depth + 1))) return false;
+  const each = oneOf.map((b) => candidates(compiler, b, pointer, depth + 1));
+  return each.every((a, i) => each.slice(i + 1).every((b) => a.every((x) => b.every((y) => provablyDisjoint(compiler, x, y, pointer, NOT_OBJECTS)))));
 }

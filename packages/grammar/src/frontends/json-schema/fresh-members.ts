@@ -1,0 +1,199 @@
+/**
+ * Whether every object a schema allows stays allowed with one more member: a fresh name
+ * (declared nowhere, matching no pattern, in no constant) and a value of any kind. Then a
+ * unique array's object item always has a way to end unlike each earlier item (write such a
+ * member before its `}`), so the matcher need only refuse the `}` that would repeat one.
+ *
+ * Judged on the whole schema, branches and all, by what the extra member does to each
+ * keyword's verdict (`Effect`), combined through `allOf`/`anyOf`/`oneOf`/`not`/conditionals:
+ * the schema's branches taken apart (`candidates`) stand for more objects than it allows (a
+ * `oneOf` of `required: [a]` and `minProperties: 2` allows `{"a": 1}`, both branches take a
+ * member, and the `oneOf` then fails).
+ */
+import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import { isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, memberSides, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { schemaPattern, stringContent } from './string-schema.ts';
+
+/**
+ * What the fresh member does to a verdict, for every object: `same` keeps it; `up` may turn
+ * false into true, never true into false; `down` the reverse; `true`/`false` make it that;
+ * `any`: not known.
+ */
+type Effect = 'same' | 'up' | 'down' | 'true' | 'false' | 'any';
+
+/** Whether every object `schema` allows takes one more member of a fresh name (see above). */
+export function takesFreshMember(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
+  if (compiler.parts.caps.maxProperties !== Infinity) return false;
+  const patterns: string[] = [];
+  const effect = new FreshMember(compiler, pointer, patterns).of(schema, 0);
+  if (effect !== 'same' && effect !== 'up' && effect !== 'true') return false;
+  if (patterns.length === 0) return true;
+  // Endlessly many names match none of the patterns (a name written before, declared or in an
+  // earlier item is one of finitely many).
+  const matched = rx.alt(patterns.map((p) => schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
+  const names: ByteRegex = rx.and([stringContent(compiler, { type: 'string' }, pointer), rx.not(matched)]);
+  return matchesSomething(names, MAX_NAME_STATES) === true && endlessCompletions(names, MAX_NAME_STATES);
+}
+
+// Most DFA states the proof that fresh names abound may build.
+const MAX_NAME_STATES = 5_000;
+// Deepest nesting of subschemas looked into (a schema may refer to itself).
+const MAX_DEPTH = 16;
+
+// Keywords that assert nothing of an object, or nothing a fresh member changes.
+const OBJECT_SAME = new Set(['type', 'properties', 'required', 'dependentRequired']);
+const OTHER_KINDS = new Set([...KIND_SPECIFIC].filter((k) => !KIND_KEYWORDS.object!.includes(k)));
+
+class FreshMember {
+  constructor(
+    private readonly compiler: SchemaCompiler,
+    private readonly pointer: string,
+    // The patternProperties met (the fresh name matches none of them).
+    private readonly patterns: string[],
+  ) {}
+
+  of(schema: Schema, depth: number): Effect {
+    if (typeof schema === 'boolean') return 'same';
+    if (depth > MAX_DEPTH) return 'any';
+    const flat = this.compiler.flatten(schema, this.pointer);
+    if (flat === false) return 'same';
+    const effects = Object.keys(flat).map((k) => this.#keyword(flat, k, depth + 1));
+    // Under strict, no additionalProperties is false (what it is inside branches and negations
+    // is not looked into).
+    if (this.compiler.options.strict === true && flat.additionalProperties === undefined) effects.push(depth === 0 ? 'false' : 'any');
+    return all(effects);
+  }
+
+  // A subschema that allows nothing (its verdict is false before and after).
+  #never(schema: unknown): boolean {
+    return schema === false || (typeof schema === 'object' && schema !== null && this.compiler.flatten(schema as SchemaObject, this.pointer) === false);
+  }
+
+  #keyword(s: SchemaObject, k: string, depth: number): Effect {
+    const value = s[k];
+    const sub = (schema: unknown): Effect => this.of(schema as Schema, depth);
+    if (!isAssertion(k) || OBJECT_SAME.has(k) || OTHER_KINDS.has(k)) return 'same';
+    switch (k) {
+      case 'enum':
+      case 'const': {
+        const values = k === 'const' ? [value] : (value as unknown[]);
+        return values.some(isObject) ? 'false' : 'same';
+      }
+      case '__notValues':
+        return (value as unknown[]).some(isObject) ? 'true' : 'same';
+      case 'minProperties':
+      case '__someMember':
+      case '__otherWitness':
+        return 'up';
+      case 'maxProperties':
+        return 'down';
+      case 'propertyNames': {
+        // A list of names leaves the fresh one out; other name schemas are not looked into.
+        const names = this.compiler.flatten(value === true ? {} : (value as SchemaObject), this.pointer);
+        if (names === false) return 'same'; // no object with a member passes, before or after
+        return Object.keys(names).every((n) => !isAssertion(n) || n === 'enum' || n === 'const' || n === 'type') &&
+          (names.enum !== undefined || names.const !== undefined)
+          ? 'false'
+          : 'any';
+      }
+      case 'patternProperties':
+        this.patterns.push(...Object.keys(value as object));
+        return 'same';
+      case 'additionalProperties':
+        return this.#additional(value);
+      case 'unevaluatedProperties':
+        return isEmptySchema(value) ? 'same' : 'any';
+      case '__memberSides':
+        return all(
+          memberSides(s).map((side) => {
+            this.patterns.push(...Object.keys(side.patternProperties));
+            return this.#additional(side.additionalProperties);
+          }),
+        );
+      case 'dependentSchemas':
+      case 'dependencies':
+        // A member declared by name brings its schema; the fresh one brings none.
+        return all(Object.values(value as object).map((d) => (Array.isArray(d) ? 'same' : either(['same', sub(d)]))));
+      case 'allOf':
+        return all((value as unknown[]).map(sub));
+      case 'anyOf':
+        return any((value as unknown[]).map(sub));
+      case 'oneOf':
+        return one((value as unknown[]).map(sub));
+      case '__oneOf':
+        return all((value as unknown[][]).map((branches) => one(branches.map(sub))));
+      case 'not':
+        return flip(sub(value));
+      case 'if':
+      case 'then':
+      case 'else':
+        // Read once, at `if` (then and else without it assert nothing).
+        return k === 'if' ? this.#conditional(s.if, s.then, s.else, depth) : 'same';
+      case '__conditions':
+        return all((value as unknown[][]).map(([c, t, e]) => this.#conditional(c, t, e, depth)));
+      default:
+        return 'any';
+    }
+  }
+
+  // The fresh member is an additional one: any value when that is true, {} or left out (a
+  // member side's), none when false.
+  #additional(value: unknown): Effect {
+    if (value === undefined) return 'same';
+    if (value === false) return 'false';
+    return isEmptySchema(value) ? 'same' : 'any';
+  }
+
+  // (if and then) or (not if and else), a missing branch being true.
+  #conditional(condition: unknown, then: unknown, otherwise: unknown, depth: number): Effect {
+    if (condition === undefined) return 'same';
+    const c = this.of(condition as Schema, depth);
+    const t = then === undefined ? 'same' : this.of(then as Schema, depth);
+    const e = otherwise === undefined ? 'same' : this.of(otherwise as Schema, depth);
+    if (c === 'same') return either([t, e]);
+    // The condition settled by the member: the verdict was the other branch's, where that
+    // one allows nothing (`then: false`), and is now this branch's.
+    if (c === 'false' && then !== undefined && this.#never(then) && upward(e)) return e === 'true' ? 'true' : 'up';
+    if (c === 'true' && otherwise !== undefined && this.#never(otherwise) && upward(t)) return t === 'true' ? 'true' : 'up';
+    return 'any';
+  }
+}
+
+const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isEmptySchema = (v: unknown): boolean => v === true || (isObject(v) && Object.keys(v as object).every((k) => !isAssertion(k)));
+const upward = (e: Effect): boolean => e === 'same' || e === 'up' || e === 'true';
+
+// Every verdict must hold: a false one decides; true ones only help.
+function all(effects: readonly Effect[]): Effect {
+  if (effects.includes('false')) return 'false';
+  if (effects.length > 0 && effects.every((e) => e === 'true')) return 'true';
+  return either(effects.map((e) => (e === 'true' ? 'up' : e)));
+}
+
+// Some verdict must hold: a true one decides; false ones only hurt.
+function any(effects: readonly Effect[]): Effect {
+  if (effects.includes('true')) return 'true';
+  if (effects.length > 0 && effects.every((e) => e === 'false')) return 'false';
+  return either(effects.map((e) => (e === 'false' ? 'down' : e)));
+}
+
+// Exactly one verdict must hold: known only when none changes (or all turn false).
+function one(effects: readonly Effect[]): Effect {
+  if (effects.every((e) => e === 'same')) return 'same';
+  if (effects.length > 0 && effects.every((e) => e === 'false')) return 'false';
+  return 'any';
+}
+
+// The verdict is one of these, depending on the object: what holds for all of them.
+function either(effects: readonly Effect[]): Effect {
+  if (effects.every((e) => e === 'same')) return 'same';
+  if (effects.every(upward)) return effects.every((e) => e === 'true') ? 'true' : 'up';
+  if (effects.every((e) => e === 'same' || e === 'down' || e === 'false')) return effects.every((e) => e === 'false') ? 'false' : 'down';
+  return 'any';
+}
+
+function flip(e: Effect): Effect {
+  return e === 'up' ? 'down' : e === 'down' ? 'up' : e === 'true' ? 'false' : e === 'false' ? 'true' : e;
+}

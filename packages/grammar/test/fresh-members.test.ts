@@ -1,0 +1,144 @@
+// Objects that always take one more member of a fresh name (src/frontends/json-schema/
+// fresh-members.ts), which lets the matcher keep a unique array's object items distinct by
+// refusing only the `}` that would repeat one. The claim is checked against ajv: every object
+// ajv accepts, from names and values the schema speaks of, is still accepted with a fresh
+// member; and where the analysis says no, a listed object shows why. Then the arrays: their
+// masks against the oracle of unique-walks, and the schemas whose items could get stuck
+// (found by a check of the branches one by one before) refused.
+import { loadKernel, type Kernel } from '@sieve/kernel';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takesFreshMember } from '../src/frontends/json-schema/fresh-members.ts';
+import { SchemaCompiler } from '../src/frontends/json-schema/schema-compiler.ts';
+import { Matcher } from '../src/index.ts';
+import { ajvValidator, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { walkAgainstOracle } from './support/unique-walks.ts';
+
+const takes = (schema: Record<string, unknown>, options = {}): boolean => takesFreshMember(new SchemaCompiler(schema, options, 50_000), schema, '');
+
+// Objects from the names the schemas use and a few values.
+const NAMES = ['a', 'b', 'f', 'r', 'x-1', 'webpack'];
+const objects = fc.dictionary(fc.constantFrom(...NAMES), fc.constantFrom<unknown>(1, 'x', false, null, [], {}), { maxKeys: 4 });
+
+// Each with its objects that lose their validity with a fresh member, where there are some.
+const CASES: { name: string; schema: Record<string, unknown>; takes: boolean; losing?: Record<string, unknown> }[] = [
+  {
+    name: 'declared members, required ones, minProperties',
+    schema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], minProperties: 1 },
+    takes: true,
+  },
+  {
+    name: 'a condition a fresh name settles (propertyNames of a list) with then: false',
+    schema: {
+      type: 'object',
+      allOf: [
+        {
+          if: { propertyNames: { enum: ['f', 'r'] }, minProperties: 2 },
+          then: false,
+          else: { oneOf: [{ required: ['f'] }, { required: ['r'] }] },
+        },
+      ],
+    },
+    takes: true,
+  },
+  {
+    name: 'a condition on a declared member (not of a const), then a declared member',
+    schema: { type: 'object', if: { not: { properties: { webpack: { enum: [false] } } } }, then: { properties: { b: { type: 'string' } } } },
+    takes: true,
+  },
+  {
+    name: 'patterns that leave names free, anyOf of required',
+    schema: { patternProperties: { '^x-': { type: 'integer' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
+    takes: true,
+  },
+  { name: 'not of a maximum count (a minimum)', schema: { not: { maxProperties: 1 } }, takes: true },
+  {
+    name: 'oneOf whose branch a member completes',
+    schema: { oneOf: [{ required: ['a'], minProperties: 1 }, { minProperties: 2 }] },
+    takes: false,
+    losing: { a: 1 },
+  },
+  { name: 'a condition on the count', schema: { if: { minProperties: 2 }, then: false }, takes: false, losing: { a: 1 } },
+  { name: 'maxProperties', schema: { maxProperties: 1 }, takes: false, losing: { a: 1 } },
+  { name: 'not of minProperties', schema: { not: { minProperties: 2 } }, takes: false, losing: { a: 1 } },
+  { name: 'closed', schema: { properties: { a: {} }, additionalProperties: false }, takes: false, losing: { a: 1 } },
+  { name: 'names from a list', schema: { propertyNames: { enum: ['a', 'b'] } }, takes: false, losing: { a: 1 } },
+  { name: 'a constant object', schema: { enum: [{ a: 1 }, 3] }, takes: false, losing: { a: 1 } },
+  { name: 'patterns that take every name, none allowed', schema: { patternProperties: { '': false } }, takes: false, losing: {} },
+  { name: 'a pattern that leaves names free, none allowed', schema: { patternProperties: { '^x-': false } }, takes: true },
+  { name: 'additional members of a schema (not looked into)', schema: { additionalProperties: { type: 'string' } }, takes: false },
+];
+
+describe('objects that take a member of a fresh name', () => {
+  it.each(CASES)('$name: the analysis says $takes', ({ schema, takes: expected }) => {
+    expect(takes(schema)).toBe(expected);
+  });
+
+  it.each(CASES.filter((c) => c.takes))('$name: every object ajv accepts is accepted with a fresh member', ({ schema }) => {
+    const validate = ajvValidator(schema);
+    let valid = 0;
+    fc.assert(
+      fc.property(objects, fc.constantFrom<unknown>(1, 'y', null, { z: [] }), (object, value) => {
+        if (!validate(object)) return;
+        valid++;
+        expect(validate({ ...object, 'fresh name': value }), JSON.stringify(object)).toBe(true);
+      }),
+      { numRuns: 400, seed: 3 },
+    );
+    expect(valid).toBeGreaterThan(20);
+  });
+
+  it.each(CASES.filter((c) => c.losing !== undefined))('$name: $losing is accepted, and refused with a fresh member', ({ schema, losing }) => {
+    const validate = ajvValidator(schema);
+    expect(validate(losing)).toBe(true);
+    expect(validate({ ...losing, 'fresh name': 'x' })).toBe(false);
+  });
+
+  it('under strict, a schema without additionalProperties is closed', () => {
+    expect(takes({ type: 'object', properties: { a: {} } }, { strict: true })).toBe(false);
+    expect(takes({ type: 'object', properties: { a: {} }, additionalProperties: true }, { strict: true })).toBe(true);
+  });
+});
+
+let kernel: Kernel;
+beforeAll(async () => {
+  kernel = await loadKernel();
+});
+afterAll(() => kernel.dispose());
+
+describe('unique arrays of such objects', () => {
+  const array = (items: Record<string, unknown>): Record<string, unknown> => ({ type: 'array', uniqueItems: true, items });
+  const top = (path: readonly (string | number)[]): boolean => path.length === 0;
+
+  it('compile, and their masks equal the oracle (stories260k, every token)', () => {
+    const schema = array({ type: 'object', properties: { f: { type: 'integer' }, r: { type: 'integer' } }, ...CASES[1]!.schema });
+    const masked = walkAgainstOracle(schema, top, ['[{"f":1},{"f":1', '[{"r":2,"a":[]},{"a":[],"r":2'], {
+      kernel,
+      walks: 6,
+      steps: 40,
+      vocab: 'stories260k',
+      // (Names counted toward the condition's minProperties are kept distinct.)
+      names: (path) => path.length === 1,
+    });
+    expect(masked.repeated).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('an item never gets stuck: after a repeat so far, a fresh member still ends it', () => {
+    const grammar = compileSchema(array({ type: 'object', ...CASES[1]!.schema }));
+    const matcher = new Matcher(grammar);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    expect(matcher.commitBytes(bytes('[{"f":1},{"f":1'))).toBe(true);
+    expect(matcher.fork().commitBytes(bytes('}'))).toBe(false);
+    expect(matcher.commitBytes(bytes(',"g":0}]'))).toBe(true);
+    expect(matcher.isAccepting()).toBe(true);
+  });
+
+  it('are refused where items could get stuck: objects a member may fail, strings of a oneOf of endless patterns (one string: "a")', () => {
+    for (const items of [
+      { type: 'object', oneOf: [{ required: ['a'], minProperties: 1 }, { minProperties: 2 }] },
+      { type: 'object', if: { minProperties: 2 }, then: false },
+      { type: 'string', oneOf: [{ pattern: '^a' }, { pattern: '^a.' }] },
+    ])
+      expect(schemaErrorOf(array(items))?.keyword, JSON.stringify(items)).toBe('uniqueItems');
+  });
+});
