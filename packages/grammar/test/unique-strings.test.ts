@@ -13,7 +13,7 @@ import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { tokensByBytes, vocab } from './support/vocabs.ts';
 import { UniqueItems, withoutRepeatedItems } from '../src/matcher/unique-items.ts';
-import { loadedVocab, repeats, walkAgainstOracle, withoutUnique, type Values } from './support/unique-walks.ts';
+import { loadedVocab, newValueBegins, numberStuck, repeats, walkAgainstOracle, withoutUnique, type Values } from './support/unique-walks.ts';
 
 const tags = { type: 'array', items: { type: 'string' }, uniqueItems: true };
 const SCHEMAS: { name: string; schema: Record<string, unknown>; checked: (path: readonly (string | number)[]) => boolean; starts: string[] }[] = [
@@ -275,10 +275,93 @@ describe('uniqueItems over strings that may run out of completions, kept while m
     for (const schema of [
       { type: 'array', uniqueItems: true, minItems: 2, items },
       { type: 'array', uniqueItems: true, prefixItems: [items], items },
-      { type: 'array', uniqueItems: true, items: { anyOf: [items, { type: 'integer' }] } },
+      { type: 'array', uniqueItems: true, items: { anyOf: [items, { type: 'integer', minimum: 0 }] } },
       { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 2, not: { const: 'a' } } },
     ]) {
       expect(schemaErrorOf(schema)?.keyword, JSON.stringify(schema)).toBe('uniqueItems');
+    }
+  });
+});
+
+describe('uniqueItems over strings that may run out, beside open items of other kinds', () => {
+  // JSON Schema Store's KSP-AVC: a version string or an object of version numbers.
+  const MIXED: { name: string; schema: Record<string, unknown>; values: string[]; starts: string[] }[] = [
+    {
+      name: 'two strings or any object',
+      schema: { type: 'array', uniqueItems: true, items: { anyOf: [{ type: 'string', pattern: '^(any|none)$' }, { type: 'object' }] } },
+      values: ['any', 'none'],
+      starts: ['["any","none",', '["none",{},"a', '[{"a":1},"any",{"a":1', '["any",{},"'],
+    },
+    {
+      name: 'two strings or any integer',
+      schema: { type: 'array', uniqueItems: true, items: { anyOf: [{ enum: ['a', 'b'] }, { type: 'integer' }] } },
+      values: ['a', 'b'],
+      starts: ['["a","b",', '["a",1,"', '[2,"b",0,', '["b","'],
+    },
+  ];
+  // Whether the output so far ends in a string item of the top-level array that can only end
+  // as an earlier one, or an integer item whose prefix fixes an earlier value (an item a comma
+  // asks for may always be of the other kind).
+  const itemStuck =
+    (values: readonly string[]) =>
+    (text: string): boolean => {
+      const seen = new Set<string>();
+      const numbers: string[] = [];
+      let depth = 0;
+      let scalar = '';
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i]!;
+        if (depth === 1 && /[-\d.eE+]/.test(c)) {
+          scalar += c;
+          continue;
+        }
+        if (scalar !== '') numbers.push(scalar);
+        scalar = '';
+        if (c === '"') {
+          let end = i + 1;
+          while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+          if (end >= text.length) return depth === 1 && !newValueBegins(text.slice(i + 1), values, seen);
+          if (depth === 1) seen.add(JSON.parse(text.slice(i, end + 1)) as string);
+          i = end;
+        } else if (c === '[' || c === '{') depth++;
+        else if (c === ']' || c === '}') depth--;
+      }
+      return scalar !== '' && numberStuck(`[${[...numbers, scalar].join(',')}`, true);
+    };
+
+  it.each(MIXED)('$name: accepted iff ajv accepts', ({ schema, values }) => {
+    expectAgreement(schema, fc.array(fc.constantFrom<unknown>(...values, 'c', {}, { a: 1 }, 1, 2, 1.5), { maxLength: 6 }), { numRuns: 200, seed: 5 });
+  });
+
+  it.each(MIXED)(
+    '$name: masks equal the oracle (stories260k, every token)',
+    ({ schema, values, starts }) => {
+      const masked = walkAgainstOracle(schema, (path) => path.length === 0, starts, {
+        kernel,
+        walks: 8,
+        steps: 40,
+        vocab: 'stories260k',
+        stuckItems: itemStuck(values),
+      });
+      expect(masked.repeated + masked.stuck).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it('after a comma with every string written, an item of the other kind may come (kernel and reference)', () => {
+    const grammar = compileSchema(MIXED[0]!.schema);
+    const index = vocab('stories260k');
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    for (const matcher of [
+      new KernelMatcher(new KernelGrammar(kernel, grammar), kernel.loadVocab(index.file), { eosTokenIds: [] }),
+      new Matcher(grammar, index),
+    ]) {
+      expect(matcher.commitBytes(bytes('["any","none",'))).toBe(true);
+      expect(matcher.fork().commitBytes(bytes('"'))).toBe(false);
+      expect(matcher.commitBytes(bytes('{},'))).toBe(true);
+      expect(matcher.fork().commitBytes(bytes('{}'))).toBe(false);
+      expect(matcher.commitBytes(bytes('{"a":[]}]'))).toBe(true);
+      expect(matcher.isAccepting()).toBe(true);
     }
   });
 });

@@ -165,6 +165,12 @@ export interface UniquePathState {
    * completion is an earlier item.
    */
   readonly objectItems?: ClosedObjectItems;
+  /**
+   * Beside `closedItems` or `objectItems`, items of other kinds every prefix of which has
+   * endless completions (an open object beside strings that close): one of those may always
+   * come after a comma.
+   */
+  readonly openBeside?: boolean;
 }
 
 /** Objects of named members only, kept distinct while matching (see `UniquePathState`). */

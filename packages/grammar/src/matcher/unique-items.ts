@@ -168,6 +168,12 @@ export class UniqueItems {
     return this.#closedArray() !== null;
   }
 
+  /** Whether that array's items may also be open ones of other kinds (objects, arrays, numbers). */
+  get openBeside(): boolean {
+    const closed = this.#closedArray();
+    return closed !== null && this.#table.states[closed.frame.path]!.openBeside === true;
+  }
+
   /** An independent copy. */
   copy(): UniqueItems {
     const copy = new UniqueItems(this.#table, this.#kinds);
@@ -214,7 +220,8 @@ export class UniqueItems {
     }
     const closed = this.#closedArray();
     if (closed === null || closed.frame.seen.length === 0) return false;
-    if (this.#mode === VALUE) return !endsAnew(closed.content, [], closed.frame.seen);
+    // (After a comma, an item of an open kind beside the strings can always come.)
+    if (this.#mode === VALUE) return this.#table.states[closed.frame.path]!.openBeside !== true && !endsAnew(closed.content, [], closed.frame.seen);
     return this.#mode === STRING && this.#string === ITEM && !endsAnew(closed.content, this.#spelled!, closed.frame.seen, this.#reader);
   }
 
@@ -225,9 +232,10 @@ export class UniqueItems {
     const top = this.#stack[this.#stack.length - 1];
     if (top === undefined) return null;
     if (top.array) {
-      const items = top.path >= 0 ? this.#table.states[top.path]!.objectItems : undefined;
-      // After a comma, an item must come.
-      if (items === undefined || this.#mode !== VALUE || top.seen.length === 0) return null;
+      const state = top.path >= 0 ? this.#table.states[top.path]! : undefined;
+      const items = state?.objectItems;
+      // After a comma, an item must come (one of an open kind beside the objects can).
+      if (items === undefined || state!.openBeside === true || this.#mode !== VALUE || top.seen.length === 0) return null;
       return { items, agree: earlierObjects(top.seen), written: {}, next: { kind: 'members', more: false } };
     }
     if (top.closed === null) return null;
@@ -602,7 +610,7 @@ const earlierObjectMembers = new WeakMap<readonly string[], readonly ReadonlyMap
 
 function earlierObjects(seen: readonly string[]): readonly ReadonlyMap<string, string>[] {
   let objects = earlierObjectMembers.get(seen);
-  if (objects === undefined) earlierObjectMembers.set(seen, (objects = seen.map(canonicalMembers)));
+  if (objects === undefined) earlierObjectMembers.set(seen, (objects = seen.filter((v) => v.startsWith('{')).map(canonicalMembers)));
   return objects;
 }
 
@@ -791,7 +799,14 @@ const decoded = new WeakMap<readonly string[], readonly string[]>();
 
 function earlierStrings(seen: readonly string[]): readonly string[] {
   let values = decoded.get(seen);
-  if (values === undefined) decoded.set(seen, (values = seen.map((v) => JSON.parse(v) as string).sort()));
+  if (values === undefined)
+    decoded.set(
+      seen,
+      (values = seen
+        .filter((v) => v.startsWith('"'))
+        .map((v) => JSON.parse(v) as string)
+        .sort()),
+    );
   return values;
 }
 
@@ -1055,8 +1070,9 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     return;
   }
   // In an array whose items may run out of completions: a quote or a comma may end where no
-  // new item can, and so may an item's own bytes on the way to an earlier one.
-  for (const list of [lists.quoted[0]!, lists.commas]) checkAll(list);
+  // new item can, and so may an item's own bytes on the way to an earlier one; beside open
+  // items, a token may also open and close an object or array item that repeats one.
+  for (const list of [lists.quoted[0]!, lists.commas, ...(cursor.openBeside ? [lists.braced, lists.bracketed] : [])]) checkAll(list);
   const remainders = cursor.itemRemainders;
   if (remainders === null) return;
   const lookups = remainders === 'any' ? Infinity : remainders.reduce((n, rest) => n + Math.min(rest.length, MAX_TOKEN_BYTES), 0);

@@ -52,13 +52,18 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
     const open = openItems(compiler, items);
     const closed = open ? null : closedStrings(compiler, items, minItems);
     const objects = open || closed !== undefined ? undefined : closedObjects(compiler, items, minItems);
-    if (closed !== undefined || objects !== undefined) {
+    const mixed = open || closed !== undefined || objects !== undefined ? undefined : closedBesideOpen(compiler, items, minItems);
+    if (closed !== undefined || objects !== undefined || mixed !== undefined) {
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
-      compiler.uniqueLeftToMatcher.set(arrayShape(schema), pointer);
-      if (closed) compiler.closedUniqueItems.set(arrayShape(schema), closed);
-      if (objects !== undefined) compiler.closedObjectItems.set(arrayShape(schema), objects);
-      const numbers = open ? numberItems(compiler, items) : undefined;
-      if (numbers !== undefined) compiler.uniqueNumberItems.set(arrayShape(schema), numbers);
+      const shape = arrayShape(schema);
+      compiler.uniqueLeftToMatcher.set(shape, pointer);
+      const strings = closed ?? mixed?.strings;
+      if (strings) compiler.closedUniqueItems.set(shape, strings);
+      const members = objects ?? mixed?.objects;
+      if (members !== undefined) compiler.closedObjectItems.set(shape, members);
+      const numbers = open ? numberItems(compiler, items) : mixed?.numbers;
+      if (numbers !== undefined) compiler.uniqueNumberItems.set(shape, numbers);
+      if (mixed !== undefined) compiler.uniqueOpenBeside.add(shape);
     } else {
       const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, open objects or open arrays) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
@@ -207,19 +212,83 @@ function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
   if (compiler.parts.caps.maxProperties !== Infinity) return undefined;
   const item = compiler.flatten(rest, restPointer);
-  if (item === false || BRANCHING.some((k) => item[k] !== undefined)) return undefined;
-  const types = allowedTypes(item, restPointer);
+  return item === false ? undefined : namedMembers(compiler, item, restPointer);
+}
+
+// The members of an object schema of named members only (no branches), or undefined.
+function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string): ClosedObjectItems | undefined {
+  if (BRANCHING.some((k) => item[k] !== undefined)) return undefined;
+  const types = allowedTypes(item, pointer);
   const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
   if (types.length !== 1 || types[0] !== 'object' || !closed) return undefined;
   if (!Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k))) return undefined;
   const declared = (item.properties ?? {}) as Record<string, Schema>;
   const members: Record<string, ClosedMember> = {};
   for (const [name, member] of Object.entries(declared)) {
-    const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name));
+    const values = memberValues(compiler, member, pointerJoin(pointerJoin(pointer, 'properties'), name));
     if (values === undefined) return undefined;
     members[name] = values;
   }
   return { members, required: ((item.required ?? []) as string[]).filter((name) => Object.hasOwn(members, name)) };
+}
+
+// Items of several kinds, those of one kind strings or objects that may run out of
+// completions (`closedStrings`, `closedObjects`: their content, or their members) and every
+// other kind open (`openItems`): kept as items of that kind alone are, but an item a comma
+// asks for can always be new (one of the open kinds). Undefined otherwise, or where
+// `closedStrings` would be (prefix items, contains, minItems past 1).
+function closedBesideOpen(
+  compiler: SchemaCompiler,
+  items: ItemSchemas,
+  minItems: number,
+): { readonly strings?: ByteRegex; readonly objects?: ClosedObjectItems; readonly numbers?: 'number' | 'integer' } | undefined {
+  const { schema, prefix, rest, restPointer } = items;
+  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  if (!candidatesExact(compiler, rest, restPointer)) return undefined;
+  // The candidates by kind, each of one kind (its constants', where it lists them).
+  const byKind = new Map<string, SchemaObject[]>();
+  for (const s of candidates(compiler, rest, restPointer)) {
+    const kinds = new Set(valueKinds(s, restPointer));
+    if (kinds.size !== 1) return undefined;
+    const kind = [...kinds][0]!;
+    byKind.set(kind, [...(byKind.get(kind) ?? []), s]);
+  }
+  const listed = (s: SchemaObject): boolean => s.enum !== undefined || s.const !== undefined || s.__notValues !== undefined;
+  let strings: ByteRegex | undefined;
+  let objects: ClosedObjectItems | undefined;
+  for (const [kind, schemas] of byKind) {
+    if (kind === 'string') {
+      if (schemas.every((s) => !listed(s) && endlessCompletions(stringContent(compiler, s, restPointer), MAX_ENDLESS_PROOF_STATES))) continue;
+      const contents = schemas.map((s) => stringsContent(compiler, s, restPointer));
+      if (!contents.every((c) => c !== undefined)) return undefined;
+      strings = rx.alt(contents);
+    } else if (kind === 'object') {
+      if (!schemas.some(listed) && takesFreshMember(compiler, rest, restPointer)) continue;
+      objects = schemas.length === 1 ? namedMembers(compiler, schemas[0]!, restPointer) : undefined;
+      if (objects === undefined) return undefined;
+    } else if (kind === 'array') {
+      if (!schemas.every((s) => !listed(s) && openArray(compiler, s, restPointer, 1))) return undefined;
+    } else if (kind === 'number') {
+      if (!schemas.every((s) => !listed(s) && Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k)))) return undefined;
+    }
+  }
+  // One kind that may run out, beside others (literals alone are not open).
+  if ((strings === undefined) === (objects === undefined)) return undefined;
+  if (![...byKind.keys()].some((k) => k !== 'boolean' && k !== 'null' && k !== (strings !== undefined ? 'string' : 'object'))) return undefined;
+  // (Which prefixes fix a number's value depends on whether it must be an integer.)
+  const numberTypes = (byKind.get('number') ?? []).flatMap((s) => allowedTypes(s, restPointer));
+  const numbers = numberTypes.includes('number') ? 'number' : numberTypes.length > 0 ? 'integer' : undefined;
+  return { ...(strings !== undefined ? { strings } : { objects: objects! }), ...(numbers !== undefined && { numbers }) };
+}
+
+// The kinds of value a schema allows ('number' for integers too), of its constants where it lists them.
+function valueKinds(s: SchemaObject, pointer: string): string[] {
+  const constants = s.const !== undefined ? [s.const] : Array.isArray(s.enum) ? s.enum : null;
+  const types =
+    constants === null
+      ? allowedTypes(s, pointer)
+      : constants.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v));
+  return types.map((t) => (t === 'integer' ? 'number' : t));
 }
 
 const CLOSED_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);

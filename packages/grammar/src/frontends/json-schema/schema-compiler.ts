@@ -60,6 +60,8 @@ export class SchemaCompiler {
   readonly uniqueNumberItems = new Map<string, 'number' | 'integer'>();
   /** Those of them whose items are objects of named members only: the members by `arrayShape`. */
   readonly closedObjectItems = new Map<string, ClosedObjectItems>();
+  /** Those of them whose items of the other kinds than those that may run out are open (`arrayShape`s). */
+  readonly uniqueOpenBeside = new Set<string>();
   /** Whether members no name tracks count toward a minProperties of 2 or more somewhere (`unique-paths.ts` keeps their names distinct). */
   otherKeysCounted = false;
   /** Whether a member no name tracks witnesses a `not` somewhere (its name must not come again with another value). */

@@ -34,6 +34,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const unique: boolean[] = [];
   const closed: (ByteRegex | undefined)[] = [];
   const objects: (ClosedObjectItems | undefined)[] = [];
+  const beside: boolean[] = [];
   const numbers: ('number' | 'integer' | undefined)[] = [];
   const literals: boolean[] = [];
   const arrayItems: boolean[] = [];
@@ -75,6 +76,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
       compiler.unsupported('', 'uniqueItems', 'uniqueItems over items that may run out of completions, where array schemas of other items meet');
     closed.push(content);
     objects.push(members);
+    beside.push([...shapes].some((shape) => compiler.uniqueOpenBeside.has(shape)));
     const kinds = new Set(checked.map((s) => compiler.uniqueNumberItems.get(arrayShape(s))));
     // (Which prefixes fix a number's value depends on whether it must be an integer.)
     if (kinds.has('number') && kinds.has('integer'))
@@ -115,6 +117,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     otherItems: at(edge.otherItems),
     ...(closed[id] !== undefined && { closedItems: closed[id] }),
     ...(objects[id] !== undefined && { objectItems: objects[id] }),
+    ...(beside[id] === true && { openBeside: true }),
     ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
     ...(literals[id] && { literalItems: true }),
     ...(arrayItems[id] && { arrayItems: true }),
