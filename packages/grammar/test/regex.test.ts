@@ -226,6 +226,54 @@ describe('lookaheads read the rest of the text', () => {
   });
 });
 
+describe('modifier groups set i and s inside them (ES2025)', () => {
+  // Node's RegExp may not read modifiers yet: each pattern against one that spells its flags out.
+  const CASES: [pattern: string, flags: string, spelled: string][] = [
+    ['(?i:a)b', '', '[aA]b'],
+    ['(?s:.)b', '', '[^]b'],
+    ['(?-i:a)b', 'i', 'a[bB]'],
+    ['x(?i:(?-i:a)b)', '', 'xa[bB]'],
+    ['(?i-s:a.)', 's', '[aA][^\\n\\r\\u2028\\u2029]'],
+    ['(?=(?i:A))ab', '', '(?=[aA])ab'],
+    ['((?i:a)|b)*', '', '([aA]|b)*'],
+    ['^(?i:a)|b$', '', '^[aA]|b$'],
+  ];
+  it.each(CASES)('%s with flags "%s" matches what %s does', (pattern, flags, spelled) => {
+    for (const mode of ['match', 'search'] as const) {
+      const grammar = lexemeGrammar(regexToByteRegex(pattern, { mode, flags: `${flags}u` }));
+      // (The spelled pattern says its case itself.)
+      const plain = `${flags.replace('i', '')}u`;
+      const re = mode === 'match' ? fullMatch(spelled, plain) : (s: string) => new RegExp(spelled, plain).test(s);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom('a', 'A', 'b', 'B', 'x', '\n', '\r'), { maxLength: 5 }), (chars) => {
+          const s = chars.join('');
+          const r = recognize(grammar, encoder.encode(s));
+          expect(r.accepted && r.complete, `${mode} ${JSON.stringify(s)}`).toBe(re(s));
+        }),
+        { numRuns: 300, seed: 7 },
+      );
+    }
+  });
+
+  it('without the u flag, a pattern must read as it does with it (characters are code points)', () => {
+    for (const pattern of ['\\p{L}', '\\u{3}', '[😀-😂]', '😀+', '[😀]'])
+      expect(() => regexToByteRegex(pattern, { mode: 'match' }), pattern).toThrow(expect.objectContaining({ code: 'unsupported' }));
+    for (const [pattern, text] of [
+      ['😀', '😀'],
+      ['a.c', 'abc'],
+      ['[a-z]+\\d', 'ab1'],
+    ]) {
+      const grammar = lexemeGrammar(regexToByteRegex(pattern!, { mode: 'match' }));
+      expect(recognize(grammar, encoder.encode(text!)).complete, pattern).toBe(true);
+    }
+  });
+
+  it('m beside an anchor is refused (it would move ^ and $)', () => {
+    expect(() => regexToByteRegex('(?m:^a)', { mode: 'match' })).toThrow(expect.objectContaining({ code: 'unsupported' }));
+    expect(regexToByteRegex('(?m:a)b', { mode: 'match' })).toBeDefined();
+  });
+});
+
 describe('regex errors', () => {
   it.each([
     ['a(?<=b)', 'unsupported', 1, 7],

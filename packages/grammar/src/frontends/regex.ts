@@ -102,8 +102,9 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
   const unicodeSets = flags.includes('v');
   const at = (index: number): number => offset + index;
   checkNesting(pattern, unicodeSets, offset);
+  let ast: AST.Pattern;
   try {
-    return { ast: parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets }), at };
+    ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
   } catch (unicodeError) {
     if (unicodeSets) throw syntaxError(unicodeError, offset);
     if (flags.includes('u')) {
@@ -123,6 +124,46 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
       throw syntaxError(unicodeError, offset);
     }
   }
+  // Characters are code points, as the u flag reads them; without it, a pattern must read
+  // the same (`\p{L}` would be `p{L}`, `\u{41}` 41 u's, `[😀]` either half of a pair).
+  if (!unicodeSets && !flags.includes('u')) {
+    let plain: AST.Pattern | null = null;
+    try {
+      plain = parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+    } catch {
+      // (Read only with the u flag: a class range of astral characters, say.)
+    }
+    if (plain === null || shape(plain) !== shape(ast))
+      throw new GrammarError('unsupported', 'this pattern reads differently without the u flag; give the u (or v) flag', {
+        start: offset,
+        end: offset + pattern.length,
+      });
+  }
+  return { ast, at };
+}
+
+// A syntax tree as text, without positions or source: two readings of a pattern that print
+// alike mean the same. A high and a low surrogate in a row are one character (as the u flag
+// reads them), except as members of a class.
+function shape(ast: AST.Pattern): string {
+  return JSON.stringify(ast, function (this: { type?: string }, key, value: unknown) {
+    if (key === 'parent' || key === 'start' || key === 'end' || key === 'raw' || key === 'resolved') return undefined;
+    if (key !== 'elements' || this.type !== 'Alternative') return value;
+    const joined: unknown[] = [];
+    const elements = value as AST.Element[];
+    for (let i = 0; i < elements.length; i++) {
+      const [high, low] = [elements[i]!, elements[i + 1]];
+      const pair =
+        high.type === 'Character' && low?.type === 'Character' && high.value >= 0xd800 && high.value <= 0xdbff && low.value >= 0xdc00 && low.value <= 0xdfff;
+      if (!pair) {
+        joined.push(high);
+        continue;
+      }
+      joined.push({ type: 'Character', value: 0x10000 + ((high.value - 0xd800) << 10) + (low.value - 0xdc00) });
+      i++;
+    }
+    return joined;
+  });
 }
 
 // ECMAScript's syntax characters and `/`: the identity escapes the u flag allows.
@@ -303,8 +344,11 @@ const MAX_TEMPERED_STATES = 5_000;
 class Converter {
   // Any text (what may stand before or after a part in search mode, or a lookahead's tail).
   #anyText: ByteRegex | undefined;
-  readonly #folding: CaseFolding | null;
-  readonly #dotAll: boolean;
+  // The `i` and `s` flags where a part is converted (a modifier group sets them inside it).
+  #folding: CaseFolding | null;
+  #dotAll: boolean;
+  // How `i` compares characters, where it is on.
+  readonly #foldingWhenOn: CaseFolding;
   readonly #unicodeSets: boolean;
   constructor(
     flags: string,
@@ -314,7 +358,8 @@ class Converter {
     private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
   ) {
     const unicode = flags.includes('u') || flags.includes('v');
-    this.#folding = flags.includes('i') ? (folding ?? (unicode ? 'simple' : 'legacy')) : null;
+    this.#foldingWhenOn = folding ?? (unicode ? 'simple' : 'legacy');
+    this.#folding = flags.includes('i') ? this.#foldingWhenOn : null;
     this.#dotAll = flags.includes('s');
     this.#unicodeSets = flags.includes('v');
   }
@@ -423,7 +468,7 @@ class Converter {
         return this.element(node); // throws: lookbehind, word boundaries
       case 'Group':
       case 'CapturingGroup':
-        return either(node.alternatives.map((a) => this.#followedBy(a.elements, rest)));
+        return this.#modified(node, () => either(node.alternatives.map((a) => this.#followedBy(a.elements, rest))));
       case 'Quantifier': {
         // Each copy reads the text after it, so copies multiply what follows: few are expanded;
         // with no upper count, iterations that start with lookaheads make one automaton.
@@ -444,20 +489,22 @@ class Converter {
   // with none (`(?!mode).`): see `temperedStar`. Undefined for other shapes.
   #temperedStar(element: AST.QuantifiableElement, rest: ByteRegex): ByteRegex | undefined {
     if ((element.type !== 'Group' && element.type !== 'CapturingGroup') || element.alternatives.length !== 1) return undefined;
-    const elements = element.alternatives[0]!.elements;
-    const split = elements.findIndex((e) => !(e.type === 'Assertion' && e.kind === 'lookahead'));
-    const body = split < 0 ? [] : elements.slice(split);
-    if (split <= 0 || body.some((e) => looksAhead(e) || hasAnchor(e))) return undefined;
-    const anything = this.#anything;
-    const conditions = elements.slice(0, split).map((e) => {
-      const lookahead = e as AST.LookaheadAssertion;
-      const ahead = either(lookahead.alternatives.map((a) => this.#followedBy(a.elements, anything)));
-      return lookahead.negate ? rx.not(ahead) : ahead;
+    return this.#modified(element, () => {
+      const elements = element.alternatives[0]!.elements;
+      const split = elements.findIndex((e) => !(e.type === 'Assertion' && e.kind === 'lookahead'));
+      const body = split < 0 ? [] : elements.slice(split);
+      if (split <= 0 || body.some((e) => looksAhead(e) || hasAnchor(e))) return undefined;
+      const anything = this.#anything;
+      const conditions = elements.slice(0, split).map((e) => {
+        const lookahead = e as AST.LookaheadAssertion;
+        const ahead = either(lookahead.alternatives.map((a) => this.#followedBy(a.elements, anything)));
+        return lookahead.negate ? rx.not(ahead) : ahead;
+      });
+      const automaton = temperedStar(cat(body.map((e) => this.element(e))), rx.and(conditions), rest, MAX_TEMPERED_STATES);
+      if (automaton === null)
+        throw this.#unsupported(element, `a repeated group with a lookahead whose automaton needs more than ${MAX_TEMPERED_STATES} states is not supported`);
+      return rx.automaton(automaton);
     });
-    const automaton = temperedStar(cat(body.map((e) => this.element(e))), rx.and(conditions), rest, MAX_TEMPERED_STATES);
-    if (automaton === null)
-      throw this.#unsupported(element, `a repeated group with a lookahead whose automaton needs more than ${MAX_TEMPERED_STATES} states is not supported`);
-    return rx.automaton(automaton);
   }
 
   #anchored(node: AST.Pattern | AST.Element | AST.Alternative): AnchoredParts {
@@ -466,7 +513,7 @@ class Converter {
       case 'Pattern':
       case 'Group':
       case 'CapturingGroup': {
-        const alternatives = node.alternatives.map((a) => this.#anchored(a));
+        const alternatives = this.#modified(node, () => node.alternatives.map((a) => this.#anchored(a)));
         const pick = (kind: (typeof KINDS)[number]): ByteRegex => either(alternatives.map((a) => a[kind]));
         return { free: pick('free'), start: pick('start'), end: pick('end'), both: pick('both') };
       }
@@ -503,7 +550,7 @@ class Converter {
         return this.encodeChars(this.#classSet(node));
       case 'Group':
       case 'CapturingGroup':
-        return rx.alt(node.alternatives.map((a) => this.element(a)));
+        return this.#modified(node, () => rx.alt(node.alternatives.map((a) => this.element(a))));
       case 'Quantifier':
         return rx.repeat(this.element(node.element), node.min, node.max);
       case 'Assertion':
@@ -571,6 +618,26 @@ class Converter {
         return this.#characterSet(node);
       default:
         throw this.#unsupported(node, `${node.type} (${node.raw}) is not supported`);
+    }
+  }
+
+  // `convert` run with a group's modifiers (`(?i:…)`, `(?-s:…)`) in force: `i` and `s` as the
+  // flags; `m` changes only what `^` and `$` mean, refused beside them.
+  #modified<T>(node: AST.Pattern | AST.Group | AST.CapturingGroup, convert: () => T): T {
+    const modifiers = node.type === 'Group' ? node.modifiers : null;
+    if (modifiers === null) return convert();
+    const { add, remove } = modifiers;
+    if ((add.multiline || remove?.multiline === true) && /[$^]/.test(node.raw))
+      throw this.#unsupported(modifiers, `the m modifier beside an anchor (${node.raw}) is not supported`);
+    const [folding, dotAll] = [this.#folding, this.#dotAll];
+    if (add.ignoreCase) this.#folding = this.#foldingWhenOn;
+    if (remove?.ignoreCase === true) this.#folding = null;
+    if (add.dotAll) this.#dotAll = true;
+    if (remove?.dotAll === true) this.#dotAll = false;
+    try {
+      return convert();
+    } finally {
+      [this.#folding, this.#dotAll] = [folding, dotAll];
     }
   }
 
