@@ -261,8 +261,9 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
   completes(bytes: Uint8Array): boolean {
-    if (this.#unique !== null && !this.#unique.copy().feed(bytes)) return false;
-    return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCompletes(this.#m, ptr, bytes.length)) === 1);
+    // (The grammar first: the cursor of distinct items follows JSON the grammar accepts.)
+    if (this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCompletes(this.#m, ptr, bytes.length))) !== 1) return false;
+    return this.#unique === null || this.#unique.copy().feed(bytes);
   }
 
   get isFinished(): boolean {
@@ -278,28 +279,45 @@ export class KernelMatcher implements TokenMatcher {
     // (No closure: this and the mask are the per-token path.)
     const k = this.#k;
     const m = this.#m;
-    const before = this.#unique;
-    const after =
-      before === null || this.#eos.includes(id) || id < 0 || id >= this.vocab.tokenCount ? before : this.#fed(before, this.vocab.index.tokenBytes(id));
-    if (after === undefined) return false;
     k.lexerTrim(this.grammar.ptr);
     let status = k.matcherCommitToken(m, id);
     while (this.#answered(status)) status = k.matcherCommitToken(m, id);
     if (this.#checked(status) !== abi.STATUS_OK) return false;
-    if (before !== null) {
-      this.#uniqueBefore.push(before);
-      this.#unique = after;
+    // The items kept distinct are read after the grammar took the token (the cursor follows
+    // JSON the grammar accepts, not any bytes).
+    const before = this.#unique;
+    if (before === null) return true;
+    const after = this.#eos.includes(id) ? before : this.#fed(before, this.vocab.index.tokenBytes(id));
+    if (after === undefined) {
+      k.matcherRollback(m, 1);
+      return false;
     }
+    this.#uniqueBefore.push(before);
+    this.#unique = after;
     return true;
   }
 
   /** Feeds bytes; `false`, changing nothing, if they are not allowed. */
   commitBytes(bytes: Uint8Array): boolean {
-    const after = this.#unique === null ? null : this.#fed(this.#unique, bytes);
-    if (after === undefined) return false;
-    const ok = this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK);
-    if (ok && after !== null) this.#unique = after;
-    return ok;
+    if (this.#unique === null) return this.#grammarTakes(bytes);
+    // The grammar reads the bytes first, on a fork: the cursor of distinct items follows JSON
+    // the grammar accepts, not any bytes.
+    const probe = this.fork();
+    let taken: boolean;
+    try {
+      taken = probe.#grammarTakes(bytes);
+    } finally {
+      probe.dispose();
+    }
+    const after = taken ? this.#fed(this.#unique, bytes) : undefined;
+    if (after === undefined || !this.#grammarTakes(bytes)) return false;
+    this.#unique = after;
+    return true;
+  }
+
+  // Feeds bytes to the grammar alone.
+  #grammarTakes(bytes: Uint8Array): boolean {
+    return this.#withBytes(bytes, (ptr) => this.#run(() => this.#k.matcherCommitBytes(this.#m, ptr, bytes.length)) === abi.STATUS_OK);
   }
 
   // The cursor after `bytes` (a copy), or undefined when they repeat an item.

@@ -151,18 +151,21 @@ export class Matcher implements TokenMatcher {
   /** Feeds bytes. On rejection the state is left as before the call and `false` returned. */
   commitBytes(bytes: Uint8Array): boolean {
     if (this.#finished) return false;
-    const unique = this.#unique?.copy() ?? null;
-    if (unique !== null && !unique.feed(bytes)) return false;
     const saved = this.#save();
     const historyLength = this.#history.length;
+    const undo = (): false => {
+      this.#restore(saved);
+      this.#history.length = historyLength;
+      return false;
+    };
     for (const byte of bytes) {
       this.#history.push(this.#lex, this.#lexLen, this.#chart.length);
-      if (!this.#step(byte)) {
-        this.#restore(saved);
-        this.#history.length = historyLength;
-        return false;
-      }
+      if (!this.#step(byte)) return undo();
     }
+    // The items kept distinct are read after the grammar took the bytes (the cursor follows
+    // JSON the grammar accepts, not any bytes).
+    const unique = this.#unique?.copy() ?? null;
+    if (unique !== null && !unique.feed(bytes)) return undo();
     this.#unique = unique;
     return true;
   }

@@ -4,7 +4,7 @@
  * accepts exactly the instances both sides accept, or the merge reports what it cannot keep
  * exact.
  */
-import { ANNOTATIONS, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
+import { ALL_TYPES, ANNOTATIONS, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
 
 /** Deep equality of JSON values (numbers by value, objects regardless of key order). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -38,7 +38,11 @@ export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string, 
     if (jsonEqual(out[k], v)) continue;
     if (!mergeKeyword(out, k, v, pointer, unsupported)) return false;
   }
-  return requiresNothingValid(out) ? false : out;
+  if (!requiresNothingValid(out)) return out;
+  // No object has the member; values of the other types still pass (`required` and
+  // `properties` speak of objects only).
+  const others = (out.type === undefined ? ALL_TYPES : typeList(out.type, pointer)).filter((t) => t !== 'object');
+  return others.length === 0 ? false : { ...out, type: others };
 }
 
 // Whether a required member's schema allows no value by its constants alone: the
@@ -74,6 +78,9 @@ export function constantsOf(schema: unknown): unknown[] | null {
 function alignProperties(a: SchemaObject, b: SchemaObject, out: Record<string, unknown>, pointer: string, unsupported: ReportUnsupported): SchemaObject {
   const touches = (s: SchemaObject): boolean => s.additionalProperties !== undefined || s.patternProperties !== undefined;
   if (!touches(a) && !touches(b)) return b;
+  // A side's patterns hold for its own declared names too: carried by those names' schemas,
+  // they survive wherever the patterns go below (dropped, or a side of their own).
+  [a, b] = [withOwnPatterns(a), withOwnPatterns(b)];
   const patternsA = (a.patternProperties ?? {}) as Record<string, unknown>;
   const patternsB = (b.patternProperties ?? {}) as Record<string, unknown>;
   const both = Object.keys(patternsA).length > 0 && Object.keys(patternsB).length > 0;
@@ -236,6 +243,19 @@ const UPPER_BOUNDS = new Set(['maximum', 'maxLength', 'maxItems', 'maxProperties
 // The tighter of two bounds: numbers by `pick`; draft-4 boolean flags (exclusiveMinimum) by "or".
 function tighter(mine: unknown, v: unknown, pick: (x: number, y: number) => number): unknown {
   return typeof mine === 'number' && typeof v === 'number' ? pick(mine, v) : mine === true || v === true;
+}
+
+// A schema whose declared properties also carry the schemas of its patterns their names match.
+function withOwnPatterns(s: SchemaObject): SchemaObject {
+  const patterns = Object.entries((s.patternProperties ?? {}) as Record<string, unknown>);
+  if (patterns.length === 0 || s.properties === undefined) return s;
+  const properties = Object.fromEntries(
+    Object.entries(s.properties as Record<string, unknown>).map(([name, schema]) => {
+      const matching = matchingSchemas(patterns, name);
+      return [name, matching.length === 0 ? schema : { allOf: [schema, ...matching] }];
+    }),
+  );
+  return { ...s, properties };
 }
 
 // The properties of `self`, plus those only `other` declares, which in `self` fall under its

@@ -49,8 +49,10 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
     // Integers: an exact digit pattern for [lo, hi]; from draft 6 on, 3.0 is 3 too.
     const low = lo.value === -Infinity ? -Infinity : lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
     const high = hi.value === Infinity ? Infinity : hi.inclusive ? Math.floor(hi.value) : Math.ceil(hi.value) - 1;
-    const range = bounded ? intRange(low, high) : '-?(?:0|[1-9]\\d*)';
+    let range = bounded ? intRange(low, high) : '-?(?:0|[1-9]\\d*)';
     if (range === null) return rx.nothing;
+    // (-0 is 0.)
+    if (bounded && low <= 0 && high >= 0) range = `${range}|-0`;
     const fractions = compiler.options.integerFractions !== false && compiler.draft !== '4';
     parts.push(regexToByteRegex(fractions ? `(?:${range})(?:\\.0+)?` : range));
   } else if (bounded || parts.length > 0) {

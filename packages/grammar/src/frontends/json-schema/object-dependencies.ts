@@ -80,7 +80,8 @@ export function dependentConditions(own: Record<string, unknown>): unknown[][] {
     for (const [name, dependent] of Object.entries(value)) {
       if (Array.isArray(dependent) || exclusiveSet(name, dependent) !== null || (typeof dependent !== 'object' && typeof dependent !== 'boolean'))
         kept[name] = dependent;
-      else if (dependent !== true) conditions.push([{ required: [name] }, dependent, true]);
+      // (An object with the member: other values pass whatever the dependent schema says.)
+      else if (dependent !== true) conditions.push([{ type: 'object', required: [name] }, dependent, true]);
     }
     if (Object.keys(kept).length > 0) own[keyword] = kept;
     else delete own[keyword];
@@ -100,7 +101,7 @@ export function dependenciesAsConditions(schema: SchemaObject): SchemaObject | n
     const value = schema[keyword];
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
     for (const [name, dependent] of Object.entries(value)) {
-      conditions.push([{ required: [name] }, Array.isArray(dependent) ? { required: dependent } : dependent, true]);
+      conditions.push([{ type: 'object', required: [name] }, Array.isArray(dependent) ? { required: dependent } : dependent, true]);
     }
     delete out[keyword];
   }
