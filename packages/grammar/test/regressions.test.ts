@@ -213,3 +213,38 @@ describe('bytes the grammar refuses are refused before the distinct items are re
     for (const text of texts) expect(schemaAccepts(schema, text), text).toBe(false);
   });
 });
+
+// Found by an independent check against Python's lark and re (the expectations are theirs).
+describe("Lark terminals are Python's re patterns, and imports keep common's names apart", () => {
+  const terminal = (pattern: string): string => `start: A\nA: ${pattern}`;
+  it.each([
+    ['/./', ['\r', '\u2028', 'a'], ['\n']],
+    ['/\\w/', ['é', '٣', '_', 'a'], ['-', ' ']],
+    ['/\\d/', ['٣', '7'], ['a', '½']],
+    ['/\\s/', ['\u0085', '\u001c', ' ', '\u3000'], ['\ufeff', 'a']],
+    ['/\\U0001F600/', ['😀'], ['U0001F600']],
+    ['/\\a/', ['\u0007'], ['a']],
+    ['/ba{,3}/', ['b', 'baaa'], ['ba{,3}', 'baaaa']],
+    ['/[^]a]/', ['b'], [']', 'a']],
+    ['/[]a]/', [']', 'a'], ['b']],
+    ['/(?P<n>a)b/', ['ab'], ['b']],
+    ['/\\-\\"/', ['-"'], ['\\-']],
+  ] as const)('%s', (pattern, accepted, rejected) => {
+    for (const text of accepted) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(true);
+    for (const text of rejected) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('escapes Python does not have are errors, and so are lazy quantifiers (Python takes the first match)', () => {
+    for (const pattern of ['/\\Aa/', '/a\\Z/', '/\\cJ/', '/\\z/', '/\\e/', '/\\x{41}/', '/\\N{EM DASH}/'])
+      expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow();
+    for (const pattern of ['/a+?/', '/".*?"/', '/a??b/', '/a{2,3}?/'])
+      expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow(expect.objectContaining({ code: 'unsupported' }));
+  });
+
+  it('an imported terminal uses common’s own names; only imported names are seen; a name is defined once', () => {
+    expect(accepts('lark', 'start: INT\nDIGIT: "0".."1"\n%import common.INT', '29')).toBe(true);
+    expect(() => parseGrammar('lark', 'start: INT\n%import common.WORD')).toThrow(/unknown terminal INT/);
+    expect(() => parseGrammar('lark', 'start: CNAME\nCNAME: "x"\n%import common.CNAME')).toThrow(/defined more than once/);
+    expect(accepts('lark', 'start: N\n%import common.SIGNED_NUMBER -> N', '-1.5e3')).toBe(true);
+  });
+});

@@ -10,8 +10,8 @@
  *     %ignore WS
  *
  * Lowercase names are rules, UPPERCASE names terminals (lexemes, greedy: longest match).
- * Terminals are strings (`"x"`, `"x"i`), `/regex/flags` (ECMAScript syntax; `i` and `s`
- * honoured), ranges `"a".."z"`, and compositions of those and other terminals. Rules and
+ * Terminals are strings (`"x"`, `"x"i`), `/regex/flags` (Python's `re`: `larkRegex`),
+ * ranges `"a".."z"`, and compositions of those and other terminals. Rules and
  * terminals take `|`, grouping, `[optional]`, `? * +`, `~ n` and `~ n..m`; `NAME.2:` sets a
  * terminal's priority; `?rule` and `!rule` are accepted (they do not change the language);
  * `-> alias` is accepted and ignored. `%import common.X` (or `common (X, Y)`, `-> Z`) brings
@@ -98,17 +98,36 @@ const isTerminal = (name: string): boolean => /^_?[A-Z]/.test(name);
 
 /** Parses a Lark grammar into the IR (throws `GrammarError` with a span). */
 export function parseLark(source: string, startRule = 'start'): GrammarIR {
-  const common = readDefinitions(COMMON);
   const own = readDefinitions(source);
   const terminals = new Map(own.terminals);
+  // Imported terminals keep their own namespace (`COMMON.DIGIT` for what common's INT uses):
+  // a grammar's names neither change them nor see those it did not import.
+  const common = new Map([...readDefinitions(COMMON).terminals].map(([name, d]) => [`COMMON.${name}`, { ...d, body: inCommon(d.body) }]));
   for (const { name, alias, span } of own.imports) {
-    const definition = common.terminals.get(name);
+    const definition = common.get(`COMMON.${name}`);
     if (definition === undefined) throw new GrammarError('unsupported', `%import common.${name}: not a known common terminal`, span);
+    if (terminals.has(alias)) throw new GrammarError('syntax', `terminal ${alias} is defined more than once (here by an import)`, span);
     terminals.set(alias, definition);
-    // Imported terminals may use other common terminals.
-    for (const [commonName, commonDef] of common.terminals) if (!terminals.has(commonName)) terminals.set(commonName, commonDef);
   }
+  if (own.imports.length > 0) for (const [name, definition] of common) terminals.set(name, definition);
   return new LarkLowering(terminals, own.rules, own.templates).build(own.ignores, startRule);
+}
+
+// A common terminal's body, its names those of common's namespace.
+function inCommon(e: LarkExpr): LarkExpr {
+  switch (e.kind) {
+    case 'name':
+      return { ...e, name: `COMMON.${e.name}` };
+    case 'seq':
+    case 'alt':
+    case 'and':
+      return { ...e, items: e.items.map(inCommon) };
+    case 'repeat':
+    case 'not':
+      return { ...e, item: inCommon(e.item) };
+    default:
+      return e;
+  }
 }
 
 interface Definitions {
@@ -696,7 +715,9 @@ function larkKey(e: LarkExpr): string {
 }
 
 /**
- * A Lark regex terminal. Flags as Python's `re` reads them: `i` (Unicode case folding), `s`
+ * A Lark regex terminal, a pattern of Python's `re`: its syntax spelled as ECMAScript's
+ * (`ecmascriptSpelling`), read with the `u` flag, Annex B's identity escapes and Python's
+ * classes (`RegexOptions.python`). Flags as Python reads them: `i` (Unicode case folding), `s`
  * (dot matches newlines), `x` (verbose: whitespace and `#` comments outside classes are not
  * part of the pattern), `u` (no change: Python's text patterns are Unicode already) and `m`
  * (no change: it moves `^` and `$`, and anchors are refused in terminals); `l` (locale)
@@ -711,9 +732,68 @@ function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
         end: flagsAt + i + 1,
       });
   }
-  const source = flags.includes('x') ? withoutVerboseSpace(pattern) : pattern;
-  // Spans stay right where the verbose form left the pattern unchanged.
-  return regexToByteRegex(source, { flags: flags.replace(/[mux]/g, ''), caseFolding: 'simple', mode: 'token', offset: span.start });
+  const source = ecmascriptSpelling(flags.includes('x') ? withoutVerboseSpace(pattern) : pattern, span);
+  // Spans stay right where the verbose form and the spelling left the pattern unchanged.
+  return regexToByteRegex(source, {
+    flags: `${flags.replace(/[mux]/g, '')}u`,
+    caseFolding: 'simple',
+    mode: 'token',
+    offset: span.start,
+    annexB: true,
+    python: true,
+  });
+}
+
+/**
+ * Python's `re` syntax that ECMAScript spells otherwise, spelled so: `\U0001F600` (`\u{1F600}`),
+ * `\a` (`\x07`), a count `{,n}` (`{0,n}`), a `]` first in a class (a member), a named group
+ * `(?P<name>…)`. `\c` (a control letter to ECMAScript) is an error, as in Python; other
+ * escapes of letters and digits keep ECMAScript's meaning where Python's is the same, and are
+ * errors where it has none (`\A`, `\Z`, `\N{…}`, `\e`).
+ */
+function ecmascriptSpelling(pattern: string, span: Span): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      const hex = /^[0-9a-fA-F]{8}/.exec(pattern.slice(i + 2))?.[0];
+      if (next === 'U' && hex !== undefined) {
+        out += `\\u{${hex}}`;
+        i += 9;
+      } else if (next === 'a') {
+        out += '\\x07';
+        i++;
+      } else if (next === 'c') {
+        throw new GrammarError('syntax', `bad escape \\c in a Lark regex (Python's re has no control escapes)`, span);
+      } else {
+        out += c + next;
+        i++;
+      }
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '[') {
+      inClass = true;
+      const negated = pattern[i + 1] === '^';
+      out += negated ? '[^' : '[';
+      if (negated) i++;
+      // (A `]` first in a class is a member in Python.)
+      if (pattern[i + 1] === ']') {
+        out += '\\]';
+        i++;
+      }
+    } else if (c === '{' && /^\{,\d+\}/.test(pattern.slice(i))) {
+      out += '{0';
+    } else if (pattern.startsWith('(?P<', i)) {
+      out += '(?<';
+      i += 3;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 // Python's verbose mode: unescaped whitespace outside a character class is dropped, and so is

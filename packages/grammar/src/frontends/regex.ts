@@ -13,6 +13,10 @@ import {
   DIGIT,
   intersect,
   LINE_TERMINATORS,
+  NEWLINE,
+  PYTHON_DIGIT,
+  PYTHON_SPACE,
+  PYTHON_WORD,
   SPACE,
   subtract,
   union,
@@ -58,6 +62,14 @@ export interface RegexOptions {
    * digits keep their meaning or stay errors (`\q`).
    */
   readonly annexB?: boolean;
+  /**
+   * Read classes as Python's `re` reads a text pattern (Lark's terminals): `.` is any
+   * character but `\n` (any with `s`), `\d` a decimal digit of any script (`\p{Nd}`), `\w` a
+   * letter or number of any script or `_`, `\s` what `str.isspace` says is whitespace. Lazy
+   * quantifiers are refused in `token` mode: Python takes a terminal's first match, where a
+   * lexeme takes the longest.
+   */
+  readonly python?: boolean;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -78,13 +90,14 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   let convert = conversions.get(encode);
   if (convert === undefined) {
     convert = memoized(
-      ({ pattern, options }) => `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.annexB === true} ${pattern}`,
+      ({ pattern, options }) =>
+        `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.annexB === true} ${options.python === true} ${pattern}`,
       ({ pattern, options }) => {
         const flags = options.flags ?? '';
         const offset = options.offset ?? 0;
         const { ast, at } = parse(pattern, flags, offset, options.annexB === true);
         const mode = options.mode ?? 'match';
-        const converter = new Converter(flags, options.caseFolding, mode, at, encode);
+        const converter = new Converter(flags, options.caseFolding, mode, at, encode, options.python === true);
         if (mode !== 'token' && (hasLookahead(ast) || ast.alternatives.some((alt) => alt.elements.some(isWordAssertion))))
           return converter.lookaheadPattern(ast, mode === 'search');
         if (mode !== 'token' && ast.alternatives.some(anchoredInside)) return converter.anchoredPattern(ast, mode === 'search');
@@ -356,6 +369,7 @@ class Converter {
     private readonly mode: 'match' | 'search' | 'token',
     private readonly at: (index: number) => number,
     private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
+    private readonly python: boolean,
   ) {
     const unicode = flags.includes('u') || flags.includes('v');
     this.#foldingWhenOn = folding ?? (unicode ? 'simple' : 'legacy');
@@ -552,6 +566,11 @@ class Converter {
       case 'CapturingGroup':
         return this.#modified(node, () => rx.alt(node.alternatives.map((a) => this.element(a))));
       case 'Quantifier':
+        if (this.python && this.mode === 'token' && !node.greedy)
+          throw this.#unsupported(
+            node,
+            `a lazy quantifier (${node.raw}) in a terminal: Python takes its first match, a lexeme the longest (write what it stops at, as [^"]* for ".*?")`,
+          );
         return rx.repeat(this.element(node.element), node.min, node.max);
       case 'Assertion':
         if (node.kind !== 'start' && node.kind !== 'end') throw this.#unsupported(node, `${node.kind} assertions (${node.raw}) are not supported`);
@@ -574,15 +593,19 @@ class Converter {
   #characterSet(node: AST.CharacterSet): CodePointSet {
     switch (node.kind) {
       case 'any':
-        return this.#fold(this.#dotAll ? ANY : complement(LINE_TERMINATORS));
-      case 'digit':
-        return this.#fold(node.negate ? complement(DIGIT) : DIGIT);
+        return this.#fold(this.#dotAll ? ANY : complement(this.python ? NEWLINE : LINE_TERMINATORS));
+      case 'digit': {
+        const digit = this.python ? PYTHON_DIGIT() : DIGIT;
+        return this.#fold(node.negate ? complement(digit) : digit);
+      }
       case 'word': {
-        const word = this.#fold(WORD);
+        const word = this.python ? this.#fold(PYTHON_WORD()) : this.#fold(WORD);
         return node.negate ? complement(word) : word;
       }
-      case 'space':
-        return this.#fold(node.negate ? complement(SPACE) : SPACE);
+      case 'space': {
+        const space = this.python ? PYTHON_SPACE : SPACE;
+        return this.#fold(node.negate ? complement(space) : space);
+      }
       case 'property': {
         if (node.strings) throw this.#unsupported(node, `properties of strings (${node.raw}) are not supported`);
         const name = node.value === null ? node.key : `${node.key}=${node.value}`;

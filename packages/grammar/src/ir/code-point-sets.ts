@@ -33,6 +33,14 @@ export const LINE_TERMINATORS: CodePointSet = normalizeRanges([
 ]);
 export const ANY: CodePointSet = [0, MAX_CODE_POINT];
 
+// Python's classes for text patterns (Lark's terminals): `\n` (what `.` leaves out), `\d` a
+// decimal digit of any script, `\w` a letter or number of any script or `_`, `\s` what
+// `str.isspace` says (ECMAScript's but U+FEFF, with U+001C–U+001F and U+0085).
+export const NEWLINE: CodePointSet = [0x0a, 0x0a];
+export const PYTHON_DIGIT = (): CodePointSet => unicodeProperty('Nd')!;
+export const PYTHON_WORD = (): CodePointSet => union(unicodeProperty('L')!, unicodeProperty('N')!, [0x5f, 0x5f]);
+export const PYTHON_SPACE: CodePointSet = union(subtract(SPACE, [0xfeff, 0xfeff]), [0x1c, 0x1f], [0x85, 0x85]);
+
 export function union(...sets: CodePointSet[]): number[] {
   return normalizeRanges(sets.flatMap(pairs));
 }
