@@ -229,6 +229,10 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
     ['/[]a]/', [']', 'a'], ['b']],
     ['/(?P<n>a)b/', ['ab'], ['b']],
     ['/\\-\\"/', ['-"'], ['\\-']],
+    // Python folds i, I, ı and İ together (its lower-casing and equivalences).
+    ['"i"i', ['i', 'I', 'ı', 'İ'], ['x']],
+    ['/[^i]/i', ['x'], ['i', 'I', 'ı', 'İ']],
+    ['/k/i', ['k', 'K', 'K'], ['x']],
   ] as const)('%s', (pattern, accepted, rejected) => {
     for (const text of accepted) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(true);
     for (const text of rejected) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(false);

@@ -630,7 +630,7 @@ class LarkLowering {
     switch (e.kind) {
       case 'literal':
         return e.ignoreCase
-          ? rx.seq([...e.text].map((ch) => rx.codePoints(caseClosure([ch.codePointAt(0)!, ch.codePointAt(0)!], 'simple'))))
+          ? rx.seq([...e.text].map((ch) => rx.codePoints(caseClosure([ch.codePointAt(0)!, ch.codePointAt(0)!], 'python'))))
           : rx.literal(e.text);
       case 'regex':
         return larkRegex(e.pattern, e.flags, e.span);
@@ -736,7 +736,7 @@ function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
   // Spans stay right where the verbose form and the spelling left the pattern unchanged.
   return regexToByteRegex(source, {
     flags: `${flags.replace(/[mux]/g, '')}u`,
-    caseFolding: 'simple',
+    caseFolding: 'python',
     mode: 'token',
     offset: span.start,
     annexB: true,

@@ -50,7 +50,7 @@ export interface RegexOptions {
   readonly encodeChars?: (ranges: readonly number[]) => ByteRegex;
   /**
    * How the `i` flag compares characters (default: `simple` with the `u` or `v` flag, else
-   * `legacy`, as ECMAScript does). Lark passes `simple`, as Python's `re` folds.
+   * `legacy`, as ECMAScript does). Lark passes `python`, as Python's `re` folds.
    */
   readonly caseFolding?: CaseFolding;
   /**

@@ -95,7 +95,12 @@ export function unicodeProperty(name: string): number[] | null {
  * with the `u` or `v` flag, and Python's `re`), `legacy` is ECMAScript's upper-casing without
  * those flags (no folding from outside ASCII into ASCII, so `ſ` is not `s`).
  */
-export type CaseFolding = 'simple' | 'legacy';
+/**
+ * How `i` compares characters: `simple` (ECMAScript with `u`/`v`: Unicode simple case
+ * folding), `legacy` (ECMAScript without: upper-casing), `python` (Python's `re`: simple
+ * folding, and `i`, `I`, `ı` and `İ` one class, as its lower-casing and equivalences make them).
+ */
+export type CaseFolding = 'simple' | 'legacy' | 'python';
 
 const caseClasses = new Map<CaseFolding, Map<number, readonly number[]>>();
 
@@ -120,6 +125,13 @@ export function caseClosure(set: CodePointSet, folding: CaseFolding): number[] {
 function caseClassesOf(folding: CaseFolding): Map<number, readonly number[]> {
   const known = caseClasses.get(folding);
   if (known !== undefined) return known;
+  if (folding === 'python') {
+    const classes = new Map(caseClassesOf('simple'));
+    const dotted = [0x49, 0x69, 0x130, 0x131];
+    for (const cp of dotted) classes.set(cp, dotted);
+    caseClasses.set(folding, classes);
+    return classes;
+  }
   const parent = new Map<number, number>();
   const find = (x: number): number => {
     let root = x;
