@@ -252,3 +252,38 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
     expect(accepts('lark', 'start: N\n%import common.SIGNED_NUMBER -> N', '-1.5e3')).toBe(true);
   });
 });
+
+// Found by a second independent check against ajv.
+describe('constants of empty arrays, $id scopes, counts of members under combinations, contains over finite values', () => {
+  it.each([
+    // An empty array's shape is an array of no items (a constant under `not` was refused as an invalid schema).
+    [{ not: { const: [] } }, ['[]', '[1]', '1']],
+    [{ not: { enum: [[], 1] } }, ['[]', '1', '[1]', '2']],
+    [{ items: { not: { const: [[]] } } }, ['[[[]]]', '[[[1]]]', '[[]]']],
+    // A `$ref` is read in the resource around it (the nearest `$id`), anchors too.
+    [
+      {
+        $defs: { A: { $id: 'https://x/a', $defs: { B: { type: 'integer' } }, properties: { p: { $ref: '#/$defs/B' } } }, B: { type: 'string' } },
+        $ref: '#/$defs/A',
+      },
+      ['{"p": 1}', '{"p": "s"}'],
+    ],
+    [{ $defs: { A: { $id: 'https://x/a', $anchor: 'z', type: 'integer' }, B: { $anchor: 'z', type: 'string' } }, $ref: '#z' }, ['1', '"s"']],
+    // contains holds over a unique array of finitely many values.
+    [{ contains: { const: 'a' }, uniqueItems: true, items: { enum: ['a', 'b'] } }, ['[]', '["b"]', '["b", "a"]', '["a"]']],
+    [{ contains: { const: true }, uniqueItems: true, items: { type: 'boolean' } }, ['[false]', '[false, true]']],
+    [{ uniqueItems: true, items: { enum: [1, 2, 3] }, contains: { minimum: 3 } }, ['[1, 2]', '[3]', '[]']],
+    [{ allOf: [{ items: {} }, { uniqueItems: true, items: false, contains: {} }] }, ['[]']],
+  ])('%j', (schema, texts) => {
+    const validate = ajvValidator(schema);
+    for (const text of texts) expect(schemaAccepts(schema, text), text).toBe(validate(JSON.parse(text)));
+  });
+
+  it('a name written twice is one member, where a count sits under not, if or a oneOf branch', () => {
+    // (JSON.parse keeps one member of a name written twice: the counts would see one.)
+    for (const schema of [{ not: { maxProperties: 1 } }, { if: { maxProperties: 1 }, then: false }, { oneOf: [{ maxProperties: 1 }, { type: 'object' }] }]) {
+      expect(schemaAccepts(schema, '{"a": 1, "a": 1}'), JSON.stringify(schema)).toBe(false);
+      expect(schemaAccepts(schema, '{"a": 1, "b": 2}'), JSON.stringify(schema)).toBe(true);
+    }
+  });
+});

@@ -48,7 +48,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   if (schema.uniqueItems === true && maxItems > 1) {
     const positions = { at: (i: number) => itemSchema(items, i) };
     const plan = uniqueItemsPlan(compiler, positions, maxItems);
-    if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems);
+    if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems, (schema.__contains ?? []) as Witness[], pointer);
     const open = openItems(compiler, items);
     const closed = open ? null : closedStrings(compiler, items, minItems);
     const objects = open || closed !== undefined ? undefined : closedObjects(compiler, items, minItems);

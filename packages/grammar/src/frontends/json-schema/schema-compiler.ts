@@ -483,7 +483,8 @@ export class SchemaCompiler {
 
 // The schema whose only instance is `value` (JSON equality: members in any order, 1 and 1.0 alike).
 function constantShape(value: unknown): SchemaObject {
-  if (Array.isArray(value)) return { type: 'array', prefixItems: value.map(constantShape), items: false, minItems: value.length };
+  if (Array.isArray(value))
+    return value.length === 0 ? { type: 'array', maxItems: 0 } : { type: 'array', prefixItems: value.map(constantShape), items: false, minItems: value.length };
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value);
     return {

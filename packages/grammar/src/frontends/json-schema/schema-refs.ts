@@ -39,13 +39,16 @@ export function resolveRef(root: unknown, ref: string, pointer: string, draft: S
     throw new UnsupportedSchemaError(pointer, '$ref', `only local references ("#…") are supported, not ${JSON.stringify(ref)}`);
   }
   const path = ref.slice(1);
+  // A fragment is read in the resource the `$ref` stands in: the nearest schema around it with
+  // an `$id` of its own (a base URI, not a fragment), or the document.
+  const resource = resourceAround(root, pointer, draft);
   if (path !== '' && !path.startsWith('/')) {
     // "#name": a plain-name anchor.
-    const found = findAnchor(root, ANCHOR_KEYWORDS[draft], path, '');
+    const found = findAnchor(resource.node, ANCHOR_KEYWORDS[draft], path, resource.pointer, draft);
     if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no ${ANCHOR_KEYWORDS[draft].join(' or ')} named ${JSON.stringify(path)}`);
     return found;
   }
-  let node: unknown = root;
+  let node: unknown = resource.node;
   for (const raw of path === '' ? [] : path.slice(1).split('/')) {
     let key: string;
     try {
@@ -61,7 +64,30 @@ export function resolveRef(root: unknown, ref: string, pointer: string, draft: S
   if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) {
     throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
   }
-  return { schema: node as Schema, pointer: path };
+  return { schema: node as Schema, pointer: resource.pointer + path };
+}
+
+// Whether a schema (not the document's root) starts a resource of its own: an `$id` (`id` in
+// draft 4) that is a URI, not a fragment alone (`"#name"`, drafts 4 to 7's anchor).
+function startsResource(node: unknown, draft: SchemaDraft): boolean {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return false;
+  const id = (node as Record<string, unknown>)[draft === '4' ? 'id' : '$id'];
+  return typeof id === 'string' && !id.startsWith('#');
+}
+
+// The innermost schema on the way to `pointer` that starts a resource, else the root.
+function resourceAround(root: unknown, pointer: string, draft: SchemaDraft): { node: unknown; pointer: string } {
+  let resource = { node: root, pointer: '' };
+  let node = root;
+  let at = '';
+  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) break;
+    node = (node as Record<string, unknown>)[key];
+    at = `${at}/${raw}`;
+    if (startsResource(node, draft)) resource = { node, pointer: at };
+  }
+  return resource;
 }
 
 // The keywords that name a plain-name anchor in each draft: drafts 4 to 7 spell it as an id
@@ -76,8 +102,11 @@ const ANCHOR_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
 // Keywords whose values are data, not schemas: an anchor's spelling there names nothing.
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 
-function findAnchor(node: unknown, keywords: readonly string[], anchor: string, pointer: string): ResolvedSchema | null {
+// A plain-name anchor in the resource at `node`: not inside another resource (its anchors are
+// its own).
+function findAnchor(node: unknown, keywords: readonly string[], anchor: string, pointer: string, draft: SchemaDraft, top = true): ResolvedSchema | null {
   if (typeof node !== 'object' || node === null) return null;
+  if (!top && startsResource(node, draft)) return null;
   if (!Array.isArray(node)) {
     const object = node as Record<string, unknown>;
     const names = (k: string): boolean => (k === 'id' || k === '$id' ? object[k] === `#${anchor}` : object[k] === anchor);
@@ -85,7 +114,7 @@ function findAnchor(node: unknown, keywords: readonly string[], anchor: string, 
   }
   for (const [k, v] of Object.entries(node)) {
     if (!Array.isArray(node) && DATA_KEYWORDS.has(k)) continue;
-    const found = findAnchor(v, keywords, anchor, pointerJoin(pointer, k));
+    const found = findAnchor(v, keywords, anchor, pointerJoin(pointer, k), draft, false);
     if (found) return found;
   }
   return null;

@@ -10,7 +10,7 @@ import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { jsonValueExpr } from './enum-schema.ts';
 import { jsonEqual } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, lowerBound, upperBound, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, lowerBound, upperBound, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 /** Most distinct values the items of a unique array may take (a set is a 30-bit mask). */
@@ -73,16 +73,34 @@ export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSch
   return { values, allowed, reachable, longest };
 }
 
-/** The items of a unique array as a grammar over the sets of values used (`uniqueItemsPlan`). */
-export function uniqueItemsExpr(compiler: SchemaCompiler, { values, allowed, reachable, longest }: UniqueItemsPlan, min: number): Expr {
+/**
+ * The items of a unique array as a grammar over the sets of values used (`uniqueItemsPlan`),
+ * at least `min` of them, and for each of `witnesses` (`contains`, from the first item on)
+ * one that satisfies its schema: a set may end the array only when it holds one.
+ */
+export function uniqueItemsExpr(
+  compiler: SchemaCompiler,
+  { values, allowed, reachable, longest }: UniqueItemsPlan,
+  min: number,
+  witnesses: readonly Witness[],
+  pointer: string,
+): Expr {
   const parts = compiler.parts;
   const base = compiler.ruleName('unique');
   const exprs = values.map((v) => jsonValueExpr(parts, v));
+  if (witnesses.some((w) => w.from > 0))
+    compiler.unsupported(pointer, 'contains', 'contains beside prefix items over a unique array of finitely many values is not supported');
+  // Per witness, the values that satisfy it (a set of them).
+  const satisfying = witnesses.map(({ schema }) => {
+    const check = schema === true || schema === false ? null : standardSchema(schema, compiler.draft);
+    return values.reduce<number>((set, v, i) => (schema === true || (check !== null && validatesValue(compiler, check, v, pointer)) ? set | (1 << i) : set), 0);
+  });
+  const mayEnd = (used: number): boolean => bitCount(used) >= min && satisfying.every((set) => (used & set) !== 0);
   // Items after the set `used` (|used| ≥ 1 written): the end, or one more unused value.
   const after = (used: number): Expr => expr.ref(`${base}.${used.toString(36)}`);
   for (const used of reachable) {
     const count = bitCount(used);
-    const choices: Expr[] = count >= min ? [expr.empty] : [];
+    const choices: Expr[] = mayEnd(used) ? [expr.empty] : [];
     if (count < longest) {
       for (const v of allowed[count]!) if (!(used & (1 << v))) choices.push(expr.seq([parts.itemSeparator(), exprs[v]!, after(used | (1 << v))]));
     }
@@ -90,7 +108,7 @@ export function uniqueItemsExpr(compiler: SchemaCompiler, { values, allowed, rea
   }
   const first = longest === 0 ? [] : allowed[0]!.map((v) => expr.seq([exprs[v]!, after(1 << v)]));
   const list = expr.seq([expr.alt(first), parts.ws()]);
-  return expr.seq([parts.token('['), parts.ws(), min === 0 ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
+  return expr.seq([parts.token('['), parts.ws(), mayEnd(0) ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
 }
 
 /**

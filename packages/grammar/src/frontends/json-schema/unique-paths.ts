@@ -181,12 +181,25 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
     const keys = allowedTypes(s, '').includes('object') ? otherKeys(compiler, s) : 'none';
     return keys === 'none' ? [] : [{ s, keys }];
   });
-  if (objects.some(({ s }) => typeof s.minProperties === 'number' && s.minProperties >= 2)) {
+  if (objects.some(({ s }) => countsMembers(s))) {
     if (objects.some(({ keys }) => keys === 'may run out'))
       compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
     return true;
   }
+  // A maxProperties may be a oneOf branch's (whose complement counts two): kept distinct where
+  // names never run out.
+  if (objects.some(({ s }) => s.maxProperties !== undefined) && objects.every(({ keys }) => keys !== 'may run out')) return true;
   return compiler.otherKeysWitnessed && objects.length > 0 && objects.every(({ keys }) => keys === 'endless');
+}
+
+// Whether an object schema counts its members so that a name written twice could pass for
+// two: a minProperties of 2 or more, or any count under a combination (`not: {maxProperties:
+// 1}` asks for two members; so does an `if` of one, where its `then` is false).
+function countsMembers(s: SchemaObject, nested = false): boolean {
+  if (typeof s.minProperties === 'number' && s.minProperties >= 2) return true;
+  if (nested && (s.maxProperties !== undefined || s.minProperties !== undefined)) return true;
+  const subschemas = ['not', 'if', 'then', 'else', 'anyOf', 'oneOf', 'allOf', '__oneOf', '__conditions'].flatMap((k) => [s[k]].flat(2));
+  return subschemas.some((sub) => typeof sub === 'object' && sub !== null && countsMembers(sub as SchemaObject, true));
 }
 
 // The names of the members no name tracks an object schema allows: none; endless (every
