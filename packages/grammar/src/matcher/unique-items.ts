@@ -221,7 +221,7 @@ export class UniqueItems {
     const closed = this.#closedArray();
     if (closed === null || closed.frame.seen.length === 0) return false;
     // (After a comma, an item of an open kind beside the strings can always come.)
-    if (this.#mode === VALUE) return this.#table.states[closed.frame.path]!.openBeside !== true && !endsAnew(closed.content, [], closed.frame.seen);
+    if (this.#mode === VALUE) return !this.openBeside && !endsAnew(closed.content, [], closed.frame.seen);
     return this.#mode === STRING && this.#string === ITEM && !endsAnew(closed.content, this.#spelled!, closed.frame.seen, this.#reader);
   }
 

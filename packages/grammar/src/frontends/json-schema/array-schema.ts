@@ -174,8 +174,9 @@ const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', 'dependent
 // array needs more than one (the values left would have to be counted) or has prefix items
 // or a `contains` (more than the item's own schema would decide a prefix's fate).
 function closedStrings(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): ByteRegex | undefined {
-  const { schema, prefix, rest, restPointer } = items;
-  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  const rest = decidedByItemAlone(items, minItems);
+  if (rest === undefined) return undefined;
+  const { restPointer } = items;
   const item = compiler.flatten(rest, restPointer);
   if (item === false) return undefined;
   const split = BRANCHING.filter((k) => item[k] !== undefined);
@@ -188,6 +189,14 @@ function closedStrings(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, restPointer)))) return undefined;
   const contents = branches.map((b) => stringsContent(compiler, b, restPointer));
   return contents.every((c) => c !== undefined) ? rx.alt(contents) : undefined;
+}
+
+// Whether an item's own schema alone decides whether a prefix of it may still end as a new
+// value: no prefix items or `contains` (they would decide too), at most one item asked for
+// (more would need the values left counted), and a schema object as the rest: that object.
+function decidedByItemAlone({ schema, prefix, rest }: ItemSchemas, minItems: number): SchemaObject | undefined {
+  const alone = prefix.length === 0 && minItems <= 1 && schema.contains === undefined && schema.__contains === undefined;
+  return alone && typeof rest === 'object' ? rest : undefined;
 }
 
 // The content of the strings one schema (no branches) allows, or undefined when it allows
@@ -208,8 +217,9 @@ function stringsContent(compiler: SchemaCompiler, item: SchemaObject, pointer: s
 // a prefix whose every completion is an earlier item (`ClosedObjectItems`). Undefined when
 // they are not, or as for `closedStrings`.
 function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): ClosedObjectItems | undefined {
-  const { schema, prefix, rest, restPointer } = items;
-  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  const rest = decidedByItemAlone(items, minItems);
+  if (rest === undefined) return undefined;
+  const { restPointer } = items;
   if (compiler.parts.caps.maxProperties !== Infinity) return undefined;
   const item = compiler.flatten(rest, restPointer);
   return item === false ? undefined : namedMembers(compiler, item, restPointer);
@@ -242,8 +252,9 @@ function closedBesideOpen(
   items: ItemSchemas,
   minItems: number,
 ): { readonly strings?: ByteRegex; readonly objects?: ClosedObjectItems; readonly numbers?: 'number' | 'integer' } | undefined {
-  const { schema, prefix, rest, restPointer } = items;
-  if (prefix.length > 0 || minItems > 1 || schema.contains !== undefined || schema.__contains !== undefined || typeof rest !== 'object') return undefined;
+  const rest = decidedByItemAlone(items, minItems);
+  if (rest === undefined) return undefined;
+  const { restPointer } = items;
   if (!candidatesExact(compiler, rest, restPointer)) return undefined;
   // The candidates by kind, each of one kind (its constants', where it lists them).
   const byKind = new Map<string, SchemaObject[]>();
