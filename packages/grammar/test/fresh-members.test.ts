@@ -63,6 +63,8 @@ const CASES: { name: string; schema: Record<string, unknown>; takes: boolean; lo
   { name: 'not of minProperties', schema: { not: { minProperties: 2 } }, takes: false, losing: { a: 1 } },
   { name: 'closed', schema: { properties: { a: {} }, additionalProperties: false }, takes: false, losing: { a: 1 } },
   { name: 'names from a list', schema: { propertyNames: { enum: ['a', 'b'] } }, takes: false, losing: { a: 1 } },
+  { name: 'no name at all', schema: { propertyNames: false }, takes: false, losing: {} },
+  { name: 'any name', schema: { propertyNames: true, required: ['a'] }, takes: true },
   { name: 'a constant object', schema: { enum: [{ a: 1 }, 3] }, takes: false, losing: { a: 1 } },
   { name: 'patterns that take every name, none allowed', schema: { patternProperties: { '': false } }, takes: false, losing: {} },
   { name: 'a pattern that leaves names free, none allowed', schema: { patternProperties: { '^x-': false } }, takes: true },
@@ -137,6 +139,8 @@ describe('unique arrays of such objects', () => {
     for (const items of [
       { type: 'object', oneOf: [{ required: ['a'], minProperties: 1 }, { minProperties: 2 }] },
       { type: 'object', if: { minProperties: 2 }, then: false },
+      // (Only {}: this threw a TypeError before it was refused.)
+      { type: 'object', propertyNames: false },
       { type: 'string', oneOf: [{ pattern: '^a' }, { pattern: '^a.' }] },
     ])
       expect(schemaErrorOf(array(items))?.keyword, JSON.stringify(items)).toBe('uniqueItems');

@@ -90,9 +90,11 @@ class FreshMember {
       case 'maxProperties':
         return 'down';
       case 'propertyNames': {
-        // A list of names leaves the fresh one out; other name schemas are not looked into.
-        const names = this.compiler.flatten(value === true ? {} : (value as SchemaObject), this.pointer);
-        if (names === false) return 'same'; // no object with a member passes, before or after
+        // No name: the empty object passes, and no longer with the member. A list of names
+        // leaves the fresh one out; other name schemas are not looked into.
+        if (value === true) return 'same';
+        const names = value === false ? false : this.compiler.flatten(value as SchemaObject, this.pointer);
+        if (names === false) return 'false';
         return Object.keys(names).every((n) => !isAssertion(n) || n === 'enum' || n === 'const' || n === 'type') &&
           (names.enum !== undefined || names.const !== undefined)
           ? 'false'
