@@ -61,6 +61,19 @@ describe('# comments', () => {
   });
 });
 
+describe('a regex over several lines, as Lark reads it', () => {
+  it('a verbose one drops its comments and line breaks; a plain one matches them', () => {
+    const verbose = larkAccepts('start: /a # the first letter\n  b/x\n');
+    expect(['ab', 'a b', 'a\nb'].map(verbose)).toEqual([true, false, false]);
+    const plain = larkAccepts('start: /a\nb/\n');
+    expect(['a\nb', 'ab'].map(plain)).toEqual([true, false]);
+  });
+
+  it('one never closed is a syntax error at its start', () => {
+    expect(failure('start: /a\nb\n')).toMatchObject({ code: 'syntax', message: 'unterminated regex', span: { start: 7 } });
+  });
+});
+
 describe('{m,n} counts (llguidance) mean what ~ m..n means', () => {
   const forms = [
     ['{2}', '~ 2'],

@@ -405,7 +405,8 @@ class LarkReader {
       cursor.pos++;
       let pattern = '';
       while (cursor.peek() !== '/') {
-        if (cursor.done || cursor.peek() === '\n') throw cursor.error('syntax', 'unterminated regex', start, cursor.pos);
+        // A regex may run over lines, as in Lark (a verbose one with comments often does).
+        if (cursor.done) throw cursor.error('syntax', 'unterminated regex', start, cursor.pos);
         if (cursor.peek() === '\\' && cursor.peek(1) === '/') {
           pattern += '/';
           cursor.pos += 2;
