@@ -353,6 +353,18 @@ describe('6. left recursion and ambiguity', () => {
     expect(matcher.isAccepting()).toBe(true);
   });
 
+  it("repetitions of a star (llama.cpp's 'hang' case): one parse, not one per split of the text among the copies", () => {
+    const nested = compile('gbnf', 'root ::= (((((([^x]*){0,99}){0,99}){0,99}){0,99}){0,99}){0,99}\n');
+    expect(accepts(nested, 'a'.repeat(1000))).toBe(true);
+    expect(accepts(nested, 'a'.repeat(999) + 'x')).toBe(false);
+    const matcher = matcherOf(nested);
+    expect(matcher.commitBytes(bytes('a'.repeat(1000)))).toBe(true);
+    expect(matcher.forcedBytes()).toEqual(new Uint8Array(0));
+    // (X+){m,n} is X{m,}: counts still hold below m.
+    const plus = compile('gbnf', 'root ::= ("a"+){2,3} "b"\n');
+    expect(['ab', 'aab', 'aaaaab'].map((text) => accepts(plus, text))).toEqual([false, true, true]);
+  });
+
   it('Lark left recursion: a sum of 200 numbers, mask exact', () => {
     const matcher = matcherOf(compile('lark', 'start: start "+" NUM | NUM\nNUM: /[0-9]+/\n'));
     expect(commitInPieces(matcher, Array.from({ length: 200 }, (_, i) => i).join('+'), 16)).toBe(true);

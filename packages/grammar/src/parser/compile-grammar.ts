@@ -11,6 +11,7 @@ import { isNullable, nonEmpty } from '../ir/byte-regex.ts';
 import { GrammarError, GrammarLimitError } from '../grammar-error.ts';
 import { MAX_PERMUTATION_MEMBERS, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
 import { LexerDfa } from '../lexer/lexer-dfa.ts';
+import { withGreedyEnds } from './greedy-ends.ts';
 import { DEFAULT_LIMITS, type GrammarLimits } from '../limits.ts';
 
 /** A grammar ready for matching: BNF tables plus the lexer. */
@@ -36,6 +37,11 @@ export interface CompiledGrammar {
   /** The augmented start rule `S' ::= start`. */
   readonly startRule: number;
   readonly ignore: readonly number[];
+  /**
+   * Greedy terminals that could swallow what the grammar expects after them: the grammar was
+   * rewritten so that they end only where they can (`greedy-ends.ts`). Empty when it was not.
+   */
+  readonly swallowing: readonly string[];
   /** Builds the rules of a lazily lowered nonterminal (its symbol); returns them. */
   expand(symbol: number): readonly number[];
   /** Symbols of the nonterminals expanded so far, in order (hosts mirroring the tables sync from it). */
@@ -70,13 +76,26 @@ const popCount = (x: bigint): number => {
 };
 const bit = (i: number): bigint => 1n << BigInt(i);
 
+type RepeatExpr = Extract<Expr, { kind: 'repeat' }>;
+
+// A repetition of a star is that star: (X*){m,n} is X*, and (X+){m,n} is X{m,} (n >= 1).
+// Lowered as written, every split of a text among the copies is a parse, and Earley keeps
+// them all: `(([^x]*){0,99}){0,99}` grew its sets with every byte.
+function collapsedRepeat(e: RepeatExpr): RepeatExpr {
+  const item = e.item.kind === 'repeat' ? collapsedRepeat(e.item) : e.item;
+  if (e.max >= 1 && item.kind === 'repeat' && item.max === Infinity && item.min <= 1) {
+    return { kind: 'repeat', item: item.item, min: item.min === 0 ? 0 : e.min, max: Infinity, ...(e.span !== undefined && { span: e.span }) };
+  }
+  return item === e.item ? e : { ...e, item };
+}
+
 /** Compiles a Grammar IR (throws `GrammarError` / `GrammarLimitError`). */
 export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {}): CompiledGrammar {
   const allLimits = { ...DEFAULT_LIMITS, ...limits };
-  const terminalCount = ir.lexemes.length;
-  const names: string[] = [];
+  let terminalCount = ir.lexemes.length;
+  let names: string[] = [];
   const ntIndex = new Map<string, number>();
-  const rules: { lhs: number; rhs: number[] }[] = [];
+  let rules: { lhs: number; rhs: number[] }[] = [];
   let symbolCount = 0;
   const count = (n: number): void => {
     symbolCount += n;
@@ -103,7 +122,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     ntIndex.set(name, nonterminal(name));
   }
   // Lexemes never match the empty string: one that could becomes optional in the grammar.
-  const lexemes = ir.lexemes.map((l) => (isNullable(l.regex) ? { ...l, regex: nonEmpty(l.regex) } : l));
+  let lexemes = ir.lexemes.map((l) => (isNullable(l.regex) ? { ...l, regex: nonEmpty(l.regex) } : l));
   const optionalLexeme = new Map<number, number>();
   const lexemeSymbol = (index: number): number => {
     if (!isNullable(ir.lexemes[index]!.regex)) return index;
@@ -152,8 +171,10 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       addRule(lhs, sequence(e, owner));
     }
   };
-  const lowerRepeat = (lhs: number, e: Extract<Expr, { kind: 'repeat' }>, owner: string): void => {
-    if (e.min < 0 || e.max < e.min) throw new GrammarError('invalid_range', `invalid repetition {${e.min},${e.max}}`, e.span);
+  const lowerRepeat = (lhs: number, written: RepeatExpr, owner: string): void => {
+    if (written.min < 0 || written.max < written.min)
+      throw new GrammarError('invalid_range', `invalid repetition {${written.min},${written.max}}`, written.span);
+    const e = collapsedRepeat(written);
     const item = symbolOf(e.item, owner);
     count(e.min + (e.max === Infinity ? 2 : e.max - e.min));
     const prefix = Array<number>(e.min).fill(item);
@@ -201,8 +222,18 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       states: new Map([['0,0', root]]),
     });
   }
-  const start = nonterminal(`${ir.start}'`);
+  let start = nonterminal(`${ir.start}'`);
   addRule(start, [ntIndex.get(ir.start)!]);
+  // Greedy terminals that could swallow what the grammar expects after them get variants
+  // that end only where they can (`greedy-ends.ts`).
+  let swallowing: readonly string[] = [];
+  if (permutations.size === 0 && ir.ignore.length === 0 && !lexemes.some((l) => (l.excludes?.length ?? 0) > 0)) {
+    const split = withGreedyEnds({ lexemes, names, rules, start }, allLimits);
+    if (split !== null) {
+      ({ lexemes, names, rules, start, swallowing } = split);
+      terminalCount = lexemes.length;
+    }
+  }
 
   // Keep only productive rules (every symbol derives some string): then every prefix the
   // parser accepts can still be completed. A lexeme that matches nothing is unproductive.
@@ -260,8 +291,9 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       }
     }
   }
-  if (!productive[ntIndex.get(ir.start)!] && !ir.allowEmpty) {
-    throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed`, ir.ruleSpans?.get(ir.start));
+  if (!productive[start] && !ir.allowEmpty) {
+    const greedy = swallowing.length === 0 ? '' : ` (greedy lexing never ends ${swallowing.join(', ')} before some of what the grammar expects after it)`;
+    throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed${greedy}`, ir.ruleSpans?.get(ir.start));
   }
   // The augmented start rule stays even when empty: then nothing is ever allowed.
   for (let i = rules.length - 1; i >= 0; i--) if (rules[i]!.lhs !== start && !allProductive(rules[i]!.rhs)) rules.splice(i, 1);
@@ -368,6 +400,7 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     nullable,
     startRule,
     ignore: [...ir.ignore].sort((a, b) => a - b),
+    swallowing,
     expand,
     expanded,
   };
