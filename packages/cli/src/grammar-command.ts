@@ -143,6 +143,8 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
     bnf_rules: grammar.ruleLhs.length,
     compile_ms: round(compileMs),
   };
+  // Greedy terminals that could swallow what follows them (the grammar was rewritten for them).
+  if (grammar.swallowing.length > 0) stats.swallowing = grammar.swallowing;
   if (warnings) stats.warnings = warnings;
   if (args.tokenizer !== undefined) {
     const { vocab } = loadCliTokenizer(args.tokenizer);

@@ -142,6 +142,15 @@ describe('sieve compile and sieve check', () => {
     return file;
   };
 
+  it('names the greedy terminals that could swallow what follows them', async () => {
+    const lark = join(dir, 'swallow.lark');
+    writeFileSync(lark, 'start: NUM "0" | NUM ","\nNUM: /[0-9]+/\n');
+    const result = await run('compile', '--format', 'lark', '--grammar', lark, '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ format: 'lark', swallowing: ['NUM'] });
+    expect(JSON.parse((await run('compile', '--format', 'gbnf', '--grammar', grammar, '--json')).stdout)).not.toHaveProperty('swallowing');
+  });
+
   it('compiles and reports stats, with the first mask for a tokenizer', async () => {
     const result = await run('compile', '--format', 'gbnf', '--grammar', grammar, '--tokenizer', 'stories260k', '--json');
     expect(result.code).toBe(0);
