@@ -168,7 +168,8 @@ function variantRegex(dfa: TerminalDfa, starts: ByteSet | null, ends: (state: nu
 /**
  * `bnf` rewritten so that no greedy terminal is read where it cannot end before what follows
  * (see the module comment), with the names of the terminals that could swallow what follows
- * them; null when it has none or the rewrite would not be exact. Call it only for grammars with no ignored terminals, permutations or exclusions.
+ * them; null when it has none or the rewrite would not be exact. Call it only for grammars
+ * with no ignored terminals, permutations or exclusions.
  */
 export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readonly swallowing: readonly string[] }) | null {
   const { lexemes, names, rules, start } = bnf;
