@@ -73,6 +73,23 @@ describe('a terminal that would swallow what the grammar expects after it', () =
     }
   });
 
+  it('blames greedy lexing only when the grammar as written could complete', () => {
+    // x has no rule that ends: empty as written, whatever NUM does.
+    expect(() => compiled('start: x NUM "a" | x\nx: x "b"\nNUM: /[0-9]+/')).toThrow(
+      expect.objectContaining({ code: 'empty_language', message: expect.not.stringContaining('greedy') }),
+    );
+  });
+
+  it('leaves a grammar as written where the rewrite would cost too much', () => {
+    // A rule too long to split, and a rewrite that would grow the grammar past MAX_GROWTH.
+    const long = compiled(`start: NUM "0" | ${'"x" '.repeat(2000)}\nNUM: /[0-9]+/`);
+    expect(long.swallowing).toEqual([]);
+    const classes = Array.from({ length: 20 }, (_, i) => `"${String.fromCharCode(97 + i)}"`).join(' | ');
+    const doubling = Array.from({ length: 12 }, (_, i) => `r${i}: r${i + 1} r${i + 1} | N`).join('\n');
+    const grown = compiled(`start: r0 (${classes})\n${doubling}\nr12: N\nN: /[a-z]+/`);
+    expect(grown.swallowing).toEqual([]);
+  });
+
   it('rewrites only grammars that need it', () => {
     expect(compiled('start: NUM "," NUM\nNUM: /[0-9]+/').swallowing).toEqual([]);
     expect(compiled('start: NUM "0" | NUM "a"\nNUM: /[0-9]+/').swallowing).toEqual(['NUM']);

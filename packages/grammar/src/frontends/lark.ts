@@ -404,9 +404,12 @@ class LarkReader {
     if (c === '/' && !cursor.startsWith('//')) {
       cursor.pos++;
       let pattern = '';
+      // A verbose regex (flag x) may run over lines, as in Lark, to hold its comments; any
+      // other is unterminated at its first line break (an error there, not at some later slash).
+      let lineBreak = -1;
       while (cursor.peek() !== '/') {
-        // A regex may run over lines, as in Lark (a verbose one with comments often does).
-        if (cursor.done) throw cursor.error('syntax', 'unterminated regex', start, cursor.pos);
+        if (cursor.done) throw cursor.error('syntax', 'unterminated regex', start, lineBreak >= 0 ? lineBreak : cursor.pos);
+        if (cursor.peek() === '\n' && lineBreak < 0) lineBreak = cursor.pos;
         if (cursor.peek() === '\\' && cursor.peek(1) === '/') {
           pattern += '/';
           cursor.pos += 2;
@@ -417,6 +420,8 @@ class LarkReader {
       }
       cursor.pos++;
       const flags = cursor.match(/[imslux]*/y) ?? '';
+      if (lineBreak >= 0 && !flags.includes('x'))
+        throw cursor.error('syntax', 'unterminated regex (only a verbose one, flag x, runs over lines)', start, lineBreak);
       return { kind: 'regex', pattern, flags, span: { start: start + 1, end: cursor.pos } };
     }
     if (c === '(' || c === '[') {

@@ -83,7 +83,7 @@ type RepeatExpr = Extract<Expr, { kind: 'repeat' }>;
 // them all: `(([^x]*){0,99}){0,99}` grew its sets with every byte.
 function collapsedRepeat(e: RepeatExpr): RepeatExpr {
   const item = e.item.kind === 'repeat' ? collapsedRepeat(e.item) : e.item;
-  if (e.max >= 1 && item.kind === 'repeat' && item.max === Infinity && item.min <= 1) {
+  if (e.max >= 1 && item.kind === 'repeat' && item.max === Infinity && (item.min === 0 || item.min === 1)) {
     return { kind: 'repeat', item: item.item, min: item.min === 0 ? 0 : e.min, max: Infinity, ...(e.span !== undefined && { span: e.span }) };
   }
   return item === e.item ? e : { ...e, item };
@@ -227,10 +227,11 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   // Greedy terminals that could swallow what the grammar expects after them get variants
   // that end only where they can (`greedy-ends.ts`).
   let swallowing: readonly string[] = [];
+  let derivedText = true;
   if (permutations.size === 0 && ir.ignore.length === 0 && !lexemes.some((l) => (l.excludes?.length ?? 0) > 0)) {
     const split = withGreedyEnds({ lexemes, names, rules, start }, allLimits);
     if (split !== null) {
-      ({ lexemes, names, rules, start, swallowing } = split);
+      ({ lexemes, names, rules, start, swallowing, derivedText } = split);
       terminalCount = lexemes.length;
     }
   }
@@ -292,7 +293,8 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     }
   }
   if (!productive[start] && !ir.allowEmpty) {
-    const greedy = swallowing.length === 0 ? '' : ` (greedy lexing never ends ${swallowing.join(', ')} before some of what the grammar expects after it)`;
+    const greedy =
+      swallowing.length === 0 || !derivedText ? '' : ` (greedy lexing never ends ${swallowing.join(', ')} before some of what the grammar expects after it)`;
     throw new GrammarError('empty_language', `the grammar matches nothing: rule ${ir.start} can never be completed${greedy}`, ir.ruleSpans?.get(ir.start));
   }
   // The augmented start rule stays even when empty: then nothing is ever allowed.

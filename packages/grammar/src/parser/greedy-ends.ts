@@ -43,8 +43,11 @@ const MAX_TERMINAL_STATES = 1024;
 const MAX_PAIR_STATES = 100_000;
 // Most byte classes (the automaton over terminals has two more states: FREE and END).
 const MAX_CLASSES = 24;
-// Most state sequences one rule is split into.
+// Most state sequences one rule is split into, and the longest rule split.
 const MAX_RULE_PATHS = 256;
+const MAX_RULE_LENGTH = 1024;
+// How much larger than the grammar as written the rewrite may grow (in symbols, rules included).
+const MAX_GROWTH = 4;
 
 const FREE = 0;
 const END = 1;
@@ -69,21 +72,27 @@ function addAll(into: ByteSet, from: ByteSet): boolean {
   }
   return grew;
 }
-const meets = (a: ByteSet, b: ByteSet): boolean => a.some((word, i) => (word & b[i]!) !== 0);
-const within = (a: ByteSet, b: ByteSet): boolean => a.every((word, i) => (word & ~b[i]!) === 0);
-function rangesOf(ranges: readonly number[]): ByteSet {
+function meets(a: ByteSet, b: ByteSet): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i]! & b[i]!) !== 0) return true;
+  return false;
+}
+function within(a: ByteSet, b: ByteSet): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i]! & ~b[i]!) !== 0) return false;
+  return true;
+}
+function setOfRanges(ranges: readonly number[]): ByteSet {
   const set = byteSet();
   for (let i = 0; i + 1 < ranges.length; i += 2) for (let b = ranges[i]!; b <= ranges[i + 1]!; b++) add(set, b);
   return set;
 }
-const ALL_BYTES = rangesOf([0, 255]);
+const ALL_BYTES = setOfRanges([0, 255]);
 
 // The bytes some string of `regex` starts with (`first`) or holds anywhere: a superset where
 // intersections and complements are involved.
 function bytesOf(regex: ByteRegex, first: boolean): ByteSet {
   switch (regex.kind) {
     case 'bytes':
-      return rangesOf(regex.ranges);
+      return setOfRanges(regex.ranges);
     case 'seq':
     case 'alt': {
       const set = byteSet();
@@ -100,7 +109,30 @@ function bytesOf(regex: ByteRegex, first: boolean): ByteSet {
     case 'not':
       return ALL_BYTES.slice();
     case 'automaton':
-      return rangesOf((first ? [regex.automaton.edges[0] ?? []] : regex.automaton.edges).flatMap(rangeTriples));
+      return setOfRanges((first ? [regex.automaton.edges[0] ?? []] : regex.automaton.edges).flatMap(rangeTriples));
+  }
+}
+// Whether no string of `regex` is a proper prefix of another, as its structure proves (a
+// character class, a literal): such a terminal never goes on past a match.
+function prefixFree(regex: ByteRegex): boolean {
+  switch (regex.kind) {
+    case 'bytes':
+      return true;
+    case 'seq':
+      return regex.items.every((item) => prefixFree(item) && !isNullable(item));
+    case 'alt': {
+      const seen = byteSet();
+      for (const item of regex.items) {
+        const first = bytesOf(item, true);
+        if (!prefixFree(item) || isNullable(item) || meets(seen, first)) return false;
+        addAll(seen, first);
+      }
+      return true;
+    }
+    case 'repeat':
+      return regex.min === regex.max && prefixFree(regex.item) && !isNullable(regex.item);
+    default:
+      return false;
   }
 }
 const rangeTriples = (edges: readonly number[]): number[] => edges.flatMap((x, i) => (i % 3 === 2 ? [] : [x]));
@@ -165,16 +197,28 @@ function variantRegex(dfa: TerminalDfa, starts: ByteSet | null, ends: (state: nu
   return rx.automaton({ edges, accepting });
 }
 
+/** A grammar rewritten by `withGreedyEnds`. */
+export interface GreedyEnds extends Bnf {
+  /** The terminals that could swallow what follows them. */
+  readonly swallowing: readonly string[];
+  /** Whether the grammar as written derives some string of terminals (then, if the rewrite derives none, they are why). */
+  readonly derivedText: boolean;
+}
+
 /**
  * `bnf` rewritten so that no greedy terminal is read where it cannot end before what follows
  * (see the module comment), with the names of the terminals that could swallow what follows
  * them; null when it has none or the rewrite would not be exact. Call it only for grammars
  * with no ignored terminals, permutations or exclusions.
  */
-export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readonly swallowing: readonly string[] }) | null {
+export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): GreedyEnds | null {
   const { lexemes, names, rules, start } = bnf;
   const T = lexemes.length;
   const symbols = T + names.length;
+  const used = new Uint8Array(T);
+  for (const r of rules) for (const s of r.rhs) if (s < T) used[s] = 1;
+  // Character classes and literals (every GBNF and EBNF terminal) never go on past a match.
+  if (lexemes.every((lexeme, t) => !used[t] || lexeme.mode === 'lazy' || prefixFree(lexeme.regex))) return null;
   const firsts = lexemes.map((lexeme) => bytesOf(lexeme.regex, true));
   const graph = new RuleGraph(rules, symbols);
   const derivesEmpty = new Uint8Array(symbols);
@@ -201,8 +245,6 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
   });
 
   // The risky terminals: greedy, and some ending of theirs is continued by a byte that may follow.
-  const used = new Uint8Array(T);
-  for (const r of rules) for (const s of r.rhs) if (s < T) used[s] = 1;
   const dfas = new Map<number, TerminalDfa | null>();
   const dfaOf = (t: number): TerminalDfa | null => {
     if (!dfas.has(t)) dfas.set(t, terminalDfa(lexemes[t]!.regex));
@@ -214,13 +256,14 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
   };
   const risky: number[] = [];
   for (let t = 0; t < T; t++) {
-    if (!used[t] || lexemes[t]!.mode === 'lazy' || !meets(bytesOf(lexemes[t]!.regex, false), follow[t]!)) continue;
+    const regex = lexemes[t]!.regex;
+    if (!used[t] || lexemes[t]!.mode === 'lazy' || prefixFree(regex) || !meets(bytesOf(regex, false), follow[t]!)) continue;
     const dfa = dfaOf(t);
     if (dfa === null) return null;
     if (dfa.rows.some((row, state) => dfa.accepting[state] && continues(row, follow[t]!))) risky.push(t);
   }
   if (risky.length === 0) return null;
-  if (overlapping(bnf, graph, derivesEmpty, firsts, dfaOf)) return null;
+  if (overlapping(bnf, graph, derivesEmpty, firsts, used, dfaOf)) return null;
 
   // Byte classes: the bytes that may follow a risky terminal, by which of its endings they continue.
   const classOf = new Map<string, ByteSet>();
@@ -310,9 +353,14 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
   // terminal count is known: -newNames.push(…) is -1 minus the new name's index).
   const newLexemes: LexemeDef[] = [...lexemes];
   const variants = new Map<string, number>();
+  // Whether terminal t, ending before a byte of q's class, ends wherever it may end anyway.
+  const endsAnywhere = (t: number, q: number): boolean => {
+    const dfa = dfaOf(t);
+    return q === FREE || q === END || (dfa !== null && dfa.accepting.every((accepts, s) => !accepts || endsBefore(dfa, s, q)));
+  };
   const variant = (t: number, p: number, q: number): number => {
     const restricted = p !== FREE && !within(firsts[t]!, classBytes(p));
-    if (!restricted && (q === FREE || q === END)) return t;
+    if (!restricted && endsAnywhere(t, q)) return t;
     const key = `${t},${p},${q}`;
     let index = variants.get(key);
     if (index === undefined) {
@@ -320,8 +368,8 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
       const starts = restricted ? classBytes(p) : null;
       const regex =
         dfa === null
-          ? rx.and([lexemes[t]!.regex, rx.seq([rx.byteRanges(rangesFrom(starts!)), rx.repeat(rx.byteRanges([0, 255]), 0, Infinity)])])
-          : variantRegex(dfa, starts, (s) => q === FREE || endsBefore(dfa, s, q));
+          ? rx.and([lexemes[t]!.regex, rx.seq([rx.byteRanges(rangesOfSet(starts!)), rx.repeat(rx.byteRanges([0, 255]), 0, Infinity)])])
+          : variantRegex(dfa, starts, (s) => endsAnywhere(t, q) || endsBefore(dfa, s, q));
       index = newLexemes.push({ ...lexemes[t]!, regex }) - 1;
       variants.set(key, index);
     }
@@ -349,14 +397,18 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
     else list.push(r);
   }
 
+  // The start keeps one rule (the parser begins there): it derives `body`, whose rules are the
+  // start's triples.
   const newStart = -newNames.push(names[start - T]!);
   const body = -newNames.push(names[start - T]!);
   newRules.push({ lhs: newStart, rhs: [body] });
   for (const q of [FREE, END]) if (exits[start]![FREE]! & (1 << q)) newRules.push({ lhs: body, rhs: [nonterminal(start, FREE, q)] });
+  const maxSize = Math.min(limits.maxGrammarSymbols, MAX_GROWTH * rules.reduce((n, r) => n + r.rhs.length + 1, 0));
   let size = 0;
   while (pending.length > 0) {
     const [id, a, p, q] = pending.pop()!;
     for (const r of rulesOf.get(a) ?? []) {
+      if (r.rhs.length > MAX_RULE_LENGTH) return null;
       // The states from which the rest of the rule can still end in q.
       const back = new Int32Array(r.rhs.length + 1);
       back[r.rhs.length] = 1 << q;
@@ -364,46 +416,52 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): (Bnf & { readon
         for (let s = 0; s < states; s++) if (exits[r.rhs[i]!]![s]! & back[i + 1]!) back[i]! |= 1 << s;
       }
       if (!(back[0]! & (1 << p))) continue;
+      // Every state sequence through the rule, its symbols written into one array.
       let paths = 0;
-      const walk = (i: number, s: number, rhs: number[]): void => {
+      const rhs = new Array<number>(r.rhs.length);
+      const walk = (i: number, s: number): boolean => {
         if (i === r.rhs.length) {
-          if (++paths > MAX_RULE_PATHS) throw new TooManyPaths();
+          newRules.push({ lhs: id, rhs: rhs.slice() });
           size += rhs.length + 1;
-          newRules.push({ lhs: id, rhs });
-          return;
+          return ++paths <= MAX_RULE_PATHS && size <= maxSize;
         }
         const mask = exits[r.rhs[i]!]![s]! & back[i + 1]!;
-        for (let next = 0; next < states; next++) if (mask & (1 << next)) walk(i + 1, next, [...rhs, symbolFor(r.rhs[i]!, s, next)]);
+        for (let next = 0; next < states; next++) {
+          if (!(mask & (1 << next))) continue;
+          rhs[i] = symbolFor(r.rhs[i]!, s, next);
+          if (!walk(i + 1, next)) return false;
+        }
+        return true;
       };
-      try {
-        walk(0, p, []);
-      } catch (error) {
-        if (error instanceof TooManyPaths) return null;
-        throw error;
-      }
-      if (size > limits.maxGrammarSymbols) {
-        throw new GrammarLimitError(
-          'maxGrammarSymbols',
-          limits.maxGrammarSymbols,
-          `the grammar has more than ${limits.maxGrammarSymbols} symbols after expanding repetitions (maxGrammarSymbols)`,
-        );
-      }
+      // Past the caps the rewrite would cost more than the dead ends it removes.
+      if (!walk(0, p)) return null;
     }
   }
   const terminals = newLexemes.length;
-  const number = (s: number): number => (s < 0 ? terminals - 1 - s : s);
+  const renumber = (s: number): number => (s < 0 ? terminals - 1 - s : s);
   return {
     lexemes: newLexemes,
     names: newNames,
-    rules: newRules.map((r) => ({ lhs: number(r.lhs), rhs: r.rhs.map(number) })),
-    start: number(newStart),
+    rules: newRules.map((r) => ({ lhs: renumber(r.lhs), rhs: r.rhs.map(renumber) })),
+    start: renumber(newStart),
     swallowing: risky.map((t) => lexemes[t]!.name),
+    derivedText: derivesText(rules, graph, used, start),
   };
 }
 
-class TooManyPaths extends Error {}
-
 type Rule = Bnf['rules'][number];
+
+// Whether `start` derives some string of the `used` terminals.
+function derivesText(rules: readonly Rule[], graph: RuleGraph, used: Uint8Array, start: number): boolean {
+  const derives = new Uint8Array(used.length + rules.reduce((n, r) => Math.max(n, r.lhs + 1), 0));
+  derives.set(used);
+  graph.up((r) => {
+    if (derives[r.lhs] || !r.rhs.every((s) => derives[s])) return false;
+    derives[r.lhs] = 1;
+    return true;
+  });
+  return derives[start] === 1;
+}
 
 /**
  * Facts of symbols that only grow, settled along the rules with a worklist: a rule is run
@@ -428,7 +486,9 @@ class RuleGraph {
 
   /** Facts of left sides from right sides: `update` says whether the rule's left side grew. */
   up(update: (rule: Rule) => boolean): void {
-    this.#settle((i) => (update(this.#rules[i]!) ? this.#usedIn[this.#rules[i]!.lhs]! : []));
+    this.#settle((rule, requeue) => {
+      if (update(rule)) requeue(this.#usedIn[rule.lhs]!);
+    });
   }
 
   /**
@@ -448,20 +508,25 @@ class RuleGraph {
 
   /** Facts of right sides from left sides: `update` returns the symbols that grew. */
   down(update: (rule: Rule) => readonly number[]): void {
-    this.#settle((i) => update(this.#rules[i]!).flatMap((s) => this.#rulesOf[s]!));
+    this.#settle((rule, requeue) => {
+      for (const s of update(rule)) requeue(this.#rulesOf[s]!);
+    });
   }
 
-  #settle(run: (rule: number) => readonly number[]): void {
+  #settle(run: (rule: Rule, requeue: (rules: readonly number[]) => void) => void): void {
     const queue = this.#rules.map((_, i) => this.#rules.length - 1 - i);
     const queued = new Uint8Array(this.#rules.length).fill(1);
-    while (queue.length > 0) {
-      const i = queue.pop()!;
-      queued[i] = 0;
-      for (const j of run(i)) {
+    const requeue = (rules: readonly number[]): void => {
+      for (const j of rules) {
         if (queued[j]) continue;
         queued[j] = 1;
         queue.push(j);
       }
+    };
+    while (queue.length > 0) {
+      const i = queue.pop()!;
+      queued[i] = 0;
+      run(this.#rules[i]!, requeue);
     }
   }
 }
@@ -473,7 +538,7 @@ function through(exits: Int32Array, mask: number): number {
   return out;
 }
 
-function rangesFrom(set: ByteSet): number[] {
+function rangesOfSet(set: ByteSet): number[] {
   const ranges: number[] = [];
   for (let b = 0; b < 256; b++) {
     if (!has(set, b)) continue;
@@ -499,11 +564,40 @@ function overlapping(
   graph: RuleGraph,
   derivesEmpty: Uint8Array,
   firsts: readonly ByteSet[],
+  used: Uint8Array,
   dfaOf: (t: number) => TerminalDfa | null,
 ): boolean {
   const T = lexemes.length;
+  // The overlapping pairs first (only terminals that start with a common byte can overlap):
+  // most grammars have none, and then FOLLOW over terminals is not needed.
+  const budget = { states: MAX_PAIR_STATES };
+  const pairs: [number, number][] = [];
+  const checked = new Set<number>();
+  for (let byte = 0; byte < 256; byte++) {
+    const starting = firsts.flatMap((set, t) => (used[t] && has(set, byte) ? [t] : []));
+    for (const a of starting) {
+      for (const b of starting) {
+        if (a === b || checked.has(a * T + b)) continue;
+        checked.add(a * T + b);
+        if (
+          overlaps(
+            lexemes[a]!.regex,
+            lexemes[b]!.regex,
+            () => dfaOf(a),
+            () => dfaOf(b),
+            budget,
+          )
+        )
+          pairs.push([a, b]);
+        if (budget.states < 0) return true;
+      }
+    }
+  }
+  if (pairs.length === 0) return false;
+  // FIRST and FOLLOW over the terminals of those pairs only.
+  const paired = new Set(pairs.flat());
   const symbols = T + names.length;
-  const first = Array.from({ length: symbols }, (_, s) => new Set(s < T ? [s] : []));
+  const first = Array.from({ length: symbols }, (_, s) => new Set(paired.has(s) ? [s] : []));
   const grow = (into: Set<number>, from: Set<number>): boolean => {
     const size = into.size;
     for (const x of from) into.add(x);
@@ -522,19 +616,42 @@ function overlapping(
     }
     return grown;
   });
-  const budget = { states: MAX_PAIR_STATES };
-  const checked = new Set<number>();
-  for (const group of [first[start]!, ...follow.slice(0, T)]) {
-    for (const a of group) {
-      for (const b of group) {
-        if (a === b || checked.has(a * T + b) || !meets(firsts[a]!, firsts[b]!)) continue;
-        checked.add(a * T + b);
-        const [x, y] = [dfaOf(a), dfaOf(b)];
-        if (x === null || y === null || sharesPrefix(x, y, budget)) return true;
-      }
-    }
+  const groups = [first[start]!, ...follow.slice(0, T)];
+  return pairs.some(([a, b]) => groups.some((group) => group.has(a) && group.has(b)));
+}
+
+// The bytes of a literal terminal (one string), or null.
+function literalOf(regex: ByteRegex): number[] | null {
+  const items = regex.kind === 'seq' ? regex.items : [regex];
+  const bytes: number[] = [];
+  for (const item of items) {
+    if (item.kind !== 'bytes' || item.ranges.length !== 2 || item.ranges[0] !== item.ranges[1]) return null;
+    bytes.push(item.ranges[0]!);
   }
-  return false;
+  return bytes;
+}
+
+// Whether a text of `a` is a prefix of a text of `b` (or it takes too long to tell): literals
+// (keywords, punctuation) are compared as strings or walked through the other's automaton.
+function overlaps(a: ByteRegex, b: ByteRegex, dfaA: () => TerminalDfa | null, dfaB: () => TerminalDfa | null, budget: { states: number }): boolean {
+  const [textA, textB] = [literalOf(a), literalOf(b)];
+  if (textA !== null && textB !== null) return textA.length <= textB.length && textA.every((byte, i) => byte === textB[i]);
+  if (textA !== null) return walk(textA, dfaB(), () => false) !== 'dies';
+  if (textB !== null) return walk(textB, dfaA(), (accepting) => accepting) === 'stops';
+  const [x, y] = [dfaA(), dfaB()];
+  return x === null || y === null || sharesPrefix(x, y, budget);
+}
+
+// Feeds `text` to `dfa` until it dies or `stop` holds of a state's acceptance (no automaton: it stops).
+function walk(text: readonly number[], dfa: TerminalDfa | null, stop: (accepting: boolean) => boolean): 'dies' | 'stops' | 'survives' {
+  if (dfa === null) return 'stops';
+  let state = 0;
+  for (const byte of text) {
+    state = dfa.rows[state]![byte]!;
+    if (state < 0) return 'dies';
+    if (stop(dfa.accepting[state]!)) return 'stops';
+  }
+  return 'survives';
 }
 
 // Whether a text `a` accepts is also a prefix of a text of `b` (true when the pairs of states
