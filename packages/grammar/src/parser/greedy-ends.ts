@@ -232,17 +232,7 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): GreedyEnds | nu
   graph.first(first, derivesEmpty, addAll);
   const follow = Array.from({ length: symbols }, byteSet);
   add(follow[start]!, END_OF_TEXT);
-  graph.down((r) => {
-    const grown: number[] = [];
-    const trailer = follow[r.lhs]!.slice();
-    for (let i = r.rhs.length - 1; i >= 0; i--) {
-      const s = r.rhs[i]!;
-      if (addAll(follow[s]!, trailer)) grown.push(s);
-      if (derivesEmpty[s]) addAll(trailer, first[s]!);
-      else trailer.set(first[s]!);
-    }
-    return grown;
-  });
+  graph.follow(follow, first, derivesEmpty, addAll, (set) => set.slice());
 
   // The risky terminals: greedy, and some ending of theirs is continued by a byte that may follow.
   const dfas = new Map<number, TerminalDfa | null>();
@@ -506,6 +496,21 @@ class RuleGraph {
     });
   }
 
+  /** FOLLOW of every symbol from FIRST (`sets` holds what may follow the start), as `first`. */
+  follow<S>(sets: readonly S[], first: readonly S[], derivesEmpty: Uint8Array, merge: (into: S, from: S) => boolean, copy: (set: S) => S): void {
+    this.down((r) => {
+      const grown: number[] = [];
+      let trailer = copy(sets[r.lhs]!);
+      for (let i = r.rhs.length - 1; i >= 0; i--) {
+        const s = r.rhs[i]!;
+        if (merge(sets[s]!, trailer)) grown.push(s);
+        if (derivesEmpty[s]) merge(trailer, first[s]!);
+        else trailer = copy(first[s]!);
+      }
+      return grown;
+    });
+  }
+
   /** Facts of right sides from left sides: `update` returns the symbols that grew. */
   down(update: (rule: Rule) => readonly number[]): void {
     this.#settle((rule, requeue) => {
@@ -605,17 +610,7 @@ function overlapping(
   };
   graph.first(first, derivesEmpty, grow);
   const follow = Array.from({ length: symbols }, () => new Set<number>());
-  graph.down((r) => {
-    const grown: number[] = [];
-    const trailer = new Set(follow[r.lhs]);
-    for (let i = r.rhs.length - 1; i >= 0; i--) {
-      const s = r.rhs[i]!;
-      if (grow(follow[s]!, trailer)) grown.push(s);
-      if (!derivesEmpty[s]) trailer.clear();
-      grow(trailer, first[s]!);
-    }
-    return grown;
-  });
+  graph.follow(follow, first, derivesEmpty, grow, (set) => new Set(set));
   const groups = [first[start]!, ...follow.slice(0, T)];
   return pairs.some(([a, b]) => groups.some((group) => group.has(a) && group.has(b)));
 }
