@@ -69,9 +69,46 @@ const SHORT = {
   ],
 };
 
+// A member that is an object of named members only itself: its members decide too (six
+// values of it, twelve items).
+const NESTED = {
+  name: 'a member that is an object of named members only',
+  schema: array({ a: { enum: ['x', 'y'] }, o: { type: 'object', properties: { p: { type: 'boolean' }, q: { type: 'null' } }, additionalProperties: false } }, [
+    'a',
+    'o',
+  ]),
+  values: product({ a: ['x', 'y'], o: product({ p: [undefined, true, false], q: [undefined, null] }) }),
+  starts: [
+    // Every value of o taken with a = x: a must be y.
+    `[${product({ p: [undefined, true, false], q: [undefined, null] })
+      .map((o) => JSON.stringify({ a: 'x', o }))
+      .join(',')},{"a":"`,
+    // With p = true, both values of q are taken.
+    '[{"a":"x","o":{"p":true}},{"a":"x","o":{"q":null,"p":true}},{"a":"x","o":{"p":',
+    // The object closes only where a differs.
+    '[{"a":"x","o":{"p":true}},{"a":"y","o":{"p":true}},{"o":{"p":true',
+    '[{"a":"y","o":{}},{"o":{',
+  ],
+};
+
 // Members that may be any string, or any array of strings (in the values the oracle lists).
 const ANY_STRING = Symbol('any string');
 const ANY_STRINGS = Symbol('any array of strings');
+
+// A member's object with a note of any string: a way out until the note is written, there.
+const NESTED_NOTE = {
+  name: "a member's object with a note of any string",
+  schema: array({ a: { enum: ['x'] }, o: { type: 'object', properties: { p: { type: 'boolean' }, note: { type: 'string' } }, additionalProperties: false } }, [
+    'a',
+    'o',
+  ]),
+  values: product({ a: ['x'], o: product({ p: [undefined, true, false], note: [undefined, ANY_STRING] }) }),
+  starts: [
+    '[{"a":"x","o":{}},{"a":"x","o":{"p":true}},{"a":"x","o":{"p":false}},{"a":"x","o":{',
+    '[{"a":"x","o":{"note":"n"}},{"a":"x","o":{"note":"n","p":true}},{"a":"x","o":{"p":false,"note":"n"}},{"a":"x","o":{"note":"n',
+    '[{"a":"x","o":{"note":""}},{"o":{"note":"","p":true},"a":"x"},{"a":"x","o":{"note":"","p":',
+  ],
+};
 
 // An optional note of any string beside constants: the note is a way out until it is written.
 const NOTES = {
@@ -187,47 +224,64 @@ function objectStuck(values: readonly Record<string, unknown>[], spelled: readon
     if (depth === 2 && c === '{') afterComma = false;
   }
   const seen = new Set(items.map((item) => sorted(JSON.parse(item))));
-  // A member of any string or array is new until it is written; then its value decides.
-  const open = (v: Record<string, unknown>): boolean => {
+  // A member of any string or array is new until it is written; then its value decides (the
+  // tests name such members once in a value, nested or not). Null: one is not written.
+  const filled = (v: Record<string, unknown>): Record<string, unknown> | null => {
     const fixed = { ...v };
     for (const [name, x] of Object.entries(v)) {
+      if (typeof x === 'object' && x !== null && !Array.isArray(x)) {
+        const inner = filled(x as Record<string, unknown>);
+        if (inner === null) return null;
+        fixed[name] = inner;
+      }
       if (x !== ANY_STRING && x !== ANY_STRINGS) continue;
       const value = writtenValue(text.slice(from), name);
-      if (value === null) return true;
+      if (value === null) return null;
       fixed[name] = value;
     }
-    return !seen.has(sorted(fixed));
+    return fixed;
+  };
+  const open = (v: Record<string, unknown>): boolean => {
+    const fixed = filled(v);
+    return fixed === null || !seen.has(sorted(fixed));
   };
   if (from < 0) return afterComma && !values.some(open);
   const partial = new TextEncoder().encode(text.slice(from));
   return !values.some((v, i) => open(v) && recognize(spelled[i]!, partial).accepted);
 }
 
+// The schema of an object value's spellings: its members in any order (an object constant
+// keeps its member order), each of its value's.
+function spellings(v: Record<string, unknown>): Record<string, unknown> {
+  const member = (x: unknown): Record<string, unknown> =>
+    x === ANY_STRING
+      ? { type: 'string' }
+      : x === ANY_STRINGS
+        ? { type: 'array', items: { type: 'string' } }
+        : typeof x === 'object' && x !== null && !Array.isArray(x)
+          ? spellings(x as Record<string, unknown>)
+          : { const: x };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, member(x)])),
+    required: Object.keys(v),
+    additionalProperties: false,
+  };
+}
+
 // The oracle for a schema's items: a grammar of each value's spellings.
 function stuckItems(values: readonly Record<string, unknown>[]): (text: string) => boolean {
-  const spelled = values.map((v) =>
-    compileSchema({
-      type: 'object',
-      properties: Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [
-          k,
-          x === ANY_STRING ? { type: 'string' } : x === ANY_STRINGS ? { type: 'array', items: { type: 'string' } } : { const: x },
-        ]),
-      ),
-      required: Object.keys(v),
-      additionalProperties: false,
-    }),
-  );
+  const spelled = values.map((v) => compileSchema(spellings(v)));
   return (text) => objectStuck(values, spelled, text);
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS])('$name: accepted iff ajv accepts (repeats in other member orders and spellings)', ({ schema, values }) => {
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED])('$name: accepted iff ajv accepts (repeats in other member orders and spellings)', ({ schema, values }) => {
     const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
     expectAgreement(schema, fc.array(item, { maxLength: 4 }), { numRuns: 200, seed: 5 });
   });
 
-  it.each([LETTERS, SHORT, NOTES, TAGS, OR_STRINGS])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, NOTES, TAGS, OR_STRINGS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -303,15 +357,15 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     expect(matcher.commitBytes(bytes('t'))).toBe(false);
   });
 
-  it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects of named members', () => {
+  it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects that may run out but are not of named members only', () => {
     for (const member of [
       { type: 'array', items: { type: 'string' }, maxItems: 3 },
       { type: 'array', items: { enum: ['a', 'b'] } },
       { type: 'array', items: false },
       { type: 'integer', minimum: 0 },
       { enum: [1, 2] },
-      { type: 'object', additionalProperties: false },
-      { type: 'object', properties: { x: {} }, additionalProperties: false },
+      { type: 'object', properties: { x: { enum: [1, 2] } }, additionalProperties: false },
+      { type: 'object', properties: { x: { type: 'string' } }, required: ['x'], additionalProperties: false, maxProperties: 1 },
     ]) {
       expect(schemaErrorOf(array({ m: member }, []))?.keyword, JSON.stringify(member)).toBe('uniqueItems');
     }
@@ -326,6 +380,14 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'array', uniqueItems: true },
       // (A string keyword beside an array type says nothing of arrays.)
       { type: 'array', items: { type: 'string' }, minLength: 1 },
+      // Objects of named members only, themselves kept by their members.
+      { type: 'object', additionalProperties: false },
+      { type: 'object', properties: { x: {} }, additionalProperties: false },
+      {
+        type: 'object',
+        properties: { x: { type: 'object', properties: { y: { type: 'boolean' } }, additionalProperties: false } },
+        additionalProperties: false,
+      },
     ]) {
       expect(schemaErrorOf(array({ m: member }, [])), JSON.stringify(member)).toBeUndefined();
     }

@@ -182,7 +182,8 @@ export interface ClosedObjectItems {
 /**
  * What a member of `ClosedObjectItems` may be: constants (canonical JSON: `true`, `false`,
  * `null`), strings (endlessly many, or the content of finitely many as JSON spells it,
- * inside the quotes), numbers and objects with endlessly many completions.
+ * inside the quotes), numbers, objects and arrays with endlessly many completions, or
+ * objects of named members only themselves (`object`, kept like the items).
  */
 export interface ClosedMember {
   readonly constants: readonly string[];
@@ -190,6 +191,7 @@ export interface ClosedMember {
   readonly numbers?: 'number' | 'integer';
   readonly objects?: boolean;
   readonly arrays?: boolean;
+  readonly object?: ClosedObjectItems;
 }
 
 export const expr = {

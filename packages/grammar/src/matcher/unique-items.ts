@@ -18,7 +18,8 @@
  * endlessly many completions are compared when they close. Objects of
  * named members only (`objectItems`) are refused likewise where every way to finish them is
  * an earlier item (`objectEndsAnew`: the members written, against the earlier items that
- * agree with them).
+ * agree with them); a member that is such an object itself is followed the same way, with
+ * the values it may not take for earlier items as its earlier items.
  */
 import type { ByteRegex } from '../ir/byte-regex.ts';
 import type { ClosedMember, ClosedObjectItems, UniqueArrays } from '../ir/grammar-ir.ts';
@@ -211,8 +212,8 @@ export class UniqueItems {
 
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
-    const next = this.#kinds.hasObjectItems ? this.#objectNext() : null;
-    if (next !== null) return next !== ALIVE && !objectEndsAnew(next.items, next.agree, next.written, next.next);
+    const object = this.#kinds.hasObjectItems ? this.#objectEndsAnew() : null;
+    if (object !== null) return !object;
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
       const fixed = fixedItem(this.#scalar, this.#table.states[top.path]!.numberItems);
@@ -225,10 +226,10 @@ export class UniqueItems {
     return this.#mode === STRING && this.#string === ITEM && !endsAnew(closed.content, this.#spelled!, closed.frame.seen, this.#reader);
   }
 
-  // Where an object item of named members only stands, when one is written or a comma asks
-  // for one (null elsewhere, and where every completion is new: nothing written or inside a
-  // member's open object).
-  #objectNext(): ObjectAt | typeof ALIVE | null {
+  // Whether the object item of named members only being written (or the one a comma asks
+  // for) may still end as a value no earlier item is; null outside such items, and inside a
+  // member's value with endlessly many completions (every completion of it is new).
+  #objectEndsAnew(): boolean | null {
     const top = this.#stack[this.#stack.length - 1];
     if (top === undefined) return null;
     if (top.array) {
@@ -236,34 +237,48 @@ export class UniqueItems {
       const items = state?.objectItems;
       // After a comma, an item must come (one of an open kind beside the objects can).
       if (items === undefined || state!.openBeside === true || this.#mode !== VALUE || top.seen.length === 0) return null;
-      return { items, agree: earlierObjects(top.seen), written: {}, next: { kind: 'members', more: false } };
+      return objectEndsAnew(items, earlierObjects(top.seen), {}, { kind: 'members', more: false });
     }
     if (top.closed === null) return null;
+    // The item's frame: members that are objects of named members only nest their frames in it.
+    let item = this.#stack.length - 1;
+    while (!this.#stack[item - 1]!.array) item--;
+    return this.#levelEndsAnew(item, earlierObjects(this.#stack[item - 1]!.seen));
+  }
+
+  // Whether the object of named members only at stack `level` may end as a value none of
+  // `earlier` is (the values it may not take, as members by name), from what is written.
+  #levelEndsAnew(level: number, earlier: readonly ReadonlyMap<string, string>[]): boolean {
+    const frame = this.#stack[level]!;
+    const items = frame.closed!;
     // (Most prefixes agree with no earlier item: then every completion is new.)
-    const agree = agreeing(this.#stack[this.#stack.length - 2]!.seen, top.written);
-    if (agree.length === 0) return null;
-    const at = { items: top.closed, agree, written: top.written };
-    // A string or object with endlessly many completions is a way out until it ends.
-    if (this.#inEndlessString(top.closed)) return ALIVE;
-    const more = Object.keys(top.written).length > 0;
+    const agree = agreeing(earlier, frame.written);
+    if (agree.length === 0) return true;
+    const at = (next: ObjectNext): boolean => objectEndsAnew(items, agree, frame.written, next);
+    // A member's object being written: the values it may not take are those after which the
+    // rest of this one has no new ending.
+    if (level < this.#stack.length - 1) {
+      const endsAnew = (spent: readonly string[]): boolean => this.#levelEndsAnew(level + 1, spent.filter((v) => v.startsWith('{')).map(canonicalMembers));
+      return at({ kind: 'value', name: frame.key, value: { kind: 'object', endsAnew } });
+    }
+    // A string with endlessly many completions is a way out until it ends.
+    if (this.#inEndlessString(items)) return true;
+    const more = Object.keys(frame.written).length > 0;
     switch (this.#mode) {
       case KEY:
-        return { ...at, next: { kind: 'members', more } };
+        return at({ kind: 'members', more });
       case AFTER:
-        return { ...at, next: { kind: 'members', more: false } };
+        return at({ kind: 'members', more: false });
       case COLON:
       case VALUE:
-        return { ...at, next: { kind: 'value', name: top.key, value: { kind: 'none' } } };
+        return at({ kind: 'value', name: frame.key, value: { kind: 'none' } });
       case STRING: {
-        if (this.#name) return { ...at, next: { kind: 'names', reader: this.#reader } };
-        const spelled = this.#capture!.slice(top.valueAt + 1);
-        return { ...at, next: { kind: 'value', name: top.key, value: { kind: 'string', spelled, reader: this.#reader } } };
+        if (this.#name) return at({ kind: 'names', reader: this.#reader });
+        const spelled = this.#capture!.slice(frame.valueAt + 1);
+        return at({ kind: 'value', name: frame.key, value: { kind: 'string', spelled, reader: this.#reader } });
       }
       default: // SCALAR
-        return {
-          ...at,
-          next: { kind: 'value', name: top.key, value: { kind: 'scalar', text: decoder.decode(Uint8Array.from(this.#capture!.slice(top.valueAt))) } },
-        };
+        return at({ kind: 'value', name: frame.key, value: { kind: 'scalar', text: decoder.decode(Uint8Array.from(this.#capture!.slice(frame.valueAt))) } });
     }
   }
 
@@ -277,10 +292,14 @@ export class UniqueItems {
     const top = this.#stack[this.#stack.length - 1];
     if (top === undefined || !this.#kinds.hasObjectItems) return null;
     if (top.array && top.path >= 0 && this.#table.states[top.path]!.objectItems !== undefined) return top.seen.length === 0 ? null : 'any';
-    let item = this.#stack.length - 1;
-    while (item >= 0 && this.#stack[item]!.closed === null) item--;
-    if (item < 0 || this.#stack[item - 1]!.seen.length === 0) return null;
-    if (item < this.#stack.length - 1) return 'closing';
+    let inner = this.#stack.length - 1;
+    while (inner >= 0 && this.#stack[inner]!.closed === null) inner--;
+    if (inner < 0) return null;
+    // (The item's frame: the objects of named members only below it are members' values.)
+    let item = inner;
+    while (!this.#stack[item - 1]!.array) item--;
+    if (this.#stack[item - 1]!.seen.length === 0) return null;
+    if (inner < this.#stack.length - 1) return 'closing';
     return this.#inEndlessString(top.closed!) ? 'closing' : 'any';
   }
 
@@ -375,7 +394,9 @@ export class UniqueItems {
         if (this.#capture === null) this.#capture = [b];
         captureAt = this.#capture.length - 1;
       }
-      const closed = (captureAt >= 0 && b === 0x7b && this.#table.states[top!.path]!.objectItems) || null;
+      // An object item of named members only, or a member's value that is one in such an object.
+      const member = !top?.array && top?.closed ? top.closed.members[top.key]?.object : undefined;
+      const closed = b !== 0x7b ? null : (captureAt >= 0 && this.#table.states[top!.path]!.objectItems) || member || null;
       const names = b === 0x7b && path >= 0 && this.#table.states[path]!.distinctKeys === true ? [] : null;
       this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1, names });
       this.#mode = b === 0x5b ? VALUE : KEY;
@@ -448,22 +469,10 @@ export class UniqueItems {
   }
 }
 
-// An object item of named members only being written: its members, the earlier items, the
-// members written, and what comes next.
-interface ObjectAt {
-  readonly items: ClosedObjectItems;
-  // The earlier items that agree with the members written (some do).
-  readonly agree: readonly ReadonlyMap<string, string>[];
-  readonly written: Readonly<Record<string, string>>;
-  readonly next: ObjectNext;
-}
-// (Where the item is known to have a new ending without a look at the earlier items.)
-const ALIVE = 'alive';
-
-// The earlier items (canonical JSON) that agree with the members written.
-function agreeing(seen: readonly string[], written: Readonly<Record<string, string>>): readonly ReadonlyMap<string, string>[] {
+// The earlier items (members by name) that agree with the members written.
+function agreeing(earlier: readonly ReadonlyMap<string, string>[], written: Readonly<Record<string, string>>): readonly ReadonlyMap<string, string>[] {
   const entries = Object.entries(written);
-  return earlierObjects(seen).filter((e) => entries.every(([name, value]) => e.get(name) === value));
+  return earlier.filter((e) => entries.every(([name, value]) => e.get(name) === value));
 }
 
 // The values member `name` has in `items` (canonical JSON), each once.
@@ -486,7 +495,9 @@ type ObjectNext =
 type ValueSoFar =
   | { readonly kind: 'none' }
   | { readonly kind: 'string'; readonly spelled: readonly number[]; readonly reader: StringReader }
-  | { readonly kind: 'scalar'; readonly text: string };
+  | { readonly kind: 'scalar'; readonly text: string }
+  // (An object of named members only: whether it may still end as a value none of `spent` is.)
+  | { readonly kind: 'object'; readonly endsAnew: (spent: readonly string[]) => boolean };
 
 /**
  * Whether an object item of named members only, whose complete members so far are
@@ -560,12 +571,17 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
 
 // Whether a member may take endlessly many values.
 const endless = (member: ClosedMember): boolean =>
-  member.numbers !== undefined || member.objects === true || member.arrays === true || member.strings === 'endless';
+  member.numbers !== undefined ||
+  member.objects === true ||
+  member.arrays === true ||
+  member.strings === 'endless' ||
+  (member.object !== undefined && Object.values(member.object.members).some(endless));
 
 // Whether every value `member` may take is one of `values` (canonical JSON).
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {
   if (endless(member)) return false;
   if (!member.constants.every((c) => values.includes(c))) return false;
+  if (member.object !== undefined && objectsBeyond(member.object, values)) return false;
   if (typeof member.strings !== 'object') return true;
   // (Asked again for the same strings by every token a mask checks: kept per content.)
   const strings = values.filter((v) => v.startsWith('"'));
@@ -597,11 +613,20 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
           value.reader,
         )
       );
+    case 'object':
+      return value.endsAnew(spent);
     default: {
       const fixed = fixedItem(value.text, member.numbers);
       return fixed === null || !spent.includes(fixed);
     }
   }
+}
+
+// Whether objects of named members only may take some value none of `values` (canonical
+// JSON, of any kinds) is.
+function objectsBeyond(items: ClosedObjectItems, values: readonly string[]): boolean {
+  const earlier = values.filter((v) => v.startsWith('{')).map(canonicalMembers);
+  return restEndsAnew(items, Object.keys(items.members), earlier, false);
 }
 
 // The earlier object items (canonical JSON) as their members' values by name, once per set

@@ -65,7 +65,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       if (numbers !== undefined) compiler.uniqueNumberItems.set(shape, numbers);
       if (mixed !== undefined) compiler.uniqueOpenBeside.add(shape);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, open objects or open arrays) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, open objects, open arrays or such objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -225,8 +225,9 @@ function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   return item === false ? undefined : namedMembers(compiler, item, restPointer);
 }
 
-// The members of an object schema of named members only (no branches), or undefined.
-function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string): ClosedObjectItems | undefined {
+// The members of an object schema of named members only (no branches), or undefined;
+// members that are such objects themselves are looked into down to `MAX_NAMED_DEPTH`.
+function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string, depth = 0): ClosedObjectItems | undefined {
   if (BRANCHING.some((k) => item[k] !== undefined)) return undefined;
   const types = allowedTypes(item, pointer);
   const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
@@ -235,7 +236,7 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
   const declared = (item.properties ?? {}) as Record<string, Schema>;
   const members: Record<string, ClosedMember> = {};
   for (const [name, member] of Object.entries(declared)) {
-    const values = memberValues(compiler, member, pointerJoin(pointerJoin(pointer, 'properties'), name));
+    const values = memberValues(compiler, member, pointerJoin(pointerJoin(pointer, 'properties'), name), depth);
     if (values === undefined) return undefined;
     members[name] = values;
   }
@@ -304,11 +305,14 @@ function valueKinds(s: SchemaObject, pointer: string): string[] {
 
 const CLOSED_OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);
 
+// Most objects of named members only nested in one another as members (a schema may refer to itself).
+const MAX_NAMED_DEPTH = 8;
+
 // What a member's values may be (see `ClosedMember`), from its schema or the branches of an
 // anyOf (of a oneOf whose branches are provably disjoint): undefined when it may be anything
 // else (an array that may run out of items, a number with bounds, constants of other kinds,
-// a closed object).
-function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string): ClosedMember | undefined {
+// an object that may run out of members and is not one of named members only).
+function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string, depth: number): ClosedMember | undefined {
   const flat = member === true ? {} : member === false ? false : compiler.flatten(member, pointer);
   if (flat === false) return { constants: [] };
   const split = BRANCHING.filter((k) => flat[k] !== undefined);
@@ -322,6 +326,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
   let numbers: 'number' | 'integer' | undefined;
   let objects = false;
   let arrays = false;
+  let object: ClosedObjectItems | undefined;
   for (const b of branches) {
     if (b.enum !== undefined || b.const !== undefined) {
       for (const value of enumValues(compiler, b, pointer)) {
@@ -333,7 +338,13 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     }
     const types = allowedTypes(b, pointer);
     if (types.includes('array') && !openArray(compiler, b, pointer)) return undefined;
-    if (types.includes('object') && !takesFreshMember(compiler, b, pointer)) return undefined;
+    if (types.includes('object') && !takesFreshMember(compiler, b, pointer)) {
+      // (One object of named members only, with no other kind beside it.)
+      if (object !== undefined || objects || depth >= MAX_NAMED_DEPTH) return undefined;
+      object = namedMembers(compiler, b, pointer, depth + 1);
+      if (object === undefined) return undefined;
+      continue;
+    }
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
       !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k))
@@ -342,8 +353,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     for (const t of types) {
       if (t === 'boolean') ['true', 'false'].forEach((c) => constants.add(c));
       else if (t === 'null') constants.add('null');
-      else if (t === 'object') objects = true;
-      else if (t === 'array') arrays = true;
+      else if (t === 'object') {
+        if (object !== undefined) return undefined;
+        objects = true;
+      } else if (t === 'array') arrays = true;
       else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
       else if (t === 'string') {
         if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
@@ -360,6 +373,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string)
     ...(numbers !== undefined && { numbers }),
     ...(objects && { objects }),
     ...(arrays && { arrays }),
+    ...(object !== undefined && { object }),
   };
 }
 
