@@ -95,6 +95,24 @@ const NESTED = {
 const ANY_STRING = Symbol('any string');
 const ANY_STRINGS = Symbol('any array of strings');
 
+// Members of endlessly many values though a prefix of one may close: a count from 1 (`5.`
+// fixes it), a list of letters that may repeat (one ends, another may follow).
+const ANY_COUNT = Symbol('any integer from 1');
+const ANY_LETTERS = Symbol('any array of p and q');
+const COUNTS = {
+  name: 'a count from 1 and a list of letters beside constants',
+  schema: array({ a: { enum: ['x'] }, n: { type: 'integer', minimum: 1 }, l: { type: 'array', items: { enum: ['p', 'q'] } }, b: { type: 'boolean' } }, ['a']),
+  values: product({ a: ['x'], n: [undefined, ANY_COUNT], l: [undefined, ANY_LETTERS], b: [undefined, true, false] }),
+  starts: [
+    // With the list written, the count is the way out; with the count written, the list.
+    '[{"a":"x","l":["q"]},{"a":"x","l":["q"],"b":true},{"a":"x","l":["q"],"b":false},{"a":"x","l":["q"]',
+    '[{"n":7,"a":"x"},{"a":"x","n":7,"b":true},{"a":"x","b":false,"n":7},{"n":7,"a":"x",',
+    '[{"a":"x","n":2},{"a":"x","n":2,"b":true},{"a":"x","b":false,"n":2},{"a":"x","n":2',
+    '[{"a":"x","n":1,"l":["p"]},{"a":"x","n":1,"l":["p"],"b":true},{"a":"x","n":1,"l":["p"],"b":false},{"a":"x","n":1,"l":["p"',
+    '[{"l":[],"a":"x","n":30},{"l":[],"a":"x","n":30,"b":false},{"l":[],"a":"x","n":30,"b":true},{"a":"x","n":30,"l":[',
+  ],
+};
+
 // A member's object with a note of any string: a way out until the note is written, there.
 const NESTED_NOTE = {
   name: "a member's object with a note of any string",
@@ -175,12 +193,14 @@ function inObjectItem(text: string): boolean {
   return open.length >= 2 && open[1] === '{';
 }
 
-// The value of member `name` in an object's text when it is written whole (a string, or an
-// array of strings), else null.
+// The value of member `name` in an object's text when it is written whole (a string, a
+// number, or an array of strings), else null.
 function writtenValue(text: string, name: string): unknown {
   const at = new RegExp(`"${name}"\\s*:\\s*`).exec(text);
   if (at === null) return null;
   let i = at.index + at[0].length;
+  const number = /^-?[0-9][0-9.eE+-]*/.exec(text.slice(i));
+  if (number !== null) return i + number[0].length < text.length ? (JSON.parse(number[0]) as unknown) : null;
   let depth = 0;
   for (; i < text.length; i++) {
     const c = text[i]!;
@@ -234,7 +254,7 @@ function objectStuck(values: readonly Record<string, unknown>[], spelled: readon
         if (inner === null) return null;
         fixed[name] = inner;
       }
-      if (x !== ANY_STRING && x !== ANY_STRINGS) continue;
+      if (x !== ANY_STRING && x !== ANY_STRINGS && x !== ANY_COUNT && x !== ANY_LETTERS) continue;
       const value = writtenValue(text.slice(from), name);
       if (value === null) return null;
       fixed[name] = value;
@@ -258,9 +278,13 @@ function spellings(v: Record<string, unknown>): Record<string, unknown> {
       ? { type: 'string' }
       : x === ANY_STRINGS
         ? { type: 'array', items: { type: 'string' } }
-        : typeof x === 'object' && x !== null && !Array.isArray(x)
-          ? spellings(x as Record<string, unknown>)
-          : { const: x };
+        : x === ANY_COUNT
+          ? { type: 'integer', minimum: 1 }
+          : x === ANY_LETTERS
+            ? { type: 'array', items: { enum: ['p', 'q'] } }
+            : typeof x === 'object' && x !== null && !Array.isArray(x)
+              ? spellings(x as Record<string, unknown>)
+              : { const: x };
   return {
     type: 'object',
     properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, member(x)])),
@@ -281,7 +305,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     expectAgreement(schema, fc.array(item, { maxLength: 4 }), { numRuns: 200, seed: 5 });
   });
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, NOTES, TAGS, OR_STRINGS])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, NOTES, TAGS, OR_STRINGS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -341,6 +365,32 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('a member of unique objects of endlessly many values is a way out, its own items kept distinct (kernel and reference)', () => {
+    const entry = { type: 'object', properties: { s: { type: 'string' } }, additionalProperties: false };
+    const schema = array({ a: { enum: ['x'] }, u: { type: 'array', items: entry, uniqueItems: true }, flag: { type: 'null' } }, ['a']);
+    const grammar = compileSchema(schema);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const earlier = '[{"a":"x"},{"a":"x","flag":null},{"a":"x","u":[]},{"a":"x","u":[],"flag":null},';
+    for (const matcher of [
+      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
+      new Matcher(grammar, vocab('stories260k')),
+    ]) {
+      expect(matcher.commitBytes(bytes(earlier))).toBe(true);
+      // Until u is written, it is a way out: then its value decides.
+      expect(matcher.completes(bytes('{"flag":null,"a":"x"}]'))).toBe(false);
+      expect(matcher.commitBytes(bytes('{"flag":null,"a":"x",'))).toBe(true);
+      expect(matcher.completes(bytes('"u":[]}]'))).toBe(false);
+      expect(matcher.completes(bytes('"u":[{}]}]'))).toBe(true);
+      // Its own items stay distinct.
+      expect(matcher.commitBytes(bytes('"u":[{"s":"k"},'))).toBe(true);
+      expect(matcher.completes(bytes('{"s":"k"}]}]'))).toBe(false);
+      expect(matcher.completes(bytes('{}]}]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('{"s":"k"'))).toBe(false);
+      matcher.dispose();
+    }
+  });
+
   it('under strict, objects without additionalProperties are of named members only too', () => {
     const schema = { type: 'array', uniqueItems: true, items: { type: 'object', properties: { a: { type: 'boolean' }, b: { enum: [1, 2] } } } };
     // (Open objects, without strict: any member may be added.)
@@ -360,9 +410,11 @@ describe('uniqueItems over objects of named members only, kept while matching', 
   it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects that may run out but are not of named members only', () => {
     for (const member of [
       { type: 'array', items: { type: 'string' }, maxItems: 3 },
-      { type: 'array', items: { enum: ['a', 'b'] } },
       { type: 'array', items: false },
-      { type: 'integer', minimum: 0 },
+      { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true },
+      { type: 'integer', minimum: -5 },
+      { type: 'integer', maximum: 5 },
+      { type: 'number', minimum: 1 },
       { enum: [1, 2] },
       { type: 'object', properties: { x: { enum: [1, 2] } }, additionalProperties: false },
       { type: 'object', properties: { x: { type: 'string' } }, required: ['x'], additionalProperties: false, maxProperties: 1 },
@@ -380,7 +432,13 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'array', uniqueItems: true },
       // (A string keyword beside an array type says nothing of arrays.)
       { type: 'array', items: { type: 'string' }, minLength: 1 },
-      // Objects of named members only, themselves kept by their members.
+      // Integers from 0 or more, arrays of items that may repeat (some item there is), unique
+      // objects of named members only of endlessly many values: every prefix has endless completions.
+      { type: 'integer', minimum: 0 },
+      { type: 'integer', exclusiveMinimum: 3 },
+      { type: 'array', items: { enum: ['a', 'b'] } },
+      { type: 'array', items: { type: 'object', properties: { s: { type: 'string' } }, additionalProperties: false }, uniqueItems: true },
+      // Objects of named members only, themselves kept by their members (also where other types may be).
       { type: 'object', additionalProperties: false },
       { type: 'object', properties: { x: {} }, additionalProperties: false },
       {
@@ -388,6 +446,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
         properties: { x: { type: 'object', properties: { y: { type: 'boolean' } }, additionalProperties: false } },
         additionalProperties: false,
       },
+      { properties: { x: { type: 'boolean' } }, additionalProperties: false },
     ]) {
       expect(schemaErrorOf(array({ m: member }, [])), JSON.stringify(member)).toBeUndefined();
     }

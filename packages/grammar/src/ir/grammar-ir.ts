@@ -194,6 +194,14 @@ export interface ClosedMember {
   readonly object?: ClosedObjectItems;
 }
 
+/** Whether a member of `ClosedObjectItems` may take endlessly many values. */
+export const endlessMember = (member: ClosedMember): boolean =>
+  member.numbers !== undefined ||
+  member.objects === true ||
+  member.arrays === true ||
+  member.strings === 'endless' ||
+  (member.object !== undefined && Object.values(member.object.members).some(endlessMember));
+
 export const expr = {
   lexeme: (index: number): Expr => ({ kind: 'lexeme', index }),
   ref: (name: string, span?: Span): Expr => (span ? { kind: 'ref', name, span } : { kind: 'ref', name }),

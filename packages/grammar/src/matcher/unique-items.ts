@@ -22,7 +22,7 @@
  * the values it may not take for earlier items as its earlier items.
  */
 import type { ByteRegex } from '../ir/byte-regex.ts';
-import type { ClosedMember, ClosedObjectItems, UniqueArrays } from '../ir/grammar-ir.ts';
+import { endlessMember, type ClosedMember, type ClosedObjectItems, type UniqueArrays } from '../ir/grammar-ir.ts';
 import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 
@@ -517,10 +517,10 @@ function objectEndsAnew(
   // is new.
   const valueEndsAnew = (name: string, value: ValueSoFar): boolean => {
     const member = items.members[name]!;
-    if (value.kind === 'none' ? endless(member) : value.kind === 'string' && member.strings === 'endless') return true;
+    if (value.kind === 'none' ? endlessMember(member) : value.kind === 'string' && member.strings === 'endless') return true;
     const rest = unwritten.filter((n) => n !== name);
     // (A member left with endlessly many values is a way out after any value.)
-    if (rest.some((n) => endless(items.members[n]!))) return true;
+    if (rest.some((n) => endlessMember(items.members[n]!))) return true;
     // The earlier items by their value of `name`; the values after which no way to finish is new.
     const byValue = new Map<string, ReadonlyMap<string, string>[]>();
     for (const e of agree) {
@@ -547,7 +547,7 @@ function objectEndsAnew(
 // written in some way none of `group` (earlier items agreeing on every other member) is;
 // `more`: at least one of them.
 function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: readonly ReadonlyMap<string, string>[], more: boolean): boolean {
-  if (rest.some((name) => endless(items.members[name]!))) return true;
+  if (rest.some((name) => endlessMember(items.members[name]!))) return true;
   const options: (string | undefined)[][] = [];
   for (const name of rest) {
     const values = valuesOf(group, name);
@@ -569,17 +569,9 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
   return some(0);
 }
 
-// Whether a member may take endlessly many values.
-const endless = (member: ClosedMember): boolean =>
-  member.numbers !== undefined ||
-  member.objects === true ||
-  member.arrays === true ||
-  member.strings === 'endless' ||
-  (member.object !== undefined && Object.values(member.object.members).some(endless));
-
 // Whether every value `member` may take is one of `values` (canonical JSON).
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {
-  if (endless(member)) return false;
+  if (endlessMember(member)) return false;
   if (!member.constants.every((c) => values.includes(c))) return false;
   if (member.object !== undefined && objectsBeyond(member.object, values)) return false;
   if (typeof member.strings !== 'object') return true;

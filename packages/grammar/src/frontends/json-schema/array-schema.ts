@@ -6,7 +6,7 @@
  * the complement of `items`) as rules that count the witnesses found.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
-import { expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
+import { endlessMember, expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { enumValues } from './enum-schema.ts';
 import { jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
@@ -26,7 +26,7 @@ import { candidates, candidatesExact } from './schema-candidates.ts';
 import { takesFreshMember } from './fresh-members.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
-import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
+import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
@@ -337,23 +337,24 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       continue;
     }
     const types = allowedTypes(b, pointer);
-    if (types.includes('array') && !openArray(compiler, b, pointer)) return undefined;
-    if (types.includes('object') && !takesFreshMember(compiler, b, pointer)) {
-      // (One object of named members only, with no other kind beside it.)
+    if (types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth)) return undefined;
+    const named = types.includes('object') && !takesFreshMember(compiler, b, pointer);
+    if (named) {
+      // (One object of named members only; the branch's other types are judged below.)
       if (object !== undefined || objects || depth >= MAX_NAMED_DEPTH) return undefined;
-      object = namedMembers(compiler, b, pointer, depth + 1);
+      object = namedMembers(compiler, types.length === 1 ? b : { ...b, type: 'object' }, pointer, depth + 1);
       if (object === undefined) return undefined;
-      continue;
     }
+    const integerFloor = (k: string): boolean => !types.includes('number') && LOWER_BOUNDS.has(k) && (b[k] === true || (typeof b[k] === 'number' && b[k] >= 0));
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
-      !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k))
+      !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k) || integerFloor(k))
     )
       return undefined;
     for (const t of types) {
       if (t === 'boolean') ['true', 'false'].forEach((c) => constants.add(c));
       else if (t === 'null') constants.add('null');
-      else if (t === 'object') {
+      else if (t === 'object' && !named) {
         if (object !== undefined) return undefined;
         objects = true;
       } else if (t === 'array') arrays = true;
@@ -361,8 +362,13 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       else if (t === 'string') {
         if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
         const content = stringContent(compiler, b, pointer);
-        if (endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) endless = true;
-        else contents.push(content);
+        if (!endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) contents.push(content);
+        else {
+          // (Endless strings are a way out only if there are some.)
+          const some = matchesSomething(content, MAX_ENDLESS_PROOF_STATES);
+          if (some === null) return undefined;
+          endless ||= some;
+        }
       }
     }
   }
@@ -376,6 +382,38 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     ...(object !== undefined && { object }),
   };
 }
+
+// Whether every prefix of the arrays an array schema allows has endlessly many completions,
+// though an item's may run out: no maxItems, prefix items or contains, and items of which
+// there is some that may repeat, or unique ones of endlessly many values the matcher keeps
+// distinct (objects of named members only, see `closedObjects`; where it cannot, the array's
+// own schema is refused).
+function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
+  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
+  if (depth >= MAX_NAMED_DEPTH || compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrays(k) || OPEN_ARRAY_KEYWORDS.has(k)))
+    return false;
+  const { prefix, rest, restPointer } = itemSchemas(s, pointer);
+  if (prefix.length > 0) return false;
+  if (s.uniqueItems !== true) {
+    const item = memberValues(compiler, rest, restPointer, depth + 1);
+    return item !== undefined && someValue(item);
+  }
+  const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
+  const item = flat === false ? undefined : namedMembers(compiler, flat, restPointer, depth + 1);
+  return item !== undefined && Object.values(item.members).some(endlessMember);
+}
+
+// Whether a member is known to take some value (its objects of named members only: when every
+// required member is; open objects and arrays are not looked into).
+function someValue(member: ClosedMember): boolean {
+  if (member.constants.length > 0 || member.numbers !== undefined || member.strings !== undefined) return true;
+  return member.object !== undefined && member.object.required.every((name) => someValue(member.object!.members[name]!));
+}
+
+// Lower bounds that leave integers open: of 0 or more, every prefix of an integer but one that
+// fixes its value (`0`, `-0`, `5.`) can take one more digit (a negative bound would close
+// `-4` for a minimum of -5; a number's exponent `1e-` may close for a minimum of 1).
+const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum']);
 
 // Object keywords a member's string or number branch may have beside its type (they
 // constrain objects only, and an object there is judged apart).
