@@ -24,6 +24,7 @@ import {
 } from './schema-keywords.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import { takesFreshMember } from './fresh-members.ts';
+import { knownSatisfiable } from './satisfiable.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
@@ -394,20 +395,10 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
     return false;
   const { prefix, rest, restPointer } = itemSchemas(s, pointer);
   if (prefix.length > 0) return false;
-  if (s.uniqueItems !== true) {
-    const item = memberValues(compiler, rest, restPointer, depth + 1);
-    return item !== undefined && someValue(item);
-  }
+  if (s.uniqueItems !== true) return knownSatisfiable(compiler, rest, restPointer);
   const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
   const item = flat === false ? undefined : namedMembers(compiler, flat, restPointer, depth + 1);
   return item !== undefined && Object.values(item.members).some(endlessMember);
-}
-
-// Whether a member is known to take some value (its objects of named members only: when every
-// required member is; open objects and arrays are not looked into).
-function someValue(member: ClosedMember): boolean {
-  if (member.constants.length > 0 || member.numbers !== undefined || member.strings !== undefined) return true;
-  return member.object !== undefined && member.object.required.every((name) => someValue(member.object!.members[name]!));
 }
 
 // Lower bounds that leave integers open: of 0 or more, every prefix of an integer but one that

@@ -1,6 +1,7 @@
 /**
  * Whether every object a schema allows stays allowed with one more member: a fresh name
- * (declared nowhere, matching no pattern, in no constant) and a value of any kind. Then a
+ * (declared nowhere, matching no pattern, in no constant) and a value of any kind, or one
+ * that passes the `additionalProperties` schemas met (`knownSatisfiable`). Then a
  * unique array's object item always has a way to end unlike each earlier item (write such a
  * member before its `}`), so the matcher need only refuse the `}` that would repeat one.
  *
@@ -12,6 +13,7 @@
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
+import { knownSatisfiable } from './satisfiable.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, memberSides, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
@@ -27,8 +29,10 @@ type Effect = 'same' | 'up' | 'down' | 'true' | 'false' | 'any';
 export function takesFreshMember(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
   if (compiler.parts.caps.maxProperties !== Infinity) return false;
   const patterns: string[] = [];
-  const effect = new FreshMember(compiler, pointer, patterns).of(schema, 0);
+  const values: Schema[] = [];
+  const effect = new FreshMember(compiler, pointer, patterns, values).of(schema, 0);
   if (effect !== 'same' && effect !== 'up' && effect !== 'true') return false;
+  if (values.length > 0 && !knownSatisfiable(compiler, { allOf: values }, pointer)) return false;
   if (patterns.length === 0) return true;
   // Endlessly many names match none of the patterns (a name written before, declared or in an
   // earlier item is one of finitely many).
@@ -52,6 +56,8 @@ class FreshMember {
     private readonly pointer: string,
     // The patternProperties met (the fresh name matches none of them).
     private readonly patterns: string[],
+    // The additionalProperties schemas met (the fresh member's value passes all of them).
+    private readonly values: Schema[],
   ) {}
 
   of(schema: Schema, depth: number): Effect {
@@ -141,11 +147,13 @@ class FreshMember {
   }
 
   // The fresh member is an additional one: any value when that is true, {} or left out (a
-  // member side's), none when false.
+  // member side's), none when false; else a value of every such schema met, where one is
+  // known (`takesFreshMember` checks), leaves each verdict as it was.
   #additional(value: unknown): Effect {
     if (value === undefined) return 'same';
     if (value === false) return 'false';
-    return isEmptySchema(value) ? 'same' : 'any';
+    if (!isEmptySchema(value)) this.values.push(value as Schema);
+    return 'same';
   }
 
   // (if and then) or (not if and else), a missing branch being true.

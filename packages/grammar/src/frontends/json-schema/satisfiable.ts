@@ -1,0 +1,70 @@
+/**
+ * Whether a schema is known to allow some value: a constant that passes the rest of it, or a
+ * value of one type it leaves open enough to name one (`null`, a boolean, a number under one
+ * kind of bound, a string its content automaton matches, `[]`, `{}`). The proofs are kept
+ * simple, so false means "not known", never "allows nothing". Branches are looked into where
+ * they allow no other values (`candidatesExact`); objects only in a schema without branches
+ * (the candidates of a oneOf may stand for more objects than it allows).
+ */
+import { matchesSomething } from '../../lexer/lexer-dfa.ts';
+import { enumValues } from './enum-schema.ts';
+import { candidates, candidatesExact } from './schema-candidates.ts';
+import type { SchemaCompiler } from './schema-compiler.ts';
+import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { stringContent } from './string-schema.ts';
+
+// Most DFA states the proof that a string schema matches something may build.
+const MAX_STRING_STATES = 5_000;
+
+// Keywords that leave one value of each kind allowed: any string their content matches (the
+// keywords `stringContent` builds exactly), `[]`, `{}`.
+const STRING_OPEN = new Set(KIND_KEYWORDS.string);
+const ARRAY_OPEN = new Set(['items', 'prefixItems', 'additionalItems', 'uniqueItems', 'maxItems', 'unevaluatedItems']);
+const OBJECT_OPEN = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'maxProperties',
+  'unevaluatedProperties',
+  'dependentRequired',
+]);
+// Keywords that split a schema into branches (`candidates`).
+const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', '__conditions', 'dependentSchemas', 'dependencies', 'not'];
+
+// Bounds of one side (an integer past any lower bound, or below any upper one), or multiples alone (0).
+const NUMBER_OPEN = [new Set(['minimum', 'exclusiveMinimum']), new Set(['maximum', 'exclusiveMaximum']), new Set(['multipleOf'])];
+
+/** Whether `schema` is known to allow some value (see above). */
+export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
+  if (typeof schema === 'boolean') return schema;
+  const flat = compiler.flatten(schema, pointer);
+  if (flat === false || !candidatesExact(compiler, flat, pointer)) return false;
+  const plain = BRANCHING.every((k) => flat[k] === undefined);
+  return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain));
+}
+
+// Whether one candidate (no branches left) allows some value; `objects`: whether `{}` may count.
+function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, objects: boolean): boolean {
+  if (s.enum !== undefined || s.const !== undefined) return enumValues(compiler, s, pointer).length > 0;
+  return allowedTypes(s, pointer).some((type) => {
+    const kind = type === 'integer' ? 'number' : type;
+    // The keywords that speak of this type: its own, and those of every type but `type`.
+    const own = Object.keys(s).filter((k) => isAssertion(k) && k !== 'type' && (!KIND_SPECIFIC.has(k) || (KIND_KEYWORDS[kind] ?? []).includes(k)));
+    switch (kind) {
+      case 'null':
+      case 'boolean':
+        return own.length === 0;
+      case 'number':
+        return NUMBER_OPEN.some((open) => own.every((k) => open.has(k)));
+      case 'string':
+        return own.every((k) => STRING_OPEN.has(k)) && matchesSomething(stringContent(compiler, s, pointer), MAX_STRING_STATES) === true;
+      case 'array':
+        return own.every((k) => ARRAY_OPEN.has(k));
+      case 'object':
+        return objects && own.every((k) => OBJECT_OPEN.has(k));
+      default:
+        return false;
+    }
+  });
+}
