@@ -18,6 +18,10 @@ const SOME: { schema: Record<string, unknown>; witness: unknown }[] = [
   { schema: { type: 'array', items: false }, witness: [] },
   { schema: { type: 'object', properties: { a: false }, additionalProperties: false }, witness: {} },
   { schema: { enum: [1, 'a'], type: 'string' }, witness: 'a' },
+  {
+    schema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'string', minLength: 2 } }, additionalProperties: { type: 'null' } },
+    witness: { a: 'aa', b: null },
+  },
   { schema: { anyOf: [{ type: 'string', maxLength: 0 }, { type: 'null' }] }, witness: null },
   { schema: { $ref: '#/$defs/d', $defs: { d: { type: 'boolean' } } }, witness: true },
 ];
@@ -27,7 +31,10 @@ const UNKNOWN: Record<string, unknown>[] = [
   { type: 'string', minLength: 3, maxLength: 2 },
   { allOf: [{ type: 'string' }, { type: 'number' }] },
   { enum: [1], type: 'string' },
-  { type: 'object', required: ['a'] },
+  { type: 'object', required: ['a'], properties: { a: { type: 'string', maxLength: 0, minLength: 1 } } },
+  { type: 'object', required: ['a', 'b'], maxProperties: 1 },
+  { type: 'object', required: ['a'], additionalProperties: false },
+  { type: 'object', required: ['a'], propertyNames: { maxLength: 0 } },
   { type: 'array', minItems: 1 },
   { type: 'integer', minimum: 1, maximum: 2 },
   { not: {} },

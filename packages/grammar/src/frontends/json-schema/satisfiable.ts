@@ -35,17 +35,20 @@ const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', '__conditi
 // Bounds of one side (an integer past any lower bound, or below any upper one), or multiples alone (0).
 const NUMBER_OPEN = [new Set(['minimum', 'exclusiveMinimum']), new Set(['maximum', 'exclusiveMaximum']), new Set(['multipleOf'])];
 
+// Deepest nesting of required members looked into (a schema may refer to itself).
+const MAX_DEPTH = 8;
+
 /** Whether `schema` is known to allow some value (see above). */
-export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
+export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, pointer: string, depth = 0): boolean {
   if (typeof schema === 'boolean') return schema;
   const flat = compiler.flatten(schema, pointer);
-  if (flat === false || !candidatesExact(compiler, flat, pointer)) return false;
+  if (flat === false || depth > MAX_DEPTH || !candidatesExact(compiler, flat, pointer)) return false;
   const plain = BRANCHING.every((k) => flat[k] === undefined);
-  return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain));
+  return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain, depth));
 }
 
-// Whether one candidate (no branches left) allows some value; `objects`: whether `{}` may count.
-function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, objects: boolean): boolean {
+// Whether one candidate (no branches left) allows some value; `objects`: whether objects may count.
+function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, objects: boolean, depth: number): boolean {
   if (s.enum !== undefined || s.const !== undefined) return enumValues(compiler, s, pointer).length > 0;
   return allowedTypes(s, pointer).some((type) => {
     const kind = type === 'integer' ? 'number' : type;
@@ -62,9 +65,23 @@ function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, 
       case 'array':
         return own.every((k) => ARRAY_OPEN.has(k));
       case 'object':
-        return objects && own.every((k) => OBJECT_OPEN.has(k));
+        return objects && own.every((k) => OBJECT_OPEN.has(k) || k === 'required') && requiredMembers(compiler, s, pointer, depth);
       default:
         return false;
     }
   });
+}
+
+// Whether an object of the required members only, each of a value its declared schema is
+// known to allow, passes the object keywords of `s` (those of `OBJECT_OPEN` and `required`):
+// none required, or no keyword that speaks of their names beside their declarations.
+function requiredMembers(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
+  const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+  if (required.length === 0) return true;
+  if (s.patternProperties !== undefined || s.propertyNames !== undefined || s.dependentRequired !== undefined) return false;
+  if (typeof s.maxProperties === 'number' && s.maxProperties < new Set(required).size) return false;
+  const declared = (s.properties ?? {}) as Record<string, Schema>;
+  return required.every((name) =>
+    knownSatisfiable(compiler, Object.hasOwn(declared, name) ? declared[name]! : ((s.additionalProperties ?? true) as Schema), pointer, depth + 1),
+  );
 }
