@@ -177,6 +177,8 @@ export interface UniquePathState {
 export interface ClosedObjectItems {
   readonly members: Readonly<Record<string, ClosedMember>>;
   readonly required: readonly string[];
+  /** Sets of members one of which must be written whole, beside `required` (an anyOf of required lists). */
+  readonly requiredAny?: readonly (readonly string[])[];
 }
 
 /**

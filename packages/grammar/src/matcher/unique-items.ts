@@ -555,11 +555,19 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
     options.push(items.required.includes(name) ? values : [undefined, ...values]);
   }
   // Every way to finish is among the group's values: more ways than items, or one of them new.
+  // (Where some set of members must be written, the ways that leave each set out are not
+  // counted: they are searched, each set's members kept within reach.)
+  const sets = (items.requiredAny ?? []).map((set) => set.map((name) => rest.indexOf(name)));
   const ways = options.reduce((n, o) => n * o.length, 1) - (more && options.every((o) => o[0] === undefined) ? 1 : 0);
-  if (ways > group.length) return true;
+  if (sets.length === 0 && ways > group.length) return true;
   const keys = new Set(group.map((e) => rest.map((name) => e.get(name) ?? '').join('\u0000')));
   const choice: (string | undefined)[] = [];
+  // Whether some set can still be written whole, the first i choices made (a name not in
+  // `rest` is written, or being written).
+  const reachable = (i: number): boolean =>
+    sets.length === 0 || sets.some((set) => set.every((j) => j < 0 || (j < i ? choice[j] !== undefined : options[j]!.some((o) => o !== undefined))));
   const some = (i: number): boolean => {
+    if (!reachable(i)) return false;
     if (i === options.length) return !(more && choice.every((c) => c === undefined)) && !keys.has(choice.map((c) => c ?? '').join('\u0000'));
     return options[i]!.some((option) => {
       choice[i] = option;

@@ -229,11 +229,12 @@ function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
 // The members of an object schema of named members only (no branches), or undefined;
 // members that are such objects themselves are looked into down to `MAX_NAMED_DEPTH`.
 function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string, depth = 0): ClosedObjectItems | undefined {
-  if (BRANCHING.some((k) => item[k] !== undefined)) return undefined;
+  const requiredAny = requiredLists(item.anyOf);
+  if (BRANCHING.some((k) => item[k] !== undefined && (k !== 'anyOf' || requiredAny === undefined))) return undefined;
   const types = allowedTypes(item, pointer);
   const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
   if (types.length !== 1 || types[0] !== 'object' || !closed) return undefined;
-  if (!Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k))) return undefined;
+  if (!Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && requiredAny !== undefined))) return undefined;
   const declared = (item.properties ?? {}) as Record<string, Schema>;
   const members: Record<string, ClosedMember> = {};
   for (const [name, member] of Object.entries(declared)) {
@@ -241,7 +242,26 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
     if (values === undefined) return undefined;
     members[name] = values;
   }
-  return { members, required: ((item.required ?? []) as string[]).filter((name) => Object.hasOwn(members, name)) };
+  const known = (names: readonly string[]): string[] => names.filter((name) => Object.hasOwn(members, name));
+  // (A set that names an undeclared member cannot be written: it counts for nothing.)
+  const sets = requiredAny?.filter((set) => known(set).length === set.length);
+  if (sets?.length === 0) return undefined;
+  return {
+    members,
+    required: known((item.required ?? []) as string[]),
+    ...(sets !== undefined && { requiredAny: sets }),
+  };
+}
+
+// The lists of an anyOf whose every branch is a `required` list alone, or undefined.
+function requiredLists(anyOf: unknown): string[][] | undefined {
+  if (!Array.isArray(anyOf)) return undefined;
+  const lists = anyOf.map((b) =>
+    typeof b === 'object' && b !== null && Object.keys(b).every((k) => !isAssertion(k) || k === 'required') && Array.isArray((b as SchemaObject).required)
+      ? ((b as SchemaObject).required as string[])
+      : undefined,
+  );
+  return lists.every((l) => l !== undefined) ? lists : undefined;
 }
 
 // Items of several kinds, those of one kind strings or objects that may run out of
