@@ -418,6 +418,31 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('a tree of such objects (children a unique array of itself) is kept at every level', () => {
+    const schema = {
+      $defs: {
+        node: {
+          type: 'object',
+          properties: { name: { type: 'string' }, children: { type: 'array', uniqueItems: true, items: { $ref: '#/$defs/node' } } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      },
+      type: 'array',
+      uniqueItems: true,
+      items: { $ref: '#/$defs/node' },
+    };
+    const matcher = new Matcher(compileSchema(schema), vocab('stories260k'));
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    expect(matcher.commitBytes(bytes('[{"name":"a"},{"name":"a","children":[]},{"children":[{"name":"b"}],"name":"a"},{"name":"a",'))).toBe(true);
+    expect(matcher.completes(bytes('"children":[{"name":"b"}]}]'))).toBe(false);
+    expect(matcher.completes(bytes('"children":[{"name":"b"},{"name":"b","children":[]}]}]'))).toBe(true);
+    expect(matcher.completes(bytes('"children":[{"name":"b"},{"name":"b"}]}]'))).toBe(false);
+    expect(matcher.commitBytes(bytes('"children":[{"name":"c","children":[{"name":"d"},{"name":"d"'))).toBe(true);
+    expect(matcher.completes(bytes(',"children":[]}]}]}]'))).toBe(true);
+    expect(matcher.commitBytes(bytes('}'))).toBe(false);
+  });
+
   it('under strict, objects without additionalProperties are of named members only too', () => {
     const schema = { type: 'array', uniqueItems: true, items: { type: 'object', properties: { a: { type: 'boolean' }, b: { enum: [1, 2] } } } };
     // (Open objects, without strict: any member may be added.)

@@ -229,12 +229,8 @@ function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
 // The members of an object schema of named members only (no branches), or undefined;
 // members that are such objects themselves are looked into down to `MAX_NAMED_DEPTH`.
 function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string, depth = 0): ClosedObjectItems | undefined {
+  if (!namedShape(compiler, item, pointer)) return undefined;
   const requiredAny = requiredLists(item.anyOf);
-  if (BRANCHING.some((k) => item[k] !== undefined && (k !== 'anyOf' || requiredAny === undefined))) return undefined;
-  const types = allowedTypes(item, pointer);
-  const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
-  if (types.length !== 1 || types[0] !== 'object' || !closed) return undefined;
-  if (!Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && requiredAny !== undefined))) return undefined;
   const declared = (item.properties ?? {}) as Record<string, Schema>;
   const members: Record<string, ClosedMember> = {};
   for (const [name, member] of Object.entries(declared)) {
@@ -251,6 +247,21 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
     required: known((item.required ?? []) as string[]),
     ...(sets !== undefined && { requiredAny: sets }),
   };
+}
+
+// Whether an object schema is one of named members only by its keywords: closed, of its
+// declared members, required ones and an anyOf of required lists.
+function namedShape(compiler: SchemaCompiler, item: SchemaObject, pointer: string): boolean {
+  const lists = requiredLists(item.anyOf) !== undefined;
+  const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
+  const types = allowedTypes(item, pointer);
+  return (
+    closed &&
+    types.length === 1 &&
+    types[0] === 'object' &&
+    BRANCHING.every((k) => item[k] === undefined || (k === 'anyOf' && lists)) &&
+    Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && lists))
+  );
 }
 
 // The lists of an anyOf whose every branch is a `required` list alone, or undefined.
@@ -416,9 +427,16 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   const { prefix, rest, restPointer } = itemSchemas(s, pointer);
   if (prefix.length > 0) return false;
   if (s.uniqueItems !== true) return knownSatisfiable(compiler, rest, restPointer);
+  // Unique items: objects of named members only (kept distinct by the matcher, or the array's
+  // own schema is refused), of which there is some, with a member of endlessly many values:
+  // strings or numbers looked at alone (a schema may hold arrays of itself), or any member.
   const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
-  const item = flat === false ? undefined : namedMembers(compiler, flat, restPointer, depth + 1);
-  return item !== undefined && Object.values(item.members).some(endlessMember);
+  if (flat === false || !namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;
+  const scalars = Object.entries((flat.properties ?? {}) as Record<string, Schema>).some(([name, member]) => {
+    const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name), MAX_NAMED_DEPTH);
+    return values !== undefined && (values.strings === 'endless' || values.numbers !== undefined);
+  });
+  return scalars || Object.values(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some(endlessMember);
 }
 
 // Lower bounds that leave integers open: of 0 or more, every prefix of an integer but one that

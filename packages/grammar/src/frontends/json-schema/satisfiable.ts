@@ -17,7 +17,8 @@ import { stringContent } from './string-schema.ts';
 const MAX_STRING_STATES = 5_000;
 
 // Keywords that leave one value of each kind allowed: any string their content matches (the
-// keywords `stringContent` builds exactly), `[]`, `{}`.
+// keywords `stringContent` builds exactly), `[]` (or copies of an item), `{}` (or the
+// required members).
 const STRING_OPEN = new Set(KIND_KEYWORDS.string);
 const ARRAY_OPEN = new Set(['items', 'prefixItems', 'additionalItems', 'uniqueItems', 'maxItems', 'unevaluatedItems']);
 const OBJECT_OPEN = new Set([
@@ -29,8 +30,9 @@ const OBJECT_OPEN = new Set([
   'unevaluatedProperties',
   'dependentRequired',
 ]);
-// Keywords that split a schema into branches (`candidates`).
-const BRANCHING = ['anyOf', 'oneOf', '__oneOf', 'if', 'then', 'else', '__conditions', 'dependentSchemas', 'dependencies', 'not'];
+// Keywords whose candidates may stand for more objects than the schema allows (an anyOf's
+// are exactly its branches).
+const OVER_OBJECTS = ['oneOf', '__oneOf', 'if', 'then', 'else', '__conditions', 'dependentSchemas', 'dependencies', 'not'];
 
 // Bounds of one side (an integer past any lower bound, or below any upper one), or multiples alone (0).
 const NUMBER_OPEN = [new Set(['minimum', 'exclusiveMinimum']), new Set(['maximum', 'exclusiveMaximum']), new Set(['multipleOf'])];
@@ -43,7 +45,7 @@ export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, point
   if (typeof schema === 'boolean') return schema;
   const flat = compiler.flatten(schema, pointer);
   if (flat === false || depth > MAX_DEPTH || !candidatesExact(compiler, flat, pointer)) return false;
-  const plain = BRANCHING.every((k) => flat[k] === undefined);
+  const plain = OVER_OBJECTS.every((k) => flat[k] === undefined);
   return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain, depth));
 }
 
@@ -63,7 +65,7 @@ function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, 
       case 'string':
         return own.every((k) => STRING_OPEN.has(k)) && matchesSomething(stringContent(compiler, s, pointer), MAX_STRING_STATES) === true;
       case 'array':
-        return own.every((k) => ARRAY_OPEN.has(k));
+        return own.every((k) => ARRAY_OPEN.has(k)) || someItems(compiler, s, own, pointer, depth);
       case 'object':
         return objects && own.every((k) => OBJECT_OPEN.has(k) || k === 'required') && requiredMembers(compiler, s, pointer, depth);
       default:
@@ -84,4 +86,13 @@ function requiredMembers(compiler: SchemaCompiler, s: SchemaObject, pointer: str
   return required.every((name) =>
     knownSatisfiable(compiler, Object.hasOwn(declared, name) ? declared[name]! : ((s.additionalProperties ?? true) as Schema), pointer, depth + 1),
   );
+}
+
+// Whether arrays of `minItems` copies of one item pass `s` (`own`: its array keywords): items
+// of one schema known to allow some value, as many as maxItems allows, unique only if one.
+function someItems(compiler: SchemaCompiler, s: SchemaObject, own: readonly string[], pointer: string, depth: number): boolean {
+  const min = typeof s.minItems === 'number' ? s.minItems : 0;
+  if (!own.every((k) => k === 'minItems' || k === 'items' || k === 'maxItems' || k === 'uniqueItems')) return false;
+  if (Array.isArray(s.items) || (typeof s.maxItems === 'number' && s.maxItems < min) || (s.uniqueItems === true && min > 1)) return false;
+  return knownSatisfiable(compiler, (s.items ?? true) as Schema, pointer, depth + 1);
 }
