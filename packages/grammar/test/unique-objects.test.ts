@@ -13,6 +13,8 @@ import { expectAgreement } from './support/schema-agreement.ts';
 import { loadedVocab, sorted, walkAgainstOracle } from './support/unique-walks.ts';
 import { vocab } from './support/vocabs.ts';
 
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
 let kernel: Kernel;
 beforeAll(async () => {
   kernel = await loadKernel();
@@ -370,7 +372,6 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     const grammar = compileSchema(schema);
     const kernelGrammar = new KernelGrammar(kernel, grammar);
     const loaded = loadedVocab(kernel, 'stories260k');
-    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
     const earlier = '[{"a":"x"},{"a":"x","note":"n"},{"a":"x","note":"n","flag":true},{"a":"x","note":"n","flag":false},';
     for (const matcher of [new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] }), new Matcher(grammar, vocab('stories260k'))]) {
       expect(matcher.commitBytes(bytes(earlier))).toBe(true);
@@ -397,7 +398,6 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     const schema = array({ a: { enum: ['x'] }, u: { type: 'array', items: entry, uniqueItems: true }, flag: { type: 'null' } }, ['a']);
     const grammar = compileSchema(schema);
     const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
     const earlier = '[{"a":"x"},{"a":"x","flag":null},{"a":"x","u":[]},{"a":"x","u":[],"flag":null},';
     for (const matcher of [
       new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
@@ -433,7 +433,6 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       items: { $ref: '#/$defs/node' },
     };
     const matcher = new Matcher(compileSchema(schema), vocab('stories260k'));
-    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
     expect(matcher.commitBytes(bytes('[{"name":"a"},{"name":"a","children":[]},{"children":[{"name":"b"}],"name":"a"},{"name":"a",'))).toBe(true);
     expect(matcher.completes(bytes('"children":[{"name":"b"}]}]'))).toBe(false);
     expect(matcher.completes(bytes('"children":[{"name":"b"},{"name":"b","children":[]}]}]'))).toBe(true);
@@ -452,7 +451,6 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     const booleans = { ...schema, items: { type: 'object', properties: { a: { type: 'boolean' }, b: { type: 'null' } }, required: ['a'] } };
     const { grammar } = jsonSchemaGrammar(booleans, { strict: true });
     const matcher = new Matcher(compileGrammar(grammar), vocab('stories260k'));
-    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
     expect(matcher.commitBytes(bytes('[{"a":true},{"a":true,"b":null},{"a":false},{"a":'))).toBe(true);
     expect(matcher.completes(bytes('false}]'))).toBe(false);
     expect(matcher.completes(bytes('false,"b":null}]'))).toBe(true);
