@@ -117,6 +117,30 @@ const EITHER = {
   ],
 };
 
+// Members that are arrays of few values, listed: a set of letters in any order, pairs of booleans.
+const LISTS = {
+  name: 'members that are arrays of few values',
+  schema: array(
+    {
+      a: { enum: ['x'] },
+      t: { type: 'array', items: { enum: ['p', 'q'] }, uniqueItems: true },
+      u: { type: 'array', items: { type: 'boolean' }, minItems: 1, maxItems: 2 },
+    },
+    ['a'],
+  ),
+  values: product({
+    a: ['x'],
+    t: [undefined, [], ['p'], ['q'], ['p', 'q'], ['q', 'p']],
+    u: [undefined, [true], [false], [true, true], [true, false], [false, true], [false, false]],
+  }),
+  starts: [
+    '[{"a":"x"},{"a":"x","t":[]},{"a":"x","t":["p"]},{"a":"x","t":["q"]},{"a":"x","t":["p","q"]},{"a":"x","t":[',
+    '[{"a":"x","t":[ "p" ]},{"a":"x","t":["p","q"]},{"a":"x","t":[ "',
+    '[{"u":[true],"a":"x"},{"a":"x","u":[true,true]},{"a":"x","u":[true,false]},{"a":"x","u":[t',
+    '[{"u":[false,true],"a":"x","t":["q"]},{"t":["q"],"a":"x","u":[false,false]},{"t":["q"],"a":"x","u":[false]},{"a":"x","t":["q"],"u":[',
+  ],
+};
+
 // Members that may be any string, or any array of strings (in the values the oracle lists).
 const ANY_STRING = Symbol('any string');
 const ANY_STRINGS = Symbol('any array of strings');
@@ -326,7 +350,7 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER])(
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS])(
     '$name: accepted iff ajv accepts (repeats in other member orders and spellings)',
     ({ schema, values }) => {
       const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
@@ -334,7 +358,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     },
   );
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NOTES, TAGS, OR_STRINGS])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, LISTS, NOTES, TAGS, OR_STRINGS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -460,8 +484,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
   it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects that may run out but are not of named members only', () => {
     for (const member of [
       { type: 'array', items: { type: 'string' }, maxItems: 3 },
-      { type: 'array', items: false },
-      { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true },
+      { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 20 },
+      { type: 'array', items: { enum: [1, 2] }, uniqueItems: true },
       { type: 'integer', minimum: -5 },
       { type: 'integer', maximum: 5 },
       { type: 'number', minimum: 1 },
@@ -482,6 +506,10 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'array', uniqueItems: true },
       // (A string keyword beside an array type says nothing of arrays.)
       { type: 'array', items: { type: 'string' }, minLength: 1 },
+      // Arrays of few strings, booleans or null, listed.
+      { type: 'array', items: false },
+      { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true },
+      { type: 'array', items: { type: ['boolean', 'null'] }, maxItems: 3 },
       // Integers from 0 or more, arrays of items that may repeat (some item there is), unique
       // objects of named members only of endlessly many values: every prefix has endless completions.
       { type: 'integer', minimum: 0 },

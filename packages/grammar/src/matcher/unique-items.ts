@@ -232,16 +232,18 @@ export class UniqueItems {
   #objectEndsAnew(): boolean | null {
     const top = this.#stack[this.#stack.length - 1];
     if (top === undefined) return null;
-    if (top.array) {
+    const listed = this.#inListedArray();
+    if (top.array && !listed) {
       const state = top.path >= 0 ? this.#table.states[top.path]! : undefined;
       const items = state?.objectItems;
       // After a comma, an item must come (one of an open kind beside the objects can).
       if (items === undefined || state!.openBeside === true || this.#mode !== VALUE || top.seen.length === 0) return null;
       return objectEndsAnew(items, earlierObjects(top.seen), {}, { kind: 'members', more: false });
     }
-    if (top.closed === null) return null;
+    // (Inside a member's array of listed values, the object's frame is the one below.)
+    if (top.closed === null && !listed) return null;
     // The item's frame: members that are objects of named members only nest their frames in it.
-    let item = this.#stack.length - 1;
+    let item = this.#stack.length - (top.closed === null ? 2 : 1);
     while (!this.#stack[item - 1]!.array) item--;
     return this.#levelEndsAnew(item, earlierObjects(this.#stack[item - 1]!.seen));
   }
@@ -257,6 +259,10 @@ export class UniqueItems {
     const at = (next: ObjectNext): boolean => objectEndsAnew(items, agree, frame.written, next);
     // A member's object being written: the values it may not take are those after which the
     // rest of this one has no new ending.
+    if (level < this.#stack.length - 1 && this.#stack[level + 1]!.closed === null) {
+      const bytes = this.#capture!.slice(frame.valueAt);
+      return at({ kind: 'value', name: frame.key, value: { kind: 'array', bytes } });
+    }
     if (level < this.#stack.length - 1) {
       const endsAnew = (spent: readonly string[]): boolean => this.#levelEndsAnew(level + 1, spent.filter((v) => v.startsWith('{')).map(canonicalMembers));
       return at({ kind: 'value', name: frame.key, value: { kind: 'object', endsAnew } });
@@ -299,8 +305,16 @@ export class UniqueItems {
     let item = inner;
     while (!this.#stack[item - 1]!.array) item--;
     if (this.#stack[item - 1]!.seen.length === 0) return null;
-    if (inner < this.#stack.length - 1) return 'closing';
+    if (inner < this.#stack.length - 1) return this.#inListedArray() ? 'any' : 'closing';
     return this.#inEndlessString(top.closed!) ? 'closing' : 'any';
+  }
+
+  // Whether the innermost container is a member's array of an object of named members only
+  // whose arrays are listed (`ClosedMember.constants`): any token may leave it none of them.
+  #inListedArray(): boolean {
+    const top = this.#stack[this.#stack.length - 1]!;
+    const owner = this.#stack[this.#stack.length - 2];
+    return top.array && owner?.closed != null && (owner.closed.members[owner.key]?.constants.some((c) => c.startsWith('[')) ?? false);
   }
 
   // Whether the object item on top writes a member's string of endlessly many completions.
@@ -496,6 +510,8 @@ type ValueSoFar =
   | { readonly kind: 'none' }
   | { readonly kind: 'string'; readonly spelled: readonly number[]; readonly reader: StringReader }
   | { readonly kind: 'scalar'; readonly text: string }
+  // (An array of listed values, its bytes from the `[`.)
+  | { readonly kind: 'array'; readonly bytes: readonly number[] }
   // (An object of named members only: whether it may still end as a value none of `spent` is.)
   | { readonly kind: 'object'; readonly endsAnew: (spent: readonly string[]) => boolean };
 
@@ -615,10 +631,49 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
       );
     case 'object':
       return value.endsAnew(spent);
+    case 'array':
+      return member.constants.some((c) => c.startsWith('[') && !spent.includes(c) && arrayMayBecome(value.bytes, c));
     default: {
       const fixed = fixedItem(value.text, member.numbers);
       return fixed === null || !spent.includes(fixed);
     }
+  }
+}
+
+// Whether an array begun (`bytes`, from its `[`, of strings and literals) may still become
+// `value` (canonical JSON of an array of strings, booleans or null).
+function arrayMayBecome(bytes: readonly number[], value: string): boolean {
+  const items = JSON.parse(value) as unknown[];
+  let at = 1;
+  const space = (): void => {
+    while (at < bytes.length && isSpace(bytes[at]!)) at++;
+  };
+  for (let i = 0; ; i++) {
+    space();
+    if (at === bytes.length) return i === 0 || i < items.length;
+    if (bytes[at] === 0x5d) return i === 0 && items.length === 0;
+    if (i >= items.length) return false;
+    const item = items[i];
+    if (bytes[at] === QUOTE) {
+      if (typeof item !== 'string') return false;
+      const reader = new StringReader(true);
+      while (++at < bytes.length && !reader.byte(bytes[at]!));
+      if (at === bytes.length) return reader.mayBecome(item);
+      if (reader.text !== item) return false;
+      at++;
+    } else {
+      let end = at;
+      while (end < bytes.length && bytes[end]! >= 0x61 && bytes[end]! <= 0x7a) end++;
+      const literal = String.fromCharCode(...bytes.slice(at, end));
+      const spelled = JSON.stringify(item);
+      if (end === bytes.length) return typeof item !== 'string' && spelled.startsWith(literal);
+      if (literal !== spelled) return false;
+      at = end;
+    }
+    space();
+    if (at === bytes.length) return true;
+    if (bytes[at] === 0x5d) return i + 1 === items.length;
+    at++; // a comma
   }
 }
 

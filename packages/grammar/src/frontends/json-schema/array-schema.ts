@@ -28,7 +28,8 @@ import { knownSatisfiable } from './satisfiable.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
-import { MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
+import { finiteValues, MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
+import { standardSchema, validatesValue } from './value-validation.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
 // (an array) + additionalItems.
@@ -369,7 +370,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       continue;
     }
     const types = allowedTypes(b, pointer);
-    if (types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth)) return undefined;
+    // Arrays that never run out, or few enough to list.
+    const listed =
+      types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth) ? listedArrays(compiler, b, pointer) : null;
+    if (listed === undefined) return undefined;
     const named = types.includes('object') && !takesFreshMember(compiler, b, pointer);
     if (named) {
       // (One object of named members only; the branch's other types are judged below.)
@@ -389,8 +393,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       else if (t === 'object' && !named) {
         if (object !== undefined) return undefined;
         objects = true;
-      } else if (t === 'array') arrays = true;
-      else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
+      } else if (t === 'array') {
+        if (listed === null) arrays = true;
+        else listed.forEach((value) => constants.add(value));
+      } else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
       else if (t === 'string') {
         if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
         const content = stringContent(compiler, b, pointer);
@@ -405,6 +411,8 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     }
   }
   const strings = endless ? ('endless' as const) : contents.length > 0 ? rx.alt(contents) : undefined;
+  // (An array begun is read against the listed ones: it may not be one of endlessly many too.)
+  if (arrays && [...constants].some((c) => c.startsWith('['))) return undefined;
   return {
     constants: [...constants].sort(),
     ...(strings !== undefined && { strings }),
@@ -437,6 +445,43 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
     return values !== undefined && (values.strings === 'endless' || values.numbers !== undefined);
   });
   return scalars || Object.values(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some(endlessMember);
+}
+
+// Most arrays a member's schema may list, and most it may look at to find them.
+const MAX_LISTED_ARRAYS = 4096;
+const MAX_LISTING = 20_000;
+// Array keywords a listed member's schema may have.
+const LISTED_ARRAY_KEYWORDS = new Set(['type', 'items', 'minItems', 'maxItems', 'uniqueItems']);
+
+// The arrays an array schema allows (canonical JSON), when they are few: items of one schema
+// of finitely many strings, booleans or null, at most `maxItems` of them (or each value once,
+// unique), and no other array keyword; undefined otherwise. The matcher reads a member's
+// array begun against them (`ClosedMember.constants`).
+function listedArrays(compiler: SchemaCompiler, s: SchemaObject, pointer: string): string[] | undefined {
+  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
+  if (!Object.keys(s).every((k) => !arrays(k) || LISTED_ARRAY_KEYWORDS.has(k)) || Array.isArray(s.items)) return undefined;
+  const { rest, restPointer } = itemSchemas(s, pointer);
+  const values = finiteValues(compiler, rest, restPointer);
+  if (values === null || !values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null)) return undefined;
+  const unique = s.uniqueItems === true;
+  const longest = Math.min(
+    typeof s.maxItems === 'number' ? s.maxItems : Infinity,
+    unique || values.length === 0 ? values.length : Infinity,
+    compiler.parts.caps.maxItems,
+  );
+  if (longest === Infinity) return undefined;
+  // (How many arrays there are of each length, up to the longest: too many, not listed.)
+  let count = 1;
+  for (let n = 1, ways = 1; n <= longest && count <= MAX_LISTING; n++) count += ways *= unique ? values.length - n + 1 : values.length;
+  if (count > MAX_LISTING) return undefined;
+  const check = standardSchema({ ...s, type: 'array' }, compiler.draft);
+  const out: string[] = [];
+  const grow = (items: unknown[]): void => {
+    if (validatesValue(compiler, check, items, pointer)) out.push(JSON.stringify(items));
+    if (items.length < longest) for (const v of values) if (!unique || !items.includes(v)) grow([...items, v]);
+  };
+  grow([]);
+  return out.length <= MAX_LISTED_ARRAYS ? out : undefined;
 }
 
 // Lower bounds that leave integers open: of 0 or more, every prefix of an integer but one that
