@@ -117,6 +117,29 @@ const EITHER = {
   ],
 };
 
+// A member that needs another (`dependencies`: b needs c): the ways to finish that write b
+// without c do not count.
+const NEEDS = {
+  name: 'a member that needs another',
+  schema: {
+    type: 'array',
+    uniqueItems: true,
+    items: {
+      type: 'object',
+      properties: { a: { enum: ['x', 'y'] }, b: { const: 'p' }, c: { type: 'boolean' } },
+      required: ['a'],
+      dependencies: { b: ['c'] },
+      additionalProperties: false,
+    },
+  },
+  values: product({ a: ['x', 'y'], b: [undefined, 'p'], c: [undefined, true, false] }).filter((v) => !('b' in v) || 'c' in v),
+  starts: [
+    '[{"a":"x"},{"a":"x","c":true},{"a":"x","c":false},{"a":"x","b":"p","c":true},{"a":"x",',
+    '[{"a":"y","b":"p","c":true},{"a":"y","b":"p","c":false},{"b":"p","a":"',
+    '[{"a":"x","c":true},{"a":"x","b":"p","c":true},{"c":true,"a":"',
+  ],
+};
+
 // Members that are arrays of few values, listed: a set of letters in any order, pairs of booleans.
 const LISTS = {
   name: 'members that are arrays of few values',
@@ -350,7 +373,7 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS])(
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS])(
     '$name: accepted iff ajv accepts (repeats in other member orders and spellings)',
     ({ schema, values }) => {
       const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
@@ -358,7 +381,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     },
   );
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, LISTS, NOTES, TAGS, OR_STRINGS])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -438,6 +461,31 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       expect(matcher.completes(bytes('{"s":"k"}]}]'))).toBe(false);
       expect(matcher.completes(bytes('{}]}]'))).toBe(true);
       expect(matcher.commitBytes(bytes('{"s":"k"'))).toBe(false);
+      matcher.dispose();
+    }
+  });
+
+  it('a member that needs one that can never be written is no way out (kernel and reference)', () => {
+    const schema = {
+      type: 'array',
+      uniqueItems: true,
+      items: {
+        type: 'object',
+        properties: { a: { enum: ['x', 'y'] }, b: { type: 'boolean' }, note: { type: 'string' }, c: false },
+        required: ['a'],
+        dependentRequired: { note: ['c'] },
+        additionalProperties: false,
+      },
+    };
+    const grammar = compileSchema(schema);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    for (const matcher of [
+      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
+      new Matcher(grammar, vocab('stories260k')),
+    ]) {
+      expect(matcher.commitBytes(bytes('[{"a":"x"},{"a":"x","b":true},{"a":"x","b":false},{"a":"'))).toBe(true);
+      expect(matcher.completes(bytes('y"}]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('x"'))).toBe(false);
       matcher.dispose();
     }
   });

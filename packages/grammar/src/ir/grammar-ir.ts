@@ -179,6 +179,8 @@ export interface ClosedObjectItems {
   readonly required: readonly string[];
   /** Sets of members one of which must be written whole, beside `required` (an anyOf of required lists). */
   readonly requiredAny?: readonly (readonly string[])[];
+  /** The members a member needs beside it (`dependentRequired`, `dependencies` lists). */
+  readonly dependencies?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

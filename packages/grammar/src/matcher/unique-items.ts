@@ -257,12 +257,13 @@ export class UniqueItems {
     const agree = agreeing(earlier, frame.written);
     if (agree.length === 0) return true;
     const at = (next: ObjectNext): boolean => objectEndsAnew(items, agree, frame.written, next);
-    // A member's object being written: the values it may not take are those after which the
-    // rest of this one has no new ending.
+    // A member's array of listed values being written (the innermost container).
     if (level < this.#stack.length - 1 && this.#stack[level + 1]!.closed === null) {
       const bytes = this.#capture!.slice(frame.valueAt);
       return at({ kind: 'value', name: frame.key, value: { kind: 'array', bytes } });
     }
+    // A member's object being written: the values it may not take are those after which the
+    // rest of this one has no new ending.
     if (level < this.#stack.length - 1) {
       const endsAnew = (spent: readonly string[]): boolean => this.#levelEndsAnew(level + 1, spent.filter((v) => v.startsWith('{')).map(canonicalMembers));
       return at({ kind: 'value', name: frame.key, value: { kind: 'object', endsAnew } });
@@ -536,7 +537,7 @@ function objectEndsAnew(
     if (value.kind === 'none' ? endlessMember(member) : value.kind === 'string' && member.strings === 'endless') return true;
     const rest = unwritten.filter((n) => n !== name);
     // (A member left with endlessly many values is a way out after any value.)
-    if (rest.some((n) => endlessMember(items.members[n]!))) return true;
+    if (rest.some((n) => endlessMember(items.members[n]!) && addable(items, rest, n))) return true;
     // The earlier items by their value of `name`; the values after which no way to finish is new.
     const byValue = new Map<string, ReadonlyMap<string, string>[]>();
     for (const e of agree) {
@@ -563,25 +564,33 @@ function objectEndsAnew(
 // written in some way none of `group` (earlier items agreeing on every other member) is;
 // `more`: at least one of them.
 function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: readonly ReadonlyMap<string, string>[], more: boolean): boolean {
-  if (rest.some((name) => endlessMember(items.members[name]!))) return true;
+  if (rest.some((name) => endlessMember(items.members[name]!) && addable(items, rest, name))) return true;
   const options: (string | undefined)[][] = [];
   for (const name of rest) {
     const values = valuesOf(group, name);
-    if (!valuesWithin(items.members[name]!, values)) return true;
-    options.push(items.required.includes(name) ? values : [undefined, ...values]);
+    // A value none of the group has: a way out, where the member can be added to any way to
+    // finish; else one more option, new.
+    const beyond = !valuesWithin(items.members[name]!, values);
+    if (beyond && addable(items, rest, name)) return true;
+    const taken = beyond ? [...values, NEW_VALUE] : values;
+    options.push(items.required.includes(name) ? taken : [undefined, ...taken]);
   }
   // Every way to finish is among the group's values: more ways than items, or one of them new.
-  // (Where some set of members must be written, the ways that leave each set out are not
-  // counted: they are searched, each set's members kept within reach.)
+  // (Where some set of members must be written, or a member needs others, the ways that
+  // break those are not counted: they are searched, what they need kept within reach.)
   const sets = (items.requiredAny ?? []).map((set) => set.map((name) => rest.indexOf(name)));
+  const needs = Object.entries(items.dependencies ?? {}).map(([name, needed]) => [rest.indexOf(name), needed.map((n) => rest.indexOf(n))] as const);
   const ways = options.reduce((n, o) => n * o.length, 1) - (more && options.every((o) => o[0] === undefined) ? 1 : 0);
-  if (sets.length === 0 && ways > group.length) return true;
+  if (sets.length === 0 && needs.length === 0 && ways > group.length) return true;
   const keys = new Set(group.map((e) => rest.map((name) => e.get(name) ?? '').join('\u0000')));
   const choice: (string | undefined)[] = [];
-  // Whether some set can still be written whole, the first i choices made (a name not in
-  // `rest` is written, or being written).
+  // Whether member j is written, the first i choices made (a name not in `rest` is written,
+  // or being written), or may still be.
+  const written = (j: number, i: number): boolean => j < 0 || (j < i && choice[j] !== undefined);
+  const within = (j: number, i: number): boolean => j < 0 || (j < i ? choice[j] !== undefined : options[j]!.some((o) => o !== undefined));
   const reachable = (i: number): boolean =>
-    sets.length === 0 || sets.some((set) => set.every((j) => j < 0 || (j < i ? choice[j] !== undefined : options[j]!.some((o) => o !== undefined))));
+    (sets.length === 0 || sets.some((set) => set.every((j) => within(j, i)))) &&
+    needs.every(([j, needed]) => !written(j, i) || needed.every((n) => within(n, i)));
   const some = (i: number): boolean => {
     if (!reachable(i)) return false;
     if (i === options.length) return !(more && choice.every((c) => c === undefined)) && !keys.has(choice.map((c) => c ?? '').join('\u0000'));
@@ -592,6 +601,14 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
   };
   return some(0);
 }
+
+// A value no earlier item has (no canonical JSON is this).
+const NEW_VALUE = '\u0001';
+
+// Whether member `name`, not written (in `rest`), can be added to any way to finish: it needs
+// no member not written yet.
+const addable = (items: ClosedObjectItems, rest: readonly string[], name: string): boolean =>
+  (items.dependencies?.[name] ?? []).every((needed) => !rest.includes(needed));
 
 // Whether every value `member` may take is one of `values` (canonical JSON).
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {

@@ -243,10 +243,14 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
   // (A set that names an undeclared member cannot be written: it counts for nothing.)
   const sets = requiredAny?.filter((set) => known(set).length === set.length);
   if (sets?.length === 0) return undefined;
+  // (A member that is not declared is never written: it needs nothing, and none may need it.)
+  const needs = Object.entries(memberNeeds(item) ?? {}).filter(([name, needed]) => Object.hasOwn(members, name) && needed.length > 0);
+  if (needs.some(([, needed]) => known(needed).length < needed.length)) return undefined;
   return {
     members,
     required: known((item.required ?? []) as string[]),
     ...(sets !== undefined && { requiredAny: sets }),
+    ...(needs.length > 0 && { dependencies: Object.fromEntries(needs) }),
   };
 }
 
@@ -254,15 +258,30 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
 // declared members, required ones and an anyOf of required lists.
 function namedShape(compiler: SchemaCompiler, item: SchemaObject, pointer: string): boolean {
   const lists = requiredLists(item.anyOf) !== undefined;
+  const needs = memberNeeds(item) !== undefined;
   const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
   const types = allowedTypes(item, pointer);
   return (
     closed &&
     types.length === 1 &&
     types[0] === 'object' &&
-    BRANCHING.every((k) => item[k] === undefined || (k === 'anyOf' && lists)) &&
-    Object.keys(item).every((k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && lists))
+    BRANCHING.every((k) => item[k] === undefined || (k === 'anyOf' && lists) || (k === 'dependencies' && needs)) &&
+    Object.keys(item).every(
+      (k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && lists) || ((k === 'dependencies' || k === 'dependentRequired') && needs),
+    )
   );
+}
+
+// The members each member needs beside it (`dependentRequired`, and `dependencies` whose
+// values are all lists), or undefined where a dependency is a schema.
+function memberNeeds(item: SchemaObject): Record<string, string[]> | undefined {
+  const all = [item.dependentRequired, item.dependencies].filter((d) => d !== undefined) as Record<string, unknown>[];
+  const out: Record<string, string[]> = {};
+  for (const [name, needed] of all.flatMap((d) => Object.entries(d))) {
+    if (!Array.isArray(needed)) return undefined;
+    out[name] = [...(out[name] ?? []), ...(needed as string[])];
+  }
+  return out;
 }
 
 // The lists of an anyOf whose every branch is a `required` list alone, or undefined.
