@@ -315,7 +315,8 @@ export class UniqueItems {
   #inListedArray(): boolean {
     const top = this.#stack[this.#stack.length - 1]!;
     const owner = this.#stack[this.#stack.length - 2];
-    return top.array && owner?.closed != null && (owner.closed.members[owner.key]?.constants.some((c) => c.startsWith('[')) ?? false);
+    const member = owner?.closed?.members[owner.key];
+    return top.array && member !== undefined && listedOf(member).length > 0;
   }
 
   // Whether the object item on top writes a member's string of endlessly many completions.
@@ -649,7 +650,7 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
     case 'object':
       return value.endsAnew(spent);
     case 'array':
-      return member.constants.some((c) => c.startsWith('[') && !spent.includes(c) && arrayMayBecome(value.bytes, c));
+      return listedOf(member).some(({ text, items }) => !spent.includes(text) && arrayMayBecome(value.bytes, items));
     default: {
       const fixed = fixedItem(value.text, member.numbers);
       return fixed === null || !spent.includes(fixed);
@@ -657,10 +658,21 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
   }
 }
 
+// A member's listed arrays (its constants that are arrays), each as canonical JSON and parsed,
+// found once per member.
+const listedByMember = new WeakMap<ClosedMember, readonly { readonly text: string; readonly items: readonly unknown[] }[]>();
+function listedOf(member: ClosedMember): readonly { readonly text: string; readonly items: readonly unknown[] }[] {
+  let listed = listedByMember.get(member);
+  if (listed === undefined) {
+    listed = member.constants.filter((c) => c.startsWith('[')).map((text) => ({ text, items: JSON.parse(text) as unknown[] }));
+    listedByMember.set(member, listed);
+  }
+  return listed;
+}
+
 // Whether an array begun (`bytes`, from its `[`, of strings and literals) may still become
-// `value` (canonical JSON of an array of strings, booleans or null).
-function arrayMayBecome(bytes: readonly number[], value: string): boolean {
-  const items = JSON.parse(value) as unknown[];
+// one of `items` (strings, booleans or null).
+function arrayMayBecome(bytes: readonly number[], items: readonly unknown[]): boolean {
   let at = 1;
   const space = (): void => {
     while (at < bytes.length && isSpace(bytes[at]!)) at++;

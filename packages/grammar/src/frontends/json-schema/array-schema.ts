@@ -483,10 +483,11 @@ function listedArrays(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   const values = finiteValues(compiler, rest, restPointer);
   if (values === null || !values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null)) return undefined;
   const unique = s.uniqueItems === true;
+  const min = typeof s.minItems === 'number' ? s.minItems : 0;
+  // (A cap on items yields to minItems, as in the grammar.)
   const longest = Math.min(
-    typeof s.maxItems === 'number' ? s.maxItems : Infinity,
+    capped(typeof s.maxItems === 'number' ? s.maxItems : undefined, compiler.parts.caps.maxItems, min),
     unique || values.length === 0 ? values.length : Infinity,
-    compiler.parts.caps.maxItems,
   );
   if (longest === Infinity) return undefined;
   // (How many arrays there are of each length, up to the longest: too many, not listed.)
