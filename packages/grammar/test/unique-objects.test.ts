@@ -465,6 +465,22 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('an integer from 0 whose 0 is taken: a sign fixes it (`-` can only be `-0`)', () => {
+    const schema = array({ n: { type: 'integer', minimum: 0 }, b: { type: 'boolean' } }, ['n']);
+    const grammar = compileSchema(schema);
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    for (const matcher of [
+      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
+      new Matcher(grammar, vocab('stories260k')),
+    ]) {
+      expect(matcher.commitBytes(bytes('[{"n":0},{"n":0,"b":true},{"n":0,"b":false},{"n":'))).toBe(true);
+      expect(matcher.completes(bytes('10}]'))).toBe(true);
+      expect(matcher.completes(bytes('-0}]'))).toBe(false);
+      expect(matcher.commitBytes(bytes('-'))).toBe(false);
+      matcher.dispose();
+    }
+  });
+
   it('a member that needs one that can never be written is no way out (kernel and reference)', () => {
     const schema = {
       type: 'array',

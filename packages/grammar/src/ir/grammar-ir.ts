@@ -192,7 +192,8 @@ export interface ClosedObjectItems {
 export interface ClosedMember {
   readonly constants: readonly string[];
   readonly strings?: 'endless' | ByteRegex;
-  readonly numbers?: 'number' | 'integer';
+  /** Numbers: any, integers, or integers from a lower bound of 0 or more (`-` fixes `-0`). */
+  readonly numbers?: 'number' | 'integer' | 'natural';
   readonly objects?: boolean;
   readonly arrays?: boolean;
   readonly object?: ClosedObjectItems;

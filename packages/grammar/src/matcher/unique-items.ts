@@ -1298,11 +1298,13 @@ export function canonicalJson(text: string): string {
 // The value (canonical JSON) every completion of a literal's or a number's prefix has, when
 // the prefix fixes it: a literal by its first letter; a zero mantissa whose exponent has
 // begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a fraction begun (`5.`, `12.00`:
-// only zeros may follow). Null when completions may differ.
-function fixedItem(prefix: string, items: 'number' | 'integer' | undefined): string | null {
+// only zeros may follow), and for integers from a lower bound of 0 or more a sign (`-`: only
+// `-0` may follow). Null when completions may differ.
+function fixedItem(prefix: string, items: 'number' | 'integer' | 'natural' | undefined): string | null {
   if (/^[tfn]/.test(prefix)) return LITERALS.find((literal) => literal.startsWith(prefix)) ?? null;
   if (/^-?0(?:\.0*)?[eE][+-]?\d*$/.test(prefix)) return '0';
-  if (items !== 'integer') return null;
+  if (items === 'natural' && prefix === '-') return '0';
+  if (items !== 'integer' && items !== 'natural') return null;
   const integer = /^-?(?:0$|\d+(?=\.0*$))/.exec(prefix);
   return integer === null ? null : canonicalNumber(integer[0]);
 }

@@ -375,7 +375,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
   const constants = new Set<string>();
   const contents: ByteRegex[] = [];
   let endless = false;
-  let numbers: 'number' | 'integer' | undefined;
+  let numbers: 'number' | 'integer' | 'natural' | undefined;
   let objects = false;
   let arrays = false;
   let object: ClosedObjectItems | undefined;
@@ -415,8 +415,11 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       } else if (t === 'array') {
         if (listed === null) arrays = true;
         else listed.forEach((value) => constants.add(value));
-      } else if (t === 'number' || t === 'integer') numbers = numbers === 'number' || t === 'number' ? 'number' : 'integer';
-      else if (t === 'string') {
+      } else if (t === 'number' || t === 'integer') {
+        // (Integers from a floor of 0 or more where every branch has one: see `fixedItem`.)
+        const kind = t === 'number' ? 'number' : Object.keys(b).some(integerFloor) ? 'natural' : 'integer';
+        numbers = numbers === 'number' || kind === 'number' ? 'number' : numbers === 'integer' || kind === 'integer' ? 'integer' : 'natural';
+      } else if (t === 'string') {
         if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
         const content = stringContent(compiler, b, pointer);
         if (!endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) contents.push(content);
