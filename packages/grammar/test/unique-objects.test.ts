@@ -550,6 +550,13 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'array', items: { type: 'string' }, maxItems: 3 },
       { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 20 },
       { type: 'array', items: { enum: [1, 2] }, uniqueItems: true },
+      // (Open objects none of which there is; unique objects whose endless member can never be written.)
+      { type: 'object', required: ['z'], properties: { z: { type: 'string', minLength: 3, maxLength: 2 } } },
+      {
+        type: 'array',
+        uniqueItems: true,
+        items: { type: 'object', properties: { s: { type: 'string' }, c: false }, dependentRequired: { s: ['c'] }, additionalProperties: false },
+      },
       { type: 'integer', minimum: -5 },
       { type: 'integer', maximum: 5 },
       { type: 'number', minimum: 1 },

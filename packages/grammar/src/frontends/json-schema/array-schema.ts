@@ -393,7 +393,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     const listed =
       types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth) ? listedArrays(compiler, b, pointer) : null;
     if (listed === undefined) return undefined;
-    const named = types.includes('object') && !takesFreshMember(compiler, b, pointer);
+    const fresh = types.includes('object') && takesFreshMember(compiler, b, pointer);
+    const named = types.includes('object') && !fresh;
+    // (Objects that take a fresh member are a way out only if there are some.)
+    if (fresh && !knownSatisfiable(compiler, types.length === 1 ? b : { ...b, type: 'object' }, pointer)) return undefined;
     if (named) {
       // (One object of named members only; the branch's other types are judged below.)
       if (object !== undefined || objects || depth >= MAX_NAMED_DEPTH) return undefined;
@@ -462,11 +465,16 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   // strings or numbers looked at alone (a schema may hold arrays of itself), or any member.
   const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
   if (flat === false || !namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;
-  const scalars = Object.entries((flat.properties ?? {}) as Record<string, Schema>).some(([name, member]) => {
-    const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name), MAX_NAMED_DEPTH);
-    return values !== undefined && (values.strings === 'endless' || values.numbers !== undefined);
-  });
-  return scalars || Object.values(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some(endlessMember);
+  // (Such a member must be one any item can take: it needs no other.)
+  const needs = memberNeeds(flat) ?? {};
+  const addable = ([name]: [string, unknown]): boolean => (needs[name] ?? []).length === 0;
+  const scalars = Object.entries((flat.properties ?? {}) as Record<string, Schema>)
+    .filter(addable)
+    .some(([name, member]) => {
+      const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name), MAX_NAMED_DEPTH);
+      return values !== undefined && (values.strings === 'endless' || values.numbers !== undefined);
+    });
+  return scalars || Object.entries(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some((e) => addable(e) && endlessMember(e[1]));
 }
 
 // Most arrays a member's schema may list, and most it may look at to find them.
