@@ -20,6 +20,7 @@ const SOME: { schema: Record<string, unknown>; witness: unknown }[] = [
   { schema: { enum: [1, 'a'], type: 'string' }, witness: 'a' },
   { schema: { type: 'array', minItems: 2, items: { type: 'integer', minimum: 3 } }, witness: [3, 3] },
   { schema: { type: 'object', required: ['a'], anyOf: [{ required: ['b'] }, { required: ['c'] }] }, witness: { a: 1, c: 1 } },
+  { schema: { type: 'object', oneOf: [{ required: ['b'] }, { required: ['c'] }] }, witness: { b: 1 } },
   {
     schema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'string', minLength: 2 } }, additionalProperties: { type: 'null' } },
     witness: { a: 'aa', b: null },
@@ -44,6 +45,7 @@ const UNKNOWN: Record<string, unknown>[] = [
   { type: 'integer', minimum: 1, maximum: 2 },
   { not: {} },
   { oneOf: [{ type: 'object' }, { type: 'object', maxProperties: 3 }] },
+  { type: 'object', required: ['b', 'c'], oneOf: [{ required: ['b'] }, { required: ['c'] }] },
 ];
 
 describe('schemas known to allow some value', () => {

@@ -550,7 +550,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'array', items: { type: 'string' }, maxItems: 3 },
       { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 20 },
       { type: 'array', items: { enum: [1, 2] }, uniqueItems: true },
-      // (Open objects none of which there is; unique objects whose endless member can never be written.)
+      // (Open objects or arrays none of which there is; unique objects whose endless member can never be written.)
+      { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 3, maxLength: 2 } },
       { type: 'object', required: ['z'], properties: { z: { type: 'string', minLength: 3, maxLength: 2 } } },
       {
         type: 'array',

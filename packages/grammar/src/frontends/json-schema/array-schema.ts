@@ -18,6 +18,7 @@ import {
   KIND_KEYWORDS,
   KIND_SPECIFIC,
   nonNegativeInt,
+  requiredLists,
   type Schema,
   type SchemaObject,
   type Witness,
@@ -284,17 +285,6 @@ function memberNeeds(item: SchemaObject): Record<string, string[]> | undefined {
   return out;
 }
 
-// The lists of an anyOf whose every branch is a `required` list alone, or undefined.
-function requiredLists(anyOf: unknown): string[][] | undefined {
-  if (!Array.isArray(anyOf)) return undefined;
-  const lists = anyOf.map((b) =>
-    typeof b === 'object' && b !== null && Object.keys(b).every((k) => !isAssertion(k) || k === 'required') && Array.isArray((b as SchemaObject).required)
-      ? ((b as SchemaObject).required as string[])
-      : undefined,
-  );
-  return lists.every((l) => l !== undefined) ? lists : undefined;
-}
-
 // Items of several kinds, those of one kind strings or objects that may run out of
 // completions (`closedStrings`, `closedObjects`: their content, or their members) and every
 // other kind open (`openItems`): kept as items of that kind alone are, but an item a comma
@@ -393,6 +383,8 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     const listed =
       types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth) ? listedArrays(compiler, b, pointer) : null;
     if (listed === undefined) return undefined;
+    // (Arrays that never run out are a way out only if there are some.)
+    if (listed === null && types.includes('array') && !knownSatisfiable(compiler, { ...b, type: 'array' }, pointer)) return undefined;
     const fresh = types.includes('object') && takesFreshMember(compiler, b, pointer);
     const named = types.includes('object') && !fresh;
     // (Objects that take a fresh member are a way out only if there are some.)

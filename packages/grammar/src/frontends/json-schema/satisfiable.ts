@@ -10,7 +10,7 @@ import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { enumValues } from './enum-schema.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, requiredLists, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { stringContent } from './string-schema.ts';
 
 // Most DFA states the proof that a string schema matches something may build.
@@ -31,7 +31,7 @@ const OBJECT_OPEN = new Set([
   'dependentRequired',
 ]);
 // Keywords whose candidates may stand for more objects than the schema allows (an anyOf's
-// are exactly its branches).
+// are exactly its branches; a oneOf of required lists is looked at below).
 const OVER_OBJECTS = ['oneOf', '__oneOf', 'if', 'then', 'else', '__conditions', 'dependentSchemas', 'dependencies', 'not'];
 
 // Bounds of one side (an integer past any lower bound, or below any upper one), or multiples alone (0).
@@ -45,8 +45,15 @@ export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, point
   if (typeof schema === 'boolean') return schema;
   const flat = compiler.flatten(schema, pointer);
   if (flat === false || depth > MAX_DEPTH || !candidatesExact(compiler, flat, pointer)) return false;
-  const plain = OVER_OBJECTS.every((k) => flat[k] === undefined);
-  return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain, depth));
+  // (A oneOf of required lists: the object of a branch's required members alone passes it
+  // when it holds no other branch's list whole.)
+  const lists = requiredLists(flat.oneOf);
+  const plain = OVER_OBJECTS.every((k) => flat[k] === undefined || (k === 'oneOf' && lists !== undefined));
+  const one = (c: SchemaObject): boolean => {
+    const required = Array.isArray(c.required) ? (c.required as string[]) : [];
+    return lists === undefined || lists.filter((list) => list.every((name) => required.includes(name))).length === 1;
+  };
+  return candidates(compiler, flat, pointer).some((c) => allowsSome(compiler, c, pointer, plain && one(c), depth));
 }
 
 // Whether one candidate (no branches left) allows some value; `objects`: whether objects may count.

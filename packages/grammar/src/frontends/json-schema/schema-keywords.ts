@@ -219,3 +219,14 @@ export function safeTest(pattern: string, text: string): boolean {
 export function matchingSchemas(patterns: readonly (readonly [string, unknown])[], name: string): unknown[] {
   return patterns.filter(([p]) => safeTest(p, name)).map(([, schema]) => schema);
 }
+
+/** The lists of an anyOf or oneOf whose every branch is a `required` list alone, or undefined. */
+export function requiredLists(branches: unknown): string[][] | undefined {
+  if (!Array.isArray(branches)) return undefined;
+  const lists = branches.map((b) =>
+    typeof b === 'object' && b !== null && Object.keys(b).every((k) => !isAssertion(k) || k === 'required') && Array.isArray((b as SchemaObject).required)
+      ? ((b as SchemaObject).required as string[])
+      : undefined,
+  );
+  return lists.every((l) => l !== undefined) ? lists : undefined;
+}
