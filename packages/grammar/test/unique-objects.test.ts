@@ -506,6 +506,32 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it("a member's object keeps its required lists and dependency lists (kernel and reference)", () => {
+    const o = {
+      type: 'object',
+      properties: { a: { type: 'boolean' }, b: { type: 'null' }, c: { type: 'null' } },
+      additionalProperties: false,
+      dependencies: { a: ['b'] },
+      anyOf: [{ required: ['b'] }, { required: ['c'] }],
+    };
+    const grammar = compileSchema(array({ x: { type: 'boolean' }, o }, ['o']));
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    for (const matcher of [
+      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
+      new Matcher(grammar, vocab('stories260k')),
+    ]) {
+      // With b and c taken alone, o must hold a (which needs b) or both.
+      expect(matcher.commitBytes(bytes('[{"o":{"b":null}},{"o":{"c":null}},{"o":{'))).toBe(true);
+      expect(matcher.completes(bytes('"a":true}}]'))).toBe(false);
+      expect(matcher.completes(bytes('"a":true,"b":null}}]'))).toBe(true);
+      expect(matcher.completes(bytes('"c":null,"b":null}}]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"c":null'))).toBe(true);
+      expect(matcher.completes(bytes('}}]'))).toBe(false);
+      expect(matcher.completes(bytes('}, "x": true}]'))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
   it('a tree of such objects (children a unique array of itself) is kept at every level', () => {
     const schema = {
       $defs: {

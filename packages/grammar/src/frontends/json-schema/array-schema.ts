@@ -357,11 +357,12 @@ const MAX_NAMED_DEPTH = 8;
 function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string, depth: number): ClosedMember | undefined {
   const flat = member === true ? {} : member === false ? false : compiler.flatten(member, pointer);
   if (flat === false) return { constants: [] };
-  const split = BRANCHING.filter((k) => flat[k] !== undefined);
+  // (An object of named members only keeps its anyOf of required lists and dependency lists whole.)
+  const split = namedShape(compiler, flat, pointer) ? [] : BRANCHING.filter((k) => flat[k] !== undefined);
   if (split.length > 1 || (split.length === 1 && split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
   const branches = split.length === 0 ? [flat] : candidates(compiler, flat, pointer);
   if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, pointer)))) return undefined;
-  if (branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
+  if (split.length > 0 && branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
   const constants = new Set<string>();
   const contents: ByteRegex[] = [];
   let endless = false;
