@@ -15,6 +15,15 @@ import { vocab } from './support/vocabs.ts';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
+// The kernel's matcher and the reference one, for a schema (stories260k).
+function bothMatchers(schema: unknown): (KernelMatcher | Matcher)[] {
+  const grammar = compileSchema(schema);
+  return [
+    new KernelMatcher(new KernelGrammar(kernel, grammar), loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
+    new Matcher(grammar, vocab('stories260k')),
+  ];
+}
+
 let kernel: Kernel;
 beforeAll(async () => {
   kernel = await loadKernel();
@@ -416,11 +425,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
 
   it('a member with endlessly many values is a way out until it is written (kernel and reference)', () => {
     const schema = array({ a: { enum: ['x'] }, note: { type: 'string' }, flag: { type: ['boolean', 'null'] } }, ['a']);
-    const grammar = compileSchema(schema);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    const loaded = loadedVocab(kernel, 'stories260k');
     const earlier = '[{"a":"x"},{"a":"x","note":"n"},{"a":"x","note":"n","flag":true},{"a":"x","note":"n","flag":false},';
-    for (const matcher of [new KernelMatcher(kernelGrammar, loaded, { eosTokenIds: [] }), new Matcher(grammar, vocab('stories260k'))]) {
+    for (const matcher of bothMatchers(schema)) {
       expect(matcher.commitBytes(bytes(earlier))).toBe(true);
       expect(matcher.completes(bytes('{"a":"x"}]'))).toBe(false);
       expect(matcher.completes(bytes('{"note":"n","a":"x","flag":null}]'))).toBe(true);
@@ -443,13 +449,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
   it('a member of unique objects of endlessly many values is a way out, its own items kept distinct (kernel and reference)', () => {
     const entry = { type: 'object', properties: { s: { type: 'string' } }, additionalProperties: false };
     const schema = array({ a: { enum: ['x'] }, u: { type: 'array', items: entry, uniqueItems: true }, flag: { type: 'null' } }, ['a']);
-    const grammar = compileSchema(schema);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
     const earlier = '[{"a":"x"},{"a":"x","flag":null},{"a":"x","u":[]},{"a":"x","u":[],"flag":null},';
-    for (const matcher of [
-      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
-      new Matcher(grammar, vocab('stories260k')),
-    ]) {
+    for (const matcher of bothMatchers(schema)) {
       expect(matcher.commitBytes(bytes(earlier))).toBe(true);
       // Until u is written, it is a way out: then its value decides.
       expect(matcher.completes(bytes('{"flag":null,"a":"x"}]'))).toBe(false);
@@ -467,12 +468,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
 
   it('an integer from 0 whose 0 is taken: a sign fixes it (`-` can only be `-0`)', () => {
     const schema = array({ n: { type: 'integer', minimum: 0 }, b: { type: 'boolean' } }, ['n']);
-    const grammar = compileSchema(schema);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    for (const matcher of [
-      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
-      new Matcher(grammar, vocab('stories260k')),
-    ]) {
+    for (const matcher of bothMatchers(schema)) {
       expect(matcher.commitBytes(bytes('[{"n":0},{"n":0,"b":true},{"n":0,"b":false},{"n":'))).toBe(true);
       expect(matcher.completes(bytes('10}]'))).toBe(true);
       expect(matcher.completes(bytes('-0}]'))).toBe(false);
@@ -493,12 +489,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
         additionalProperties: false,
       },
     };
-    const grammar = compileSchema(schema);
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    for (const matcher of [
-      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
-      new Matcher(grammar, vocab('stories260k')),
-    ]) {
+    for (const matcher of bothMatchers(schema)) {
       expect(matcher.commitBytes(bytes('[{"a":"x"},{"a":"x","b":true},{"a":"x","b":false},{"a":"'))).toBe(true);
       expect(matcher.completes(bytes('y"}]'))).toBe(true);
       expect(matcher.commitBytes(bytes('x"'))).toBe(false);
@@ -514,12 +505,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       dependencies: { a: ['b'] },
       anyOf: [{ required: ['b'] }, { required: ['c'] }],
     };
-    const grammar = compileSchema(array({ x: { type: 'boolean' }, o }, ['o']));
-    const kernelGrammar = new KernelGrammar(kernel, grammar);
-    for (const matcher of [
-      new KernelMatcher(kernelGrammar, loadedVocab(kernel, 'stories260k'), { eosTokenIds: [] }),
-      new Matcher(grammar, vocab('stories260k')),
-    ]) {
+    for (const matcher of bothMatchers(array({ x: { type: 'boolean' }, o }, ['o']))) {
       // With b and c taken alone, o must hold a (which needs b) or both.
       expect(matcher.commitBytes(bytes('[{"o":{"b":null}},{"o":{"c":null}},{"o":{'))).toBe(true);
       expect(matcher.completes(bytes('"a":true}}]'))).toBe(false);
