@@ -447,8 +447,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
 // distinct (objects of named members only, see `closedObjects`; where it cannot, the array's
 // own schema is refused).
 function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
-  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
-  if (depth >= MAX_NAMED_DEPTH || compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrays(k) || OPEN_ARRAY_KEYWORDS.has(k)))
+  if (depth >= MAX_NAMED_DEPTH || compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrayKeyword(k) || OPEN_ARRAY_KEYWORDS.has(k)))
     return false;
   const { prefix, rest, restPointer } = itemSchemas(s, pointer);
   if (prefix.length > 0) return false;
@@ -481,8 +480,7 @@ const LISTED_ARRAY_KEYWORDS = new Set(['type', 'items', 'minItems', 'maxItems', 
 // unique), and no other array keyword; undefined otherwise. The matcher reads a member's
 // array begun against them (`ClosedMember.constants`).
 function listedArrays(compiler: SchemaCompiler, s: SchemaObject, pointer: string): string[] | undefined {
-  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
-  if (!Object.keys(s).every((k) => !arrays(k) || LISTED_ARRAY_KEYWORDS.has(k)) || Array.isArray(s.items)) return undefined;
+  if (!Object.keys(s).every((k) => !arrayKeyword(k) || LISTED_ARRAY_KEYWORDS.has(k)) || Array.isArray(s.items)) return undefined;
   const { rest, restPointer } = itemSchemas(s, pointer);
   const values = finiteValues(compiler, rest, restPointer);
   if (values === null || !values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null)) return undefined;
@@ -525,14 +523,16 @@ const OPEN_ARRAY_KEYWORDS = new Set(['type', 'items', 'uniqueItems', 'minItems']
 // or of which there are endlessly many and every prefix has endless completions (`openItems`;
 // some items must be possible; arrays nested past `MAX_OPEN_DEPTH` are not looked into).
 function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth = 0): boolean {
-  const arrays = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
-  if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrays(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
+  if (compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrayKeyword(k) || OPEN_ARRAY_KEYWORDS.has(k))) return false;
   const items = itemSchemas(s, pointer);
   if (items.prefix.length > 0) return false;
   const rest = items.rest;
   if (s.uniqueItems !== true && (rest === true || (typeof rest === 'object' && Object.keys(rest).every((k) => !isAssertion(k))))) return true;
   return depth <= MAX_OPEN_DEPTH && candidates(compiler, rest, items.restPointer).length > 0 && openItems(compiler, items, depth);
 }
+
+// Whether a keyword asserts something of arrays (arrays' own, or one of every kind).
+const arrayKeyword = (k: string): boolean => isAssertion(k) && (!KIND_SPECIFIC.has(k) || KIND_KEYWORDS.array!.includes(k));
 
 // Most arrays nested in one another that `openArray` looks into (a schema may refer to itself).
 const MAX_OPEN_DEPTH = 8;
