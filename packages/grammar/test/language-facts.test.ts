@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { languageFacts, matchesBytes, rx, type ByteRegex } from '../src/ir/byte-regex.ts';
+import { stringCount } from '../src/lexer/lexer-dfa.ts';
 
 const a = rx.literal('a');
 const b = rx.literal('b');
@@ -103,6 +104,26 @@ function stringsUpTo(length: number): number[][] {
   return all;
 }
 
+// The longest member, bounded from the structure (Infinity: no bound found).
+function longest(r: ByteRegex): number {
+  switch (r.kind) {
+    case 'bytes':
+      return 1;
+    case 'seq':
+      return r.items.reduce((sum, item) => sum + longest(item), 0);
+    case 'alt':
+      return Math.max(0, ...r.items.map(longest));
+    case 'repeat':
+      return r.max === 0 || longest(r.item) === 0 ? 0 : r.max * longest(r.item);
+    case 'and':
+      return Math.min(...r.items.map(longest));
+    case 'not':
+      return Infinity;
+    case 'automaton':
+      return r.automaton.edges.length; // a path that repeats no state
+  }
+}
+
 describe('languageFacts: what a regex structure proves without an automaton', () => {
   it('an open object key: a string that is none of the declared names matches infinitely many', () => {
     const names = rx.alt([rx.literal('"id"'), rx.literal('"name"')]);
@@ -133,25 +154,6 @@ describe('languageFacts: what a regex structure proves without an automaton', ()
 
   it('is sound on random regexes over {a, b}: what it proves, enumeration confirms', () => {
     const generate = randomRegexes(12345);
-    // The longest member, bounded from the structure (Infinity: no bound found).
-    const longest = (r: ByteRegex): number => {
-      switch (r.kind) {
-        case 'bytes':
-          return 1;
-        case 'seq':
-          return r.items.reduce((sum, item) => sum + longest(item), 0);
-        case 'alt':
-          return Math.max(0, ...r.items.map(longest));
-        case 'repeat':
-          return r.max === 0 || longest(r.item) === 0 ? 0 : r.max * longest(r.item);
-        case 'and':
-          return Math.min(...r.items.map(longest));
-        case 'not':
-          return Infinity;
-        case 'automaton':
-          return r.automaton.edges.length; // a path that repeats no state
-      }
-    };
     const strings = stringsUpTo(9);
     let proven = 0;
     for (let i = 0; i < 300; i++) {
@@ -207,5 +209,42 @@ describe('matchesBytes: membership decided on the regex', () => {
     expect(matchesBytes(rx.repeat(a, 41, 100_000), text)).toBe(false);
     expect(matchesBytes(rx.repeat(rx.alt([a, rx.empty]), 100_000, 100_000), text)).toBe(true);
     expect(matchesBytes(rx.seq([rx.repeat(rx.repeat(a, 0, 3), 2, Infinity), b]), Uint8Array.from([0x61, 0x61, 0x62]))).toBe(true);
+  });
+});
+
+describe('stringCount: how many strings a regex matches, counted on its DFA', () => {
+  it('agrees with enumeration on random regexes over {a, b}', () => {
+    const generate = randomRegexes(4242);
+    const strings = stringsUpTo(9);
+    const seen = { finite: 0, endless: 0 };
+    for (let i = 0; i < 300; i++) {
+      const regex = generate(3);
+      // (Over {a, b} alone: a complement matches other bytes too.)
+      const count = stringCount(rx.and([regex, anyAB]), 1_000);
+      const members = strings.filter((text) => matches(regex, text));
+      const shown = JSON.stringify(regex);
+      if (count === Infinity) {
+        seen.endless++;
+        expect(
+          members.some((text) => text.length >= 5),
+          shown,
+        ).toBe(true);
+      } else {
+        seen.finite++;
+        // (An automaton's bound is its number of edges, for a finite language.)
+        if (longest(regex) <= 9) expect(count, shown).toBe(members.length);
+        else expect(count, shown).toBeGreaterThanOrEqual(members.length);
+      }
+    }
+    expect(seen.finite).toBeGreaterThan(50);
+    expect(seen.endless).toBeGreaterThan(50);
+  });
+
+  it('counts past what a double holds exactly, and gives up past its state budget', () => {
+    const hex = rx.byteRanges([0x30, 0x39, 0x61, 0x66]);
+    expect(stringCount(rx.repeat(hex, 32, 32), 1_000)).toBe(16 ** 32);
+    expect(stringCount(rx.nothing, 10)).toBe(0);
+    expect(stringCount(rx.empty, 10)).toBe(1);
+    expect(stringCount(rx.repeat(hex, 0, 2_000), 100)).toBeNull();
   });
 });

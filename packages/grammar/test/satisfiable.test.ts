@@ -27,6 +27,9 @@ const SOME: { schema: Record<string, unknown>; witness: unknown }[] = [
   },
   { schema: { anyOf: [{ type: 'string', maxLength: 0 }, { type: 'null' }] }, witness: null },
   { schema: { $ref: '#/$defs/d', $defs: { d: { type: 'boolean' } } }, witness: true },
+  // (Dependency lists met by the required members alone.)
+  { schema: { type: 'object', required: ['a', 'b'], dependencies: { a: ['b'], c: ['d'] } }, witness: { a: 1, b: 1 } },
+  { schema: { type: 'object', required: ['a'], dependentRequired: { b: ['c'] } }, witness: { a: 1 } },
 ];
 
 // Schemas the proof does not settle (some allow nothing; some do, by reasons it does not look into).
@@ -46,6 +49,10 @@ const UNKNOWN: Record<string, unknown>[] = [
   { not: {} },
   { oneOf: [{ type: 'object' }, { type: 'object', maxProperties: 3 }] },
   { type: 'object', required: ['b', 'c'], oneOf: [{ required: ['b'] }, { required: ['c'] }] },
+  // (A required member that needs one not required; a dependency that is a schema.)
+  { type: 'object', required: ['a'], dependencies: { a: ['b'] } },
+  { type: 'object', required: ['a'], dependentRequired: { a: ['b'] } },
+  { type: 'object', required: ['a'], dependencies: { a: { required: ['b'] } } },
 ];
 
 describe('schemas known to allow some value', () => {

@@ -477,6 +477,48 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('an integer from a negative floor: a negative one no digit may extend is fixed (kernel and reference)', () => {
+    const schema = array({ n: { type: 'integer', minimum: -20 }, b: { type: 'boolean' } }, ['n']);
+    const taken = (n: string): string => `{"n":${n}},{"n":${n},"b":true},{"b":false,"n":${n}}`;
+    for (const matcher of bothMatchers(schema)) {
+      expect(matcher.commitBytes(bytes(`[${taken('-3')},${taken('-2')},${taken('-0')},{"n":`))).toBe(true);
+      // -3 can only be -3 (-30 is below the floor); -2 may still become -20.
+      expect(matcher.completes(bytes('-3}]'))).toBe(false);
+      expect(matcher.completes(bytes('-20}]'))).toBe(true);
+      expect(matcher.completes(bytes('-4}]'))).toBe(true);
+      const fork = matcher.fork();
+      expect(fork.commitBytes(bytes('-3'))).toBe(false);
+      expect(fork.commitBytes(bytes('-2'))).toBe(true);
+      expect(fork.commitBytes(bytes('}'))).toBe(false);
+      expect(fork.commitBytes(bytes('0}]'))).toBe(true);
+      fork.dispose();
+      // (-0 is 0, taken: `-` may still go on to -1 ... -20.)
+      expect(matcher.completes(bytes('0}]'))).toBe(false);
+      expect(matcher.commitBytes(bytes('-0'))).toBe(false);
+      expect(matcher.commitBytes(bytes('-'))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
+  it('a member of unique strings of many values is a way out, its own items kept distinct (kernel and reference)', () => {
+    const ids = { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{5}$' } };
+    const schema = array({ a: { enum: ['x'] }, ids, flag: { type: 'null' } }, ['a']);
+    for (const matcher of bothMatchers(schema)) {
+      expect(matcher.commitBytes(bytes('[{"a":"x"},{"a":"x","flag":null},{"a":"x","ids":["aaaab"],"flag":null},{"flag":null,"a":"x",'))).toBe(true);
+      // Until ids is written, it is a way out: then its value decides.
+      expect(matcher.completes(bytes('"ids":["aaaab"]}]'))).toBe(false);
+      expect(matcher.completes(bytes('"ids":["aaaab","aaaaa"]}]'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"ids":["aaaab"'))).toBe(true);
+      expect(matcher.completes(bytes('}]'))).toBe(false);
+      // Its own items stay distinct.
+      expect(matcher.completes(bytes(',"aaaab"]}]'))).toBe(false);
+      expect(matcher.commitBytes(bytes(',"aaaa'))).toBe(true);
+      expect(matcher.commitBytes(bytes('b'))).toBe(false);
+      expect(matcher.commitBytes(bytes('a"]}]'))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
   it('a member that needs one that can never be written is no way out (kernel and reference)', () => {
     const schema = {
       type: 'array',
@@ -570,8 +612,9 @@ describe('uniqueItems over objects of named members only, kept while matching', 
         uniqueItems: true,
         items: { type: 'object', properties: { s: { type: 'string' }, c: false }, dependentRequired: { s: ['c'] }, additionalProperties: false },
       },
-      { type: 'integer', minimum: -5 },
       { type: 'integer', maximum: 5 },
+      // (Unique strings of few values: arrays of them run out.)
+      { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{4}$' } },
       { type: 'number', minimum: 1 },
       { enum: [1, 2] },
       { type: 'object', properties: { x: { enum: [1, 2] } }, additionalProperties: false },
@@ -598,6 +641,12 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       // objects of named members only of endlessly many values: every prefix has endless completions.
       { type: 'integer', minimum: 0 },
       { type: 'integer', exclusiveMinimum: 3 },
+      { type: 'integer', minimum: -5 },
+      // (Number keywords beside a string type say nothing of strings.)
+      { type: ['integer', 'string'], minimum: 1, pattern: '^[1-9][0-9]*$' },
+      // Unique strings of more values than 18: arrays of them outnumber 2^53.
+      { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{5}$' } },
+      { type: 'array', uniqueItems: true, items: { type: 'string', format: 'uuid' } },
       { type: 'array', items: { enum: ['a', 'b'] } },
       { type: 'array', items: { type: 'object', properties: { s: { type: 'string' } }, additionalProperties: false }, uniqueItems: true },
       // Objects of named members only, themselves kept by their members (also where other types may be).

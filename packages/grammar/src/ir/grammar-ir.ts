@@ -192,8 +192,11 @@ export interface ClosedObjectItems {
 export interface ClosedMember {
   readonly constants: readonly string[];
   readonly strings?: 'endless' | ByteRegex;
-  /** Numbers: any, integers, or integers from a lower bound of 0 or more (`-` fixes `-0`). */
-  readonly numbers?: 'number' | 'integer' | 'natural';
+  /**
+   * Numbers: any, integers, or integers from a floor (`from`: a prefix no digit may extend
+   * fixes its value, `-` fixing `-0` where the floor is 0 or more, `-3` where it is above -30).
+   */
+  readonly numbers?: 'number' | 'integer' | { readonly from: number };
   readonly objects?: boolean;
   readonly arrays?: boolean;
   readonly object?: ClosedObjectItems;

@@ -1056,6 +1056,51 @@ export function matchesSomething(regex: ByteRegex, maxStates: number): boolean |
   }
 }
 
+/** A regex's DFA built whole, states numbered from 0 (the start): `rows[s][b]` the next state or -1. */
+export interface ExplicitDfa {
+  readonly rows: readonly Int32Array[];
+  readonly accepting: readonly boolean[];
+}
+
+/**
+ * The DFA of `regex`, every state of it reachable and reaching acceptance (none at all when
+ * it matches nothing), or null past `maxStates` states or the `limits` given.
+ */
+export function explicitDfa(regex: ByteRegex, maxStates: number, limits: Partial<GrammarLimits> = {}): ExplicitDfa | null {
+  try {
+    const dfa = new LexerDfa([{ name: 'strings', regex }], [], { ...DEFAULT_LIMITS, ...limits, maxLexerStates: maxStates + 1 });
+    const start = dfa.start([0]);
+    if (start === DEAD) return { rows: [], accepting: [] };
+    const ids = new Map([[start, 0]]);
+    const order = [start];
+    const rows: Int32Array[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const targets = dfa.row(order[i]!).slice();
+      const row = new Int32Array(256).fill(-1);
+      for (let b = 0; b < 256; b++) {
+        const target = targets[b]!;
+        if (target === DEAD) continue;
+        let id = ids.get(target);
+        if (id === undefined) {
+          if (order.length >= maxStates) return null;
+          id = order.length;
+          ids.set(target, id);
+          order.push(target);
+        }
+        row[b] = id;
+      }
+      rows.push(row);
+    }
+    return { rows, accepting: order.map((state) => dfa.accepting(state).length > 0) };
+  } catch (error) {
+    if (error instanceof GrammarLimitError) return null;
+    throw error;
+  }
+}
+
+// Each state's successors, once each.
+const successors = (dfa: ExplicitDfa): number[][] => dfa.rows.map((row) => [...new Set(row.filter((t) => t >= 0))]);
+
 /**
  * Whether every prefix of the strings `regex` matches has endlessly many completions among
  * them, proven on its DFA (built whole): every state reachable from the start reaches a
@@ -1063,43 +1108,12 @@ export function matchesSomething(regex: ByteRegex, maxStates: number): boolean |
  * some prefix has finitely many, or the DFA has more than `maxStates` states.
  */
 export function endlessCompletions(regex: ByteRegex, maxStates: number): boolean {
-  let dfa: LexerDfa;
-  let start: number;
-  try {
-    dfa = new LexerDfa([{ name: 'strings', regex }], [], { ...DEFAULT_LIMITS, maxLexerStates: maxStates + 1 });
-    start = dfa.start([0]);
-  } catch (error) {
-    if (error instanceof GrammarLimitError) return false;
-    throw error;
-  }
-  if (start === DEAD) return true; // no string at all: no prefix to complete
-  // The states reachable (DFA rows, DEAD left out) and their successors.
-  const next: number[][] = [];
-  const seen = new Map<number, number>([[start, 0]]);
-  const order = [start];
-  try {
-    for (let i = 0; i < order.length; i++) {
-      const row = dfa.row(order[i]!);
-      const targets = new Set<number>();
-      for (let b = 0; b < 256; b++) if (row[b] !== DEAD) targets.add(row[b]!);
-      const ids: number[] = [];
-      for (const t of targets) {
-        if (!seen.has(t)) {
-          if (order.length >= maxStates) return false;
-          seen.set(t, order.length);
-          order.push(t);
-        }
-        ids.push(seen.get(t)!);
-      }
-      next.push(ids);
-    }
-  } catch (error) {
-    if (error instanceof GrammarLimitError) return false;
-    throw error;
-  }
+  const dfa = explicitDfa(regex, maxStates);
+  if (dfa === null) return false;
+  const next = successors(dfa);
   // States on a cycle (in a strongly connected component with an edge inside it), then every
   // state that reaches one: all must.
-  const n = order.length;
+  const n = next.length;
   const reaches = new Uint8Array(n);
   for (const component of stronglyConnected(next)) {
     if (component.length > 1 || next[component[0]!]!.includes(component[0]!)) for (const v of component) reaches[v] = 1;
@@ -1116,6 +1130,44 @@ export function endlessCompletions(regex: ByteRegex, maxStates: number): boolean
     }
   }
   return reaches.every((r) => r === 1);
+}
+
+/**
+ * How many strings `regex` matches (Infinity where endlessly many, and past what a double
+ * holds), counted on its DFA built whole; null when it has more than `maxStates` states.
+ */
+export function stringCount(regex: ByteRegex, maxStates: number): number | null {
+  const dfa = explicitDfa(regex, maxStates);
+  if (dfa === null) return null;
+  const next = successors(dfa);
+  // (A cycle among states that reach acceptance makes endlessly many; the others count 0.)
+  const live = dfa.accepting.slice();
+  for (let changed = true; changed;) {
+    changed = false;
+    next.forEach((targets, v) => {
+      if (!live[v] && targets.some((t) => live[t])) changed = live[v] = true;
+    });
+  }
+  for (const component of stronglyConnected(next)) {
+    const v = component[0]!;
+    if (live[v] && (component.length > 1 || next[v]!.includes(v))) return Infinity;
+  }
+  // Acyclic where it counts: the strings from each state, successors first.
+  const count = new Float64Array(next.length).fill(-1);
+  const stack = [0];
+  while (stack.length > 0) {
+    const v = stack[stack.length - 1]!;
+    const pending = live[v] ? next[v]!.filter((t) => count[t]! < 0) : [];
+    if (pending.length > 0) {
+      stack.push(...pending);
+      continue;
+    }
+    stack.pop();
+    let total = dfa.accepting[v] ? 1 : 0;
+    if (live[v]) for (const t of dfa.rows[v]!) if (t >= 0) total += count[t]!;
+    count[v] = total;
+  }
+  return next.length === 0 ? 0 : count[0]!;
 }
 
 // The strongly connected components of a graph given by successor lists (Tarjan's, without

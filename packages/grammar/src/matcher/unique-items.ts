@@ -1298,13 +1298,17 @@ export function canonicalJson(text: string): string {
 // The value (canonical JSON) every completion of a literal's or a number's prefix has, when
 // the prefix fixes it: a literal by its first letter; a zero mantissa whose exponent has
 // begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a fraction begun (`5.`, `12.00`:
-// only zeros may follow), and for integers from a lower bound of 0 or more a sign (`-`: only
-// `-0` may follow). Null when completions may differ.
-function fixedItem(prefix: string, items: 'number' | 'integer' | 'natural' | undefined): string | null {
+// only zeros may follow), and for integers from a floor a negative one no digit may extend
+// (`-4` from -5; `-` from 0 or more: only `-0` may follow). Null when completions may differ.
+function fixedItem(prefix: string, items: ClosedMember['numbers']): string | null {
   if (/^[tfn]/.test(prefix)) return LITERALS.find((literal) => literal.startsWith(prefix)) ?? null;
   if (/^-?0(?:\.0*)?[eE][+-]?\d*$/.test(prefix)) return '0';
-  if (items === 'natural' && prefix === '-') return '0';
-  if (items !== 'integer' && items !== 'natural') return null;
+  if (items === undefined || items === 'number') return null;
+  if (typeof items === 'object') {
+    if (prefix === '-' && items.from >= 0) return '0';
+    const negative = /^-([1-9]\d*)$/.exec(prefix);
+    if (negative !== null && BigInt(negative[1]!) * 10n > -BigInt(items.from)) return canonicalNumber(prefix);
+  }
   const integer = /^-?(?:0$|\d+(?=\.0*$))/.exec(prefix);
   return integer === null ? null : canonicalNumber(integer[0]);
 }

@@ -22,11 +22,10 @@
  * overlapping terminals, with ignored terminals, permutations (JSON objects) or exclusions, and
  * with a terminal whose automaton is too large to explore, are left as they are (`null`).
  */
-import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
+import { explicitDfa, type ExplicitDfa } from '../lexer/lexer-dfa.ts';
 import { isNullable, languageFacts, rx, type ByteRegex } from '../ir/byte-regex.ts';
 import type { LexemeDef } from '../ir/grammar-ir.ts';
-import { GrammarLimitError } from '../grammar-error.ts';
-import { DEFAULT_LIMITS, type GrammarLimits } from '../limits.ts';
+import type { GrammarLimits } from '../limits.ts';
 
 /** A grammar lowered to BNF: symbols below `lexemes.length` are terminals, the rest nonterminals. */
 export interface Bnf {
@@ -137,50 +136,17 @@ function prefixFree(regex: ByteRegex): boolean {
 }
 const rangeTriples = (edges: readonly number[]): number[] => edges.flatMap((x, i) => (i % 3 === 2 ? [] : [x]));
 
-/** A terminal's own DFA: state 0 is the start; `rows[s][b]` the next state or -1. */
-interface TerminalDfa {
-  readonly rows: readonly Int32Array[];
-  readonly accepting: readonly boolean[];
-}
-
-// The DFA of `regex` (its states all reach acceptance), or null past MAX_TERMINAL_STATES or
-// for an intersection or complement (their products take most of a compile: JSON strings
-// with patterns and bounds, which never need the rewrite).
-function terminalDfa(regex: ByteRegex): TerminalDfa | null {
+// A terminal's own DFA (`ExplicitDfa`: its states all reach acceptance), or null past
+// MAX_TERMINAL_STATES or for an intersection or complement (their products take most of a
+// compile: JSON strings with patterns and bounds, which never need the rewrite).
+function terminalDfa(regex: ByteRegex): ExplicitDfa | null {
   if (languageFacts(regex).costly) return null;
-  try {
-    const dfa = new LexerDfa([{ name: 'terminal', regex }], [], { ...DEFAULT_LIMITS, maxLexerStates: MAX_TERMINAL_STATES + 1, lexerCacheBytes: 64 * 2048 });
-    const start = dfa.start([0]);
-    if (start === DEAD) return null;
-    const ids = new Map([[start, 0]]);
-    const order = [start];
-    const rows: Int32Array[] = [];
-    for (let i = 0; i < order.length; i++) {
-      const targets = dfa.row(order[i]!).slice();
-      const row = new Int32Array(256).fill(-1);
-      for (let b = 0; b < 256; b++) {
-        const target = targets[b]!;
-        if (target === DEAD) continue;
-        let id = ids.get(target);
-        if (id === undefined) {
-          if (order.length >= MAX_TERMINAL_STATES) return null;
-          id = order.length;
-          ids.set(target, id);
-          order.push(target);
-        }
-        row[b] = id;
-      }
-      rows.push(row);
-    }
-    return { rows, accepting: order.map((state) => dfa.accepting(state).length > 0) };
-  } catch (error) {
-    if (error instanceof GrammarLimitError) return null;
-    throw error;
-  }
+  const dfa = explicitDfa(regex, MAX_TERMINAL_STATES, { lexerCacheBytes: 64 * 2048 });
+  return dfa === null || dfa.rows.length === 0 ? null : dfa;
 }
 
 // The language of `dfa` starting with a byte of `starts` (all: any), ending in a state `ends` allows.
-function variantRegex(dfa: TerminalDfa, starts: ByteSet | null, ends: (state: number) => boolean): ByteRegex {
+function variantRegex(dfa: ExplicitDfa, starts: ByteSet | null, ends: (state: number) => boolean): ByteRegex {
   // A fresh start state (the old one may be entered again later), the others shifted by one.
   const runs = (row: Int32Array, keep: (b: number) => boolean): number[] => {
     const edges: number[] = [];
@@ -235,8 +201,8 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): GreedyEnds | nu
   graph.follow(follow, first, derivesEmpty, addAll, (set) => set.slice());
 
   // The risky terminals: greedy, and some ending of theirs is continued by a byte that may follow.
-  const dfas = new Map<number, TerminalDfa | null>();
-  const dfaOf = (t: number): TerminalDfa | null => {
+  const dfas = new Map<number, ExplicitDfa | null>();
+  const dfaOf = (t: number): ExplicitDfa | null => {
     if (!dfas.has(t)) dfas.set(t, terminalDfa(lexemes[t]!.regex));
     return dfas.get(t)!;
   };
@@ -297,7 +263,7 @@ export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): GreedyEnds | nu
     }
     reaching.set(t, perTarget);
   }
-  function endsBefore(dfa: TerminalDfa, s: number, q: number): boolean {
+  function endsBefore(dfa: ExplicitDfa, s: number, q: number): boolean {
     return dfa.accepting[s]! && (q === END || !continues(dfa.rows[s]!, classBytes(q)));
   }
   const startBytes = (t: number, p: number): ByteSet | null => {
@@ -570,7 +536,7 @@ function overlapping(
   derivesEmpty: Uint8Array,
   firsts: readonly ByteSet[],
   used: Uint8Array,
-  dfaOf: (t: number) => TerminalDfa | null,
+  dfaOf: (t: number) => ExplicitDfa | null,
 ): boolean {
   const T = lexemes.length;
   // The overlapping pairs first (only terminals that start with a common byte can overlap):
@@ -628,7 +594,7 @@ function literalOf(regex: ByteRegex): number[] | null {
 
 // Whether a text of `a` is a prefix of a text of `b` (or it takes too long to tell): literals
 // (keywords, punctuation) are compared as strings or walked through the other's automaton.
-function overlaps(a: ByteRegex, b: ByteRegex, dfaA: () => TerminalDfa | null, dfaB: () => TerminalDfa | null, budget: { states: number }): boolean {
+function overlaps(a: ByteRegex, b: ByteRegex, dfaA: () => ExplicitDfa | null, dfaB: () => ExplicitDfa | null, budget: { states: number }): boolean {
   const [textA, textB] = [literalOf(a), literalOf(b)];
   if (textA !== null && textB !== null) return textA.length <= textB.length && textA.every((byte, i) => byte === textB[i]);
   if (textA !== null) return walk(textA, dfaB(), () => false) !== 'dies';
@@ -638,7 +604,7 @@ function overlaps(a: ByteRegex, b: ByteRegex, dfaA: () => TerminalDfa | null, df
 }
 
 // Feeds `text` to `dfa` until it dies or `stop` holds of a state's acceptance (no automaton: it stops).
-function walk(text: readonly number[], dfa: TerminalDfa | null, stop: (accepting: boolean) => boolean): 'dies' | 'stops' | 'survives' {
+function walk(text: readonly number[], dfa: ExplicitDfa | null, stop: (accepting: boolean) => boolean): 'dies' | 'stops' | 'survives' {
   if (dfa === null) return 'stops';
   let state = 0;
   for (const byte of text) {
@@ -651,7 +617,7 @@ function walk(text: readonly number[], dfa: TerminalDfa | null, stop: (accepting
 
 // Whether a text `a` accepts is also a prefix of a text of `b` (true when the pairs of states
 // explored run past the budget).
-function sharesPrefix(a: TerminalDfa, b: TerminalDfa, budget: { states: number }): boolean {
+function sharesPrefix(a: ExplicitDfa, b: ExplicitDfa, budget: { states: number }): boolean {
   const seen = new Set([0]);
   const stack = [0];
   while (stack.length > 0) {

@@ -8,6 +8,7 @@
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { endlessMember, expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { enumValues } from './enum-schema.ts';
+import type { Bound } from './numbers.ts';
 import { jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -17,7 +18,9 @@ import {
   isAssertion,
   KIND_KEYWORDS,
   KIND_SPECIFIC,
+  lowerBound,
   nonNegativeInt,
+  memberNeeds,
   requiredLists,
   type Schema,
   type SchemaObject,
@@ -28,7 +31,7 @@ import { takesFreshMember } from './fresh-members.ts';
 import { knownSatisfiable } from './satisfiable.ts';
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
-import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
+import { endlessCompletions, matchesSomething, stringCount } from '../../lexer/lexer-dfa.ts';
 import { finiteValues, MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
@@ -273,18 +276,6 @@ function namedShape(compiler: SchemaCompiler, item: SchemaObject, pointer: strin
   );
 }
 
-// The members each member needs beside it (`dependentRequired`, and `dependencies` whose
-// values are all lists), or undefined where a dependency is a schema.
-function memberNeeds(item: SchemaObject): Record<string, string[]> | undefined {
-  const all = [item.dependentRequired, item.dependencies].filter((d) => d !== undefined) as Record<string, unknown>[];
-  const out: Record<string, string[]> = {};
-  for (const [name, needed] of all.flatMap((d) => Object.entries(d))) {
-    if (!Array.isArray(needed)) return undefined;
-    out[name] = [...(out[name] ?? []), ...(needed as string[])];
-  }
-  return out;
-}
-
 // Items of several kinds, those of one kind strings or objects that may run out of
 // completions (`closedStrings`, `closedObjects`: their content, or their members) and every
 // other kind open (`openItems`): kept as items of that kind alone are, but an item a comma
@@ -366,7 +357,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
   const constants = new Set<string>();
   const contents: ByteRegex[] = [];
   let endless = false;
-  let numbers: 'number' | 'integer' | 'natural' | undefined;
+  let numbers: ClosedMember['numbers'];
   let objects = false;
   let arrays = false;
   let object: ClosedObjectItems | undefined;
@@ -396,7 +387,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       object = namedMembers(compiler, types.length === 1 ? b : { ...b, type: 'object' }, pointer, depth + 1);
       if (object === undefined) return undefined;
     }
-    const integerFloor = (k: string): boolean => !types.includes('number') && LOWER_BOUNDS.has(k) && (b[k] === true || (typeof b[k] === 'number' && b[k] >= 0));
+    const integerFloor = (k: string): boolean => !types.includes('number') && LOWER_BOUNDS.has(k);
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
       !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k) || integerFloor(k))
@@ -412,11 +403,18 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
         if (listed === null) arrays = true;
         else listed.forEach((value) => constants.add(value));
       } else if (t === 'number' || t === 'integer') {
-        // (Integers from a floor of 0 or more where every branch has one: see `fixedItem`.)
-        const kind = t === 'number' ? 'number' : Object.keys(b).some(integerFloor) ? 'natural' : 'integer';
-        numbers = numbers === 'number' || kind === 'number' ? 'number' : numbers === 'integer' || kind === 'integer' ? 'integer' : 'natural';
+        // (Integers from a floor where every branch has one, the lowest: see `fixedItem`.)
+        const kind = t === 'number' ? 'number' : Object.keys(b).some(integerFloor) ? { from: integerFrom(lowerBound(b, pointer)) } : 'integer';
+        numbers =
+          numbers === 'number' || kind === 'number'
+            ? 'number'
+            : numbers === 'integer' || kind === 'integer'
+              ? 'integer'
+              : { from: Math.min(numbers?.from ?? Infinity, kind.from) };
       } else if (t === 'string') {
-        if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || SIDE_OBJECT_KEYWORDS.has(k))) return undefined;
+        // (Other kinds' keywords constrain those kinds alone.)
+        if (!Object.keys(b).every((k) => !isAssertion(k) || STRING_KEYWORDS.has(k) || (KIND_SPECIFIC.has(k) && !KIND_KEYWORDS.string!.includes(k))))
+          return undefined;
         const content = stringContent(compiler, b, pointer);
         if (!endlessCompletions(content, MAX_ENDLESS_PROOF_STATES)) contents.push(content);
         else {
@@ -443,9 +441,10 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
 
 // Whether every prefix of the arrays an array schema allows has endlessly many completions,
 // though an item's may run out: no maxItems, prefix items or contains, and items of which
-// there is some that may repeat, or unique ones of endlessly many values the matcher keeps
-// distinct (objects of named members only, see `closedObjects`; where it cannot, the array's
-// own schema is refused).
+// there is some that may repeat, or unique ones the matcher keeps distinct (where it cannot,
+// the array's own schema is refused) of endlessly many values: strings of more than
+// `MANY_STRINGS` values, or objects of named members only (see `closedObjects`). (Open items
+// are `openArray`'s.)
 function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
   if (depth >= MAX_NAMED_DEPTH || compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrayKeyword(k) || OPEN_ARRAY_KEYWORDS.has(k)))
     return false;
@@ -456,7 +455,13 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   // own schema is refused), of which there is some, with a member of endlessly many values:
   // strings or numbers looked at alone (a schema may hold arrays of itself), or any member.
   const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
-  if (flat === false || !namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;
+  if (flat === false) return false;
+  const strings = stringsContent(compiler, flat, restPointer);
+  if (strings !== undefined) {
+    const count = stringCount(strings, MAX_ENDLESS_PROOF_STATES) ?? 0;
+    return count > MANY_STRINGS && (nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0) <= count;
+  }
+  if (!namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;
   // (Such a member must be one any item can take: it needs no other.)
   const needs = memberNeeds(flat) ?? {};
   const addable = ([name]: [string, unknown]): boolean => (needs[name] ?? []).length === 0;
@@ -468,6 +473,10 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
     });
   return scalars || Object.entries(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some((e) => addable(e) && endlessMember(e[1]));
 }
+
+// Unique items of more strings than this make more arrays than 2^53 (each string once, in
+// any order: 19! of them), more than any array holds items: they never run out.
+const MANY_STRINGS = 18;
 
 // Most arrays a member's schema may list, and most it may look at to find them.
 const MAX_LISTED_ARRAYS = 4096;
@@ -506,10 +515,13 @@ function listedArrays(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   return out.length <= MAX_LISTED_ARRAYS ? out : undefined;
 }
 
-// Lower bounds that leave integers open: of 0 or more, every prefix of an integer but one that
-// fixes its value (`0`, `-0`, `5.`) can take one more digit (a negative bound would close
-// `-4` for a minimum of -5; a number's exponent `1e-` may close for a minimum of 1).
+// Lower bounds that leave integers endless: the matcher tells the prefixes that fix a value
+// (`-4` for a minimum of -5; a number's exponent `1e-` may close for a minimum of 1, so
+// numbers stay without).
 const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum']);
+
+// The least integer a lower bound allows.
+const integerFrom = ({ value, inclusive }: Bound): number => (inclusive ? Math.ceil(value) : Math.floor(value) + 1);
 
 // Object keywords a member's string or number branch may have beside its type (they
 // constrain objects only, and an object there is judged apart).

@@ -10,7 +10,7 @@ import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { enumValues } from './enum-schema.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, requiredLists, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, memberNeeds, requiredLists, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { stringContent } from './string-schema.ts';
 
 // Most DFA states the proof that a string schema matches something may build.
@@ -48,7 +48,9 @@ export function knownSatisfiable(compiler: SchemaCompiler, schema: Schema, point
   // (A oneOf of required lists: the object of a branch's required members alone passes it
   // when it holds no other branch's list whole.)
   const lists = requiredLists(flat.oneOf);
-  const plain = OVER_OBJECTS.every((k) => flat[k] === undefined || (k === 'oneOf' && lists !== undefined));
+  const plain = OVER_OBJECTS.every(
+    (k) => flat[k] === undefined || (k === 'oneOf' && lists !== undefined) || (k === 'dependencies' && memberNeeds(flat) !== undefined),
+  );
   const one = (c: SchemaObject): boolean => {
     const required = Array.isArray(c.required) ? (c.required as string[]) : [];
     return lists === undefined || lists.filter((list) => list.every((name) => required.includes(name))).length === 1;
@@ -74,7 +76,7 @@ function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, 
       case 'array':
         return own.every((k) => ARRAY_OPEN.has(k)) || someItems(compiler, s, own, pointer, depth);
       case 'object':
-        return objects && own.every((k) => OBJECT_OPEN.has(k) || k === 'required') && requiredMembers(compiler, s, pointer, depth);
+        return objects && own.every((k) => OBJECT_OPEN.has(k) || k === 'required' || k === 'dependencies') && requiredMembers(compiler, s, pointer, depth);
       default:
         return false;
     }
@@ -82,12 +84,15 @@ function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, 
 }
 
 // Whether an object of the required members only, each of a value its declared schema is
-// known to allow, passes the object keywords of `s` (those of `OBJECT_OPEN` and `required`):
-// none required, or no keyword that speaks of their names beside their declarations.
+// known to allow, passes the object keywords of `s` (those of `OBJECT_OPEN`, `required` and
+// dependency lists): none required, or no keyword that speaks of their names beside their
+// declarations and the members they need, all required.
 function requiredMembers(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
   const required = Array.isArray(s.required) ? (s.required as string[]) : [];
   if (required.length === 0) return true;
-  if (s.patternProperties !== undefined || s.propertyNames !== undefined || s.dependentRequired !== undefined) return false;
+  if (s.patternProperties !== undefined || s.propertyNames !== undefined) return false;
+  const needs = memberNeeds(s);
+  if (needs === undefined || required.some((name) => (needs[name] ?? []).some((needed) => !required.includes(needed)))) return false;
   if (typeof s.maxProperties === 'number' && s.maxProperties < new Set(required).size) return false;
   const declared = (s.properties ?? {}) as Record<string, Schema>;
   return required.every((name) =>

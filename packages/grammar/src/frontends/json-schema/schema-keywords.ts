@@ -230,3 +230,17 @@ export function requiredLists(branches: unknown): string[][] | undefined {
   );
   return lists.every((l) => l !== undefined) ? lists : undefined;
 }
+
+/**
+ * The members each member needs beside it (`dependentRequired`, and `dependencies` whose
+ * values are all lists), or undefined where a dependency is a schema.
+ */
+export function memberNeeds(schema: SchemaObject): Record<string, string[]> | undefined {
+  const all = [schema.dependentRequired, schema.dependencies].filter((d) => d !== undefined) as Record<string, unknown>[];
+  const out: Record<string, string[]> = {};
+  for (const [name, needed] of all.flatMap((d) => Object.entries(d))) {
+    if (!Array.isArray(needed)) return undefined;
+    out[name] = [...(out[name] ?? []), ...(needed as string[])];
+  }
+  return out;
+}
