@@ -71,7 +71,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       if (numbers !== undefined) compiler.uniqueNumberItems.set(shape, numbers);
       if (mixed !== undefined) compiler.uniqueOpenBeside.add(shape);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, integers from 0 up, open objects, arrays that never run out, arrays of few strings, booleans or null, or such objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, integers from a lower bound, open objects, arrays that never run out, arrays of few strings, booleans or null, or such objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }

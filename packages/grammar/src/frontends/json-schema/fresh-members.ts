@@ -25,19 +25,35 @@ import { schemaPattern, stringContent } from './string-schema.ts';
  */
 type Effect = 'same' | 'up' | 'down' | 'true' | 'false' | 'any';
 
-/** Whether every object `schema` allows takes one more member of a fresh name (see above). */
+/**
+ * Whether every object `schema` allows takes one more member of a fresh name (see above):
+ * a name that matches none of the `patternProperties` met, or else one that matches one of
+ * them (`^x-`) and none of the others, its value one that pattern's schemas allow.
+ */
 export function takesFreshMember(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
   if (compiler.parts.caps.maxProperties !== Infinity) return false;
   const patterns: string[] = [];
+  if (takesNamed(compiler, schema, pointer, null, patterns)) return true;
+  return [...new Set(patterns)].some((pattern) => takesNamed(compiler, schema, pointer, pattern, []));
+}
+
+// Whether every object `schema` allows takes one more member whose name matches `pattern`
+// (null: none) and none of the other patterns met (gathered into `patterns`).
+function takesNamed(compiler: SchemaCompiler, schema: Schema, pointer: string, pattern: string | null, patterns: string[]): boolean {
   const values: Schema[] = [];
-  const effect = new FreshMember(compiler, pointer, patterns, values).of(schema, 0);
+  const effect = new FreshMember(compiler, pointer, pattern, patterns, values).of(schema, 0);
   if (effect !== 'same' && effect !== 'up' && effect !== 'true') return false;
   if (values.length > 0 && !knownSatisfiable(compiler, { allOf: values }, pointer)) return false;
-  if (patterns.length === 0) return true;
-  // Endlessly many names match none of the patterns (a name written before, declared or in an
-  // earlier item is one of finitely many).
-  const matched = rx.alt(patterns.map((p) => schemaPattern(compiler, p, 'search', pointer, 'patternProperties')));
-  const names: ByteRegex = rx.and([stringContent(compiler, { type: 'string' }, pointer), rx.not(matched)]);
+  const others = patterns.filter((p) => p !== pattern);
+  if (pattern === null && others.length === 0) return true;
+  // Endlessly many names match the pattern and none of the others (a name written before,
+  // declared or in an earlier item is one of finitely many).
+  const regex = (p: string): ByteRegex => schemaPattern(compiler, p, 'search', pointer, 'patternProperties');
+  const names: ByteRegex = rx.and([
+    stringContent(compiler, { type: 'string' }, pointer),
+    ...(pattern === null ? [] : [regex(pattern)]),
+    ...(others.length === 0 ? [] : [rx.not(rx.alt(others.map(regex)))]),
+  ]);
   return matchesSomething(names, MAX_NAME_STATES) === true && endlessCompletions(names, MAX_NAME_STATES);
 }
 
@@ -54,7 +70,9 @@ class FreshMember {
   constructor(
     private readonly compiler: SchemaCompiler,
     private readonly pointer: string,
-    // The patternProperties met (the fresh name matches none of them).
+    // The pattern the fresh name matches (null: none).
+    private readonly chosen: string | null,
+    // The patternProperties met (the fresh name matches none of them but `chosen`).
     private readonly patterns: string[],
     // The additionalProperties schemas met (the fresh member's value passes all of them).
     private readonly values: Schema[],
@@ -107,18 +125,16 @@ class FreshMember {
           : 'any';
       }
       case 'patternProperties':
-        this.patterns.push(...Object.keys(value as object));
-        return 'same';
+        return this.#patterns(value as Record<string, unknown>);
       case 'additionalProperties':
-        return this.#additional(value);
+        return this.#matches(s.patternProperties) ? 'same' : this.#additional(value);
       case 'unevaluatedProperties':
         return isEmptySchema(value) ? 'same' : 'any';
       case '__memberSides':
         return all(
-          memberSides(s).map((side) => {
-            this.patterns.push(...Object.keys(side.patternProperties));
-            return this.#additional(side.additionalProperties);
-          }),
+          memberSides(s).map((side) =>
+            all([this.#patterns(side.patternProperties), this.#matches(side.patternProperties) ? 'same' : this.#additional(side.additionalProperties)]),
+          ),
         );
       case 'dependentSchemas':
       case 'dependencies':
@@ -144,6 +160,21 @@ class FreshMember {
       default:
         return 'any';
     }
+  }
+
+  // Patterns met: the fresh name matches the chosen one only, its value one of its schema's.
+  #patterns(patterns: Readonly<Record<string, unknown>>): Effect {
+    this.patterns.push(...Object.keys(patterns));
+    if (this.chosen === null || !Object.hasOwn(patterns, this.chosen)) return 'same';
+    const value = patterns[this.chosen];
+    if (value === false) return 'false';
+    if (!isEmptySchema(value)) this.values.push(value as Schema);
+    return 'same';
+  }
+
+  // Whether the fresh name matches one of these patterns (the chosen one is among them).
+  #matches(patterns: unknown): boolean {
+    return this.chosen !== null && typeof patterns === 'object' && patterns !== null && Object.hasOwn(patterns, this.chosen);
   }
 
   // The fresh member is an additional one: any value when that is true, {} or left out (a
