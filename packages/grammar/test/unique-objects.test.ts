@@ -613,8 +613,10 @@ describe('uniqueItems over objects of named members only, kept while matching', 
         items: { type: 'object', properties: { s: { type: 'string' }, c: false }, dependentRequired: { s: ['c'] }, additionalProperties: false },
       },
       { type: 'integer', maximum: 5 },
-      // (Unique strings of few values: arrays of them run out.)
+      // (Unique strings of few values: arrays of them run out. Values, not spellings: 13
+      // strings of newlines, tabs and slashes are 73 spellings.)
       { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{4}$' } },
+      { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[\\n\\t/]{0,2}$' } },
       { type: 'number', minimum: 1 },
       { enum: [1, 2] },
       { type: 'object', properties: { x: { enum: [1, 2] } }, additionalProperties: false },
@@ -646,6 +648,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: ['integer', 'string'], minimum: 1, pattern: '^[1-9][0-9]*$' },
       // Unique strings of more values than 18: arrays of them outnumber 2^53.
       { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{5}$' } },
+      { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[\\n\\t/]{0,3}$' } },
       { type: 'array', uniqueItems: true, items: { type: 'string', format: 'uuid' } },
       { type: 'array', items: { enum: ['a', 'b'] } },
       { type: 'array', items: { type: 'object', properties: { s: { type: 'string' } }, additionalProperties: false }, uniqueItems: true },

@@ -9,7 +9,7 @@ import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { endlessMember, expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { enumValues } from './enum-schema.ts';
 import type { Bound } from './numbers.ts';
-import { jsonContentSpellings } from './json-strings.ts';
+import { CANONICAL_CONTENT, jsonContentSpellings } from './json-strings.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
@@ -458,7 +458,8 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   if (flat === false) return false;
   const strings = stringsContent(compiler, flat, restPointer);
   if (strings !== undefined) {
-    const count = stringCount(strings, MAX_ENDLESS_PROOF_STATES) ?? 0;
+    // (Values, not spellings: `/` and `\/` are one.)
+    const count = stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES) ?? 0;
     return count > MANY_STRINGS && (nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0) <= count;
   }
   if (!namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;

@@ -5,7 +5,7 @@
  * UTF-8. Patterns, lengths and formats apply to the decoded string, so they are built over
  * these encodings.
  */
-import { encodeUtf8, memoized, normalizeRanges, rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { encodeUtf8, MAX_CODE_POINT, memoized, normalizeRanges, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { contains, subtract } from '../../ir/code-point-sets.ts';
 
 const SHORT_ESCAPES = new Map([
@@ -112,3 +112,28 @@ export function jsonStringBytes(value: string): Uint8Array {
   out.push(0x22);
   return Uint8Array.from(out);
 }
+
+/**
+ * The content of every string value spelled once, as `jsonStringBytes` spells it (control
+ * characters as lowercase `\u00XX`, `/` raw): intersected with content built with
+ * `jsonChars`, it has as many strings as that has values.
+ */
+export const CANONICAL_CONTENT: ByteRegex = rx.repeat(
+  rx.alt([
+    rx.codePoints(subtract([0, MAX_CODE_POINT], SPECIAL)),
+    rx.literal('\\"'),
+    rx.literal('\\\\'),
+    rx.seq([
+      rx.literal('\\u00'),
+      rx.byteRanges([0x30, 0x31]),
+      rx.byteRanges(
+        normalizeRanges([
+          [0x30, 0x39],
+          [0x61, 0x66],
+        ]),
+      ),
+    ]),
+  ]),
+  0,
+  Infinity,
+);
