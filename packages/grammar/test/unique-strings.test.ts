@@ -175,6 +175,28 @@ describe('uniqueItems over strings, kept while matching', () => {
     }
     expect(schemaErrorOf({ ...tags, items: { type: 'object', patternProperties: { x: {} } } })).toBeUndefined();
   });
+
+  it('tells members apart by the patterns their names match (compose-spec: x- names beside others)', () => {
+    // Names matching ^t are unique tags; others any arrays; a declared name no pattern matches
+    // is its own schema's alone.
+    const schema = {
+      type: 'object',
+      properties: { x: {} },
+      patternProperties: { '^t': tags, '^t.*-': { maxItems: 3 } },
+      additionalProperties: { type: 'array' },
+    };
+    const grammar = compileSchema(schema);
+    expect(accepts(grammar, '{"x":["a","a"],"y":["a","a"],"t-1":["a","b","c"]}')).toBe(true);
+    for (const repeat of ['{"t":["a","a"]}', '{"t-1":["a","a"]}', '{"y":[],"tt":["b","b"]}']) expect(accepts(grammar, repeat), repeat).toBe(false);
+    const checked = (path: readonly (string | number)[]): boolean => path.length === 1 && String(path[0]).startsWith('t');
+    const masked = walkAgainstOracle(schema, checked, ['{"t1":["a",', '{"x":["a",', '{"t":["a","b"],"u":["a",', '{"t-":["a'], {
+      kernel,
+      walks: 4,
+      steps: 25,
+      vocab: 'stories260k',
+    });
+    expect(masked.repeated).toBeGreaterThan(0);
+  }, 120_000);
 });
 
 // Strings that may run out of completions (constants, a length cap, a pattern that closes),

@@ -132,9 +132,16 @@ export interface UniqueArrays {
 export interface UniquePathState {
   /** Whether an array here must hold distinct items. */
   readonly unique: boolean;
-  /** The state of a member, by name; `otherKeys` for any other name. */
+  /**
+   * The state of a member, by name; `otherKeys` for any other name, or where `keyPatterns`
+   * are told apart, for one that matches none of them (`nameBytes` spells a name for them)
+   * and `patternKeys` by those it matches (bit i: pattern i; a combination no name
+   * matches is missing).
+   */
   readonly keys: Readonly<Record<string, number>>;
   readonly otherKeys: number;
+  readonly keyPatterns?: readonly ByteRegex[];
+  readonly patternKeys?: Readonly<Record<number, number>>;
   /** The state of an item, by position; `otherItems` past them. */
   readonly items: readonly number[];
   readonly otherItems: number;
@@ -298,3 +305,6 @@ export class GrammarBuilder {
     };
   }
 }
+
+/** A member name as JSON spells it inside the quotes, for `UniquePathState.keyPatterns`. */
+export const nameBytes = (name: string): Uint8Array => new TextEncoder().encode(JSON.stringify(name).slice(1, -1));

@@ -21,8 +21,8 @@
  * agree with them); a member that is such an object itself is followed the same way, with
  * the values it may not take for earlier items as its earlier items.
  */
-import type { ByteRegex } from '../ir/byte-regex.ts';
-import { endlessMember, type ClosedMember, type ClosedObjectItems, type UniqueArrays } from '../ir/grammar-ir.ts';
+import { matchesBytes, type ByteRegex } from '../ir/byte-regex.ts';
+import { endlessMember, nameBytes, type ClosedMember, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../ir/grammar-ir.ts';
 import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 
@@ -399,7 +399,7 @@ export class UniqueItems {
         path = state === undefined ? -1 : (state.items[top.items] ?? state.otherItems);
         top.items++;
       } else {
-        path = state === undefined ? -1 : Object.hasOwn(state.keys, top.key) ? state.keys[top.key]! : state.otherKeys;
+        path = state === undefined ? -1 : memberPath(state, top.key);
         if (top.closed !== null) top.valueAt = this.#capture!.length - 1;
       }
     }
@@ -499,6 +499,15 @@ function valuesOf(items: readonly ReadonlyMap<string, string>[], name: string): 
     if (v !== undefined) values.add(v);
   }
   return [...values];
+}
+
+// The path state of member `name` of an object at `state` (-1: none tracked).
+function memberPath(state: UniquePathState, name: string): number {
+  if (Object.hasOwn(state.keys, name)) return state.keys[name]!;
+  if (state.keyPatterns === undefined) return state.otherKeys;
+  const spelled = nameBytes(name);
+  const mask = state.keyPatterns.reduce((bits, pattern, i) => (matchesBytes(pattern, spelled) ? bits | (1 << i) : bits), 0);
+  return mask === 0 ? state.otherKeys : (state.patternKeys![mask] ?? -1);
 }
 
 // What comes next in an object item of named members only: members (`more`: at least one,

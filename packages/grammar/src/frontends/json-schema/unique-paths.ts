@@ -7,18 +7,20 @@
  * A state stands for the schemas that may describe the value at a JSON path, a superset of
  * those that do: every applicator is followed
  * (`anyOf`/`oneOf` branch by branch, `if` to `then` and `else`, `dependentSchemas`,
- * `patternProperties` and `additionalProperties` for any name, `contains` for any item). An
+ * `patternProperties` and `additionalProperties` by the patterns a name matches where they
+ * are few, for any name where not, `contains` for any item). An
  * array there is checked when one of them leaves uniqueness to the matcher; that is exact
  * only if none allows an array with repeated items, so such a mix is refused.
  */
-import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
-import type { ClosedObjectItems, UniqueArrays, UniquePathState } from '../../ir/grammar-ir.ts';
+import { matchesBytes, rx, type ByteRegex } from '../../ir/byte-regex.ts';
+import { nameBytes, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
+import { mergeSchemas } from './merge-schemas.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { endlessCompletions } from '../../lexer/lexer-dfa.ts';
-import { allowedTypes, memberSides, type Schema, type SchemaObject } from './schema-keywords.ts';
-import { schemaPattern } from './string-schema.ts';
+import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
+import { allowedTypes, memberSides, type MemberSide, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { schemaPattern, stringContent } from './string-schema.ts';
 
 // Most path states a schema may need.
 const MAX_PATH_STATES = 4096;
@@ -30,7 +32,7 @@ const MAX_PATH_STATES = 4096;
 export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): UniqueArrays | null {
   const found: SchemaObject[][] = [];
   const ids = new Map<string, number>();
-  const edges: { keys: Map<string, SchemaObject[]>; otherKeys: SchemaObject[]; items: SchemaObject[][]; otherItems: SchemaObject[] }[] = [];
+  const edges: ReturnType<typeof outgoing>[] = [];
   const unique: boolean[] = [];
   const closed: (ByteRegex | undefined)[] = [];
   const objects: (ClosedObjectItems | undefined)[] = [];
@@ -90,7 +92,13 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     literals.push(itemTypes.has('boolean') || itemTypes.has('null'));
     arrayItems.push(itemTypes.has('array'));
     distinct.push(distinctKeys(compiler, here));
-    targets.push([...[...edge.keys.values()].map((s) => state(s)), state(edge.otherKeys), ...edge.items.map((s) => state(s)), state(edge.otherItems)]);
+    targets.push([
+      ...[...edge.keys.values()].map((s) => state(s)),
+      state(edge.otherKeys),
+      ...[...edge.byPatterns.values()].map((s) => state(s)),
+      ...edge.items.map((s) => state(s)),
+      state(edge.otherItems),
+    ]);
   }
   // Every array the grammar left to the matcher must be one the states check.
   for (const [shape, pointer] of compiler.uniqueLeftToMatcher) {
@@ -113,6 +121,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     unique: unique[id]!,
     keys: Object.fromEntries([...edge.keys].map(([name, s]) => [name, at(s)])),
     otherKeys: at(edge.otherKeys),
+    ...(edge.patterns !== null &&
+      edge.patterns.length > 0 && { keyPatterns: edge.patterns, patternKeys: Object.fromEntries([...edge.byPatterns].map(([mask, s]) => [mask, at(s)])) }),
     items: edge.items.map(at),
     otherItems: at(edge.otherItems),
     ...(closed[id] !== undefined && { closedItems: closed[id] }),
@@ -126,32 +136,77 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   return { states };
 }
 
-// The schemas a member (by name, or any other name) and an item (by position, or any later)
-// of a value described by `here` may be described by.
+// Most patternProperties at one place whose combinations a name may match are told apart
+// (each combination a state); past it, any name not declared stands for all of them.
+const MAX_KEY_PATTERNS = 6;
+// Most DFA states the proof that no name matches a combination of patterns may build.
+const MAX_COMBINATION_STATES = 2_000;
+
+// The schemas a member (by name, or any other name: by the patterns it matches where they
+// are few) and an item (by position, or any later) of a value described by `here` may be
+// described by.
 function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   const expand = (schemas: readonly unknown[]): SchemaObject[] => dedupe(schemas.flatMap((s) => candidates(compiler, s as Schema, '')));
   const objects = here.filter((s) => allowedTypes(s, '').includes('object'));
   const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
   const names = [...new Set(objects.flatMap((s) => Object.keys((s.properties ?? {}) as object)))];
-  // An undeclared name: its patterns, and the additional (or unevaluated) schema, any value
-  // when there is none.
-  const anyName = (s: SchemaObject): unknown[] => [
-    ...Object.values((s.patternProperties ?? {}) as object),
-    s.additionalProperties ?? s.unevaluatedProperties ?? true,
-    ...memberSides(s).flatMap((side) => [...Object.values(side.patternProperties), side.additionalProperties ?? true]),
-  ];
+  // The patterns met, each a regex over names as JSON spells them, when few enough to tell apart.
+  const sources = [...new Set(objects.flatMap((s) => sidesOf(s).flatMap((side) => Object.keys(side.patternProperties))))].sort();
+  const patterns = sources.length <= MAX_KEY_PATTERNS ? sources.map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties')) : null;
+  // A side's schemas for a name matching `matched` patterns: theirs, or the additional (or
+  // unevaluated) schema where it matches none (any value when there is none); every one of
+  // them where patterns are not told apart.
+  const side = ({ patternProperties, additionalProperties }: MemberSide, matched: (source: string) => boolean): unknown[] => {
+    const all = Object.entries(patternProperties);
+    const hits = patterns === null ? all : all.filter(([p]) => matched(p));
+    return [...hits.map(([, v]) => v), ...(patterns === null || hits.length === 0 ? [additionalProperties ?? true] : [])];
+  };
+  // Where patterns are told apart, the schemas a member meets in one object schema all hold:
+  // one schema, their intersection.
+  const all = (schemas: unknown[]): unknown[] => {
+    if (patterns === null || schemas.length < 2) return schemas;
+    let merged: SchemaObject | false = {};
+    for (const schema of schemas) {
+      const flat = schema === true ? {} : schema === false ? false : compiler.flatten(schema as SchemaObject, '');
+      merged =
+        merged === false || flat === false
+          ? false
+          : mergeSchemas(merged, flat, '', (pointer, keyword, message) => compiler.unsupported(pointer, keyword, message));
+    }
+    return [merged];
+  };
+  const undeclared = (matched: (source: string) => boolean): SchemaObject[] => expand(objects.flatMap((s) => all(sidesOf(s).flatMap((d) => side(d, matched)))));
   const keys = new Map(
-    names.map((name) => [
-      name,
-      expand(
-        objects.flatMap((s) => {
-          const declared = (s.properties ?? {}) as Record<string, unknown>;
-          return Object.hasOwn(declared, name) ? [declared[name], ...Object.values((s.patternProperties ?? {}) as object)] : anyName(s);
-        }),
-      ),
-    ]),
+    names.map((name) => {
+      const spelled = nameBytes(name);
+      const matched = (source: string): boolean => matchesBytes(patterns![sources.indexOf(source)]!, spelled);
+      const schemas = objects.flatMap((s) => {
+        const declared = (s.properties ?? {}) as Record<string, unknown>;
+        // (A declared name meets its own side's patterns, not the member sides'.)
+        if (!Object.hasOwn(declared, name)) return all(sidesOf(s).flatMap((d) => side(d, matched)));
+        const own = side({ patternProperties: (s.patternProperties ?? {}) as Record<string, unknown>, additionalProperties: true }, matched);
+        return all([declared[name], ...own.filter((x) => x !== true)]);
+      });
+      return [name, expand(schemas)] as const;
+    }),
   );
-  const otherKeys = expand(objects.flatMap(anyName));
+  // Any other name: by the patterns it matches (bit i: pattern i), combinations no name
+  // matches left out.
+  const otherKeys = undeclared(() => false);
+  const byPatterns = new Map<number, SchemaObject[]>();
+  if (patterns !== null) {
+    const anyName = stringContent(compiler, { type: 'string' }, '');
+    for (let mask = 1; mask < 1 << patterns.length; mask++) {
+      const has = (i: number): boolean => (mask & (1 << i)) !== 0;
+      const others = patterns.filter((_, i) => !has(i));
+      const exactly = rx.and([anyName, ...patterns.filter((_, i) => has(i)), ...(others.length > 0 ? [rx.not(rx.alt(others))] : [])]);
+      if (matchesSomething(exactly, MAX_COMBINATION_STATES) === false) continue;
+      byPatterns.set(
+        mask,
+        undeclared((source) => has(sources.indexOf(source))),
+      );
+    }
+  }
   // Items: 2020-12 prefixItems + items, or drafts' items array + additionalItems.
   const tuple = (s: SchemaObject): [unknown[], unknown] =>
     Array.isArray(s.items) ? [s.items, s.additionalItems ?? true] : [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
@@ -166,8 +221,15 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
     ),
   );
   const otherItems = expand(arrays.flatMap((s) => [tuple(s)[1], ...also(s)]));
-  return { keys, otherKeys, items, otherItems };
+  return { keys, otherKeys, patterns, byPatterns, items, otherItems };
 }
+
+// An object schema's sides: its own patterns and additional (or unevaluated) schema, and its
+// `__memberSides`.
+const sidesOf = (s: SchemaObject): MemberSide[] => [
+  { patternProperties: (s.patternProperties ?? {}) as Record<string, unknown>, additionalProperties: s.additionalProperties ?? s.unevaluatedProperties },
+  ...memberSides(s),
+];
 
 // Whether the objects at a place must have distinct member names (see
 // `UniquePathState.distinctKeys`): some object schema there that allows members no name
