@@ -83,6 +83,11 @@ const CASES: { name: string; schema: Record<string, unknown>; takes: boolean; lo
     losing: {},
   },
   {
+    name: 'a branch that speaks of strings only holds for every object (conjure: UpperCase or a closed object)',
+    schema: { anyOf: [{ pattern: '^[A-Z]+$' }, { type: 'object', properties: { a: {} }, additionalProperties: false }] },
+    takes: true,
+  },
+  {
     name: 'closed but for a pattern (compose-spec: x- names)',
     schema: { properties: { a: {} }, additionalProperties: false, patternProperties: { '^x-': {} } },
     takes: true,
@@ -144,6 +149,7 @@ describe('objects that take a member of a fresh name', () => {
   it('under strict, a schema without additionalProperties is closed', () => {
     expect(takes({ type: 'object', properties: { a: {} } }, { strict: true })).toBe(false);
     expect(takes({ type: 'object', properties: { a: {} }, additionalProperties: true }, { strict: true })).toBe(true);
+    expect(takes({ anyOf: [{ pattern: '^[A-Z]+$' }, { type: 'object', additionalProperties: false }] }, { strict: true })).toBe(false);
   });
 });
 

@@ -83,6 +83,13 @@ class FreshMember {
     if (depth > MAX_DEPTH) return 'any';
     const flat = this.compiler.flatten(schema, this.pointer);
     if (flat === false) return 'same';
+    // (A schema that speaks of other kinds only holds for every object, with the member too;
+    // not under strict, where no additionalProperties is false.)
+    if (
+      this.compiler.options.strict !== true &&
+      Object.keys(flat).every((k) => !isAssertion(k) || OTHER_KINDS.has(k) || (k === 'type' && [flat.type].flat().includes('object')))
+    )
+      return 'true';
     const effects = Object.keys(flat).map((k) => this.#keyword(flat, k, depth + 1));
     // Under strict, no additionalProperties is false (what it is inside branches and negations
     // is not looked into).
