@@ -3,7 +3,7 @@
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { compileGrammar, jsonSchemaGrammar, parseGrammar, recognize, type GrammarFormat, type JsonSchemaOptions } from '../src/index.ts';
-import { ajvValidator } from './support/json-schema-oracle.ts';
+import { ajvValidator, schemaErrorOf } from './support/json-schema-oracle.ts';
 
 const encoder = new TextEncoder();
 const accepts = (format: GrammarFormat, source: string, text: string): boolean => {
@@ -211,6 +211,20 @@ describe('bytes the grammar refuses are refused before the distinct items are re
     ],
   ])('%j', (schema, texts) => {
     for (const text of texts) expect(schemaAccepts(schema, text), text).toBe(false);
+  });
+});
+
+describe('conditionals inside unique items are read as such', () => {
+  it('strings under if/then/else are not judged on their content alone (a prefix may close)', () => {
+    // Strings of at most 2 characters must be "ab", longer ones start with x: after "ab", the
+    // prefix "a had no way on, and was let through (the conditional was not looked into).
+    const items = { type: 'string', if: { maxLength: 2 }, then: { enum: ['ab'] }, else: { pattern: '^x' } };
+    expect(schemaErrorOf({ type: 'array', uniqueItems: true, items })?.keyword).toBe('uniqueItems');
+  });
+
+  it('objects under if/then/else, judged whole, are still kept while matching', () => {
+    const items = { type: 'object', if: { required: ['a'] }, then: { properties: { b: { type: 'string' } } }, else: { required: ['c'] } };
+    expect(schemaErrorOf({ type: 'array', uniqueItems: true, items })).toBeUndefined();
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The schemas a schema may stand for where it applies, for questions asked of every schema
  * that may describe a value (`unique-paths.ts`, `array-schema.ts`): flattened, with its
- * `anyOf`/`oneOf` branches apart (each with its siblings), `if` as `then` and as `else`, and
+ * `anyOf`/`oneOf` branches apart (each with its siblings), `if` as `then` and as `else`
+ * (flattened conditionals as the condition with `then`, and its negation with `else`), and
  * `dependentSchemas` each apart too. A superset of what holds: an answer true of all of them
  * is true of the value.
  */
@@ -45,6 +46,13 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
     const rest = without('if', 'then', 'else');
     return [...within(rest, (flat.then ?? true) as Schema), ...within(rest, (flat.else ?? true) as Schema)];
   }
+  // (Flattened conditionals, one at a time: the condition with `then`, its negation with
+  // `else`, which keeps what the condition counts in view: `unique-paths.ts`.)
+  if (Array.isArray(flat.__conditions)) {
+    const [[condition, then, otherwise], ...more] = flat.__conditions as Schema[][];
+    const rest: Record<string, unknown> = { ...without('__conditions'), ...(more.length > 0 && { __conditions: more }) };
+    return [...within(rest, { allOf: [condition!, then!] }), ...within(rest, { allOf: [{ not: condition! }, otherwise!] })];
+  }
   const dependents = Object.values({ ...((flat.dependentSchemas ?? {}) as object), ...((flat.dependencies ?? {}) as object) }).filter(
     (d): d is Schema => !Array.isArray(d),
   );
@@ -69,6 +77,11 @@ export function candidatesExact(compiler: SchemaCompiler, schema: Schema, pointe
   if (flat === false) return true;
   if (depth >= MAX_EXPANSION_DEPTH || flat.__oneOf !== undefined) return false;
   if (flat.if !== undefined && (flat.then !== undefined || flat.else !== undefined)) return false;
+  // (A conditional's `else` stands for values its condition holds for: other kinds too, but
+  // where the schema allows objects only.)
+  const objectsOnly = [flat.type].flat().length === 1 && [flat.type].flat()[0] === 'object';
+  if (!objectsOnly && Array.isArray(flat.__conditions) && (flat.__conditions as Schema[][]).some(([, then, otherwise]) => then !== true || otherwise !== true))
+    return false;
   const rest: Record<string, unknown> = { ...flat };
   for (const k of ['anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies']) delete rest[k];
   const merged = (branch: Schema): Schema => {
