@@ -173,6 +173,37 @@ const LISTS = {
   ],
 };
 
+// Objects of one of two shapes (a oneOf of objects of named members only), told apart by a
+// constant member (JSON Schema Store's specif: a data type's `type`): the members written
+// decide which shapes may still hold them.
+const SHAPES = {
+  name: 'objects of one of two shapes told apart by a constant',
+  schema: {
+    type: 'array',
+    uniqueItems: true,
+    items: {
+      oneOf: [
+        { type: 'object', properties: { kind: { const: 'a' }, x: { type: 'boolean' } }, required: ['kind'], additionalProperties: false },
+        {
+          type: 'object',
+          properties: { kind: { enum: ['b', 'c'] }, x: { type: 'boolean' }, y: { type: 'null' } },
+          required: ['kind', 'x'],
+          additionalProperties: false,
+        },
+      ],
+    },
+  },
+  values: [...product({ kind: ['a'], x: [undefined, true, false] }), ...product({ kind: ['b', 'c'], x: [true, false], y: [undefined, null] })],
+  starts: [
+    // Shape a taken every way: kind must be b or c.
+    '[{"kind":"a"},{"kind":"a","x":true},{"kind":"a","x":false},{"kind":"',
+    '[{"kind":"a"},{"kind":"a","x":true},{"x":false,"kind":"a"},{"x":',
+    // With x = true written, only c with y is left.
+    '[{"kind":"b","x":true},{"kind":"b","x":true,"y":null},{"kind":"c","x":true},{"x":true,"kind":"a"},{"x":true,',
+    '[{"kind":"c","x":false,"y":null},{"kind":"c","x":false},{"kind":"c",',
+  ],
+};
+
 // Members that may be any string, or any array of strings (in the values the oracle lists).
 const ANY_STRING = Symbol('any string');
 const ANY_STRINGS = Symbol('any array of strings');
@@ -382,7 +413,7 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS])(
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS, SHAPES])(
     '$name: accepted iff ajv accepts (repeats in other member orders and spellings)',
     ({ schema, values }) => {
       const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
@@ -390,7 +421,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     },
   );
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS, SHAPES])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -517,6 +548,34 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       expect(matcher.commitBytes(bytes('a"]}]'))).toBe(true);
       matcher.dispose();
     }
+  });
+
+  it('a shape that takes any other member is a way out while it may hold what is written (kernel and reference)', () => {
+    const download = { type: 'object', properties: { type: { const: 'download' }, id: { type: 'boolean' } }, required: ['type'], additionalProperties: false };
+    const generate = { type: 'object', properties: { type: { const: 'generate' } }, required: ['type'] };
+    const schema = { type: 'array', uniqueItems: true, items: { anyOf: [download, generate] } };
+    for (const matcher of bothMatchers(schema)) {
+      expect(matcher.commitBytes(bytes('[{"type":"download"},{"type":"download","id":true},{"id":false,"type":"download"},{"id":true,"type":"'))).toBe(true);
+      // Every download is taken: the type must be generate (which takes id as any other member).
+      expect(matcher.completes(bytes('download"}]'))).toBe(false);
+      expect(matcher.completes(bytes('generate"}]'))).toBe(true);
+      const fork = matcher.fork();
+      expect(fork.commitBytes(bytes('d'))).toBe(false);
+      expect(fork.commitBytes(bytes('g'))).toBe(true);
+      fork.dispose();
+      matcher.dispose();
+    }
+  });
+
+  it('refuses shapes that a name of two schemas, other kinds or overlapping oneOf branches leave untold', () => {
+    const shape = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties, additionalProperties: false });
+    for (const items of [
+      // (x is a string in one shape, a number in the other: its value would have to be read.)
+      { anyOf: [shape({ k: { const: 'a' }, x: { type: 'string' } }), shape({ k: { const: 'b' }, x: { type: 'number' } })] },
+      { oneOf: [shape({ k: { const: 'a' } }), shape({ k: { enum: ['a', 'b'] } })] },
+      { anyOf: [shape({ k: { const: 'a' } }), { type: 'object', properties: { k: { const: 'b' } }, maxProperties: 3 }] },
+    ])
+      expect(schemaErrorOf({ type: 'array', uniqueItems: true, items })?.keyword, JSON.stringify(items)).toBe('uniqueItems');
   });
 
   it('a member that needs one that can never be written is no way out (kernel and reference)', () => {

@@ -188,6 +188,20 @@ export interface ClosedObjectItems {
   readonly requiredAny?: readonly (readonly string[])[];
   /** The members a member needs beside it (`dependentRequired`, `dependencies` lists). */
   readonly dependencies?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Where the items are objects of one of several shapes (the branches of an anyOf or of a
+   * oneOf provably disjoint): each; `members` then holds every shape's (one schema per name,
+   * but for members that tell the shapes apart), `required` none.
+   */
+  readonly variants?: readonly ObjectVariant[];
+}
+
+/** One of the shapes of `ClosedObjectItems.variants`. */
+export interface ObjectVariant {
+  /** Its members, where they are named members only; undefined where it takes any other member of any value. */
+  readonly items?: ClosedObjectItems;
+  /** The values (canonical JSON) it allows of the members it declares that tell the shapes apart. */
+  readonly tells: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

@@ -22,7 +22,15 @@
  * the values it may not take for earlier items as its earlier items.
  */
 import { matchesBytes, type ByteRegex } from '../ir/byte-regex.ts';
-import { endlessMember, nameBytes, type ClosedMember, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../ir/grammar-ir.ts';
+import {
+  endlessMember,
+  nameBytes,
+  type ClosedMember,
+  type ClosedObjectItems,
+  type ObjectVariant,
+  type UniqueArrays,
+  type UniquePathState,
+} from '../ir/grammar-ir.ts';
 import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 
@@ -539,6 +547,16 @@ function objectEndsAnew(
   written: Readonly<Record<string, string>>,
   next: ObjectNext,
 ): boolean {
+  // (Of several shapes: one that may hold what is written and end anew, against the earlier
+  // items it may hold; one that takes any other member always may.)
+  if (items.variants !== undefined)
+    return items.variants.some((v) => {
+      if (!variantHolds(v, written, next)) return false;
+      const shape = v.items;
+      if (shape === undefined) return true;
+      const held = agree.filter((e) => [...e].every(([name, value]) => Object.hasOwn(shape.members, name) && (v.tells[name]?.includes(value) ?? true)));
+      return held.length === 0 || objectEndsAnew(shape, held, written, next);
+    });
   const unwritten = Object.keys(items.members).filter((name) => !Object.hasOwn(written, name));
   // Whether a member `name`, from `value`, may end as a value after which some way to finish
   // is new.
@@ -568,6 +586,25 @@ function objectEndsAnew(
     default:
       return valueEndsAnew(next.name, next.value);
   }
+}
+
+// Whether an object of shape `v` may be the one written so far, `next` coming: the names
+// written are its own (or it takes any other), and the members that tell the shapes apart
+// have, or may still take, a value it allows.
+function variantHolds(v: ObjectVariant, written: Readonly<Record<string, string>>, next: ObjectNext): boolean {
+  const mayHave = (name: string): boolean => v.items === undefined || Object.hasOwn(v.items.members, name);
+  if (!Object.entries(written).every(([name, value]) => mayHave(name) && (v.tells[name]?.includes(value) ?? true))) return false;
+  if (next.kind !== 'value') return true;
+  const allowed = v.tells[next.name];
+  if (allowed === undefined) return mayHave(next.name);
+  const value = next.value;
+  return allowed.some((c) =>
+    value.kind === 'none'
+      ? true
+      : value.kind === 'string'
+        ? c.startsWith('"') && value.reader.mayBecome(JSON.parse(c) as string)
+        : value.kind === 'scalar' && c.startsWith(value.text),
+  );
 }
 
 // Whether the members `rest` (each once or not at all; the required ones once) may be

@@ -228,7 +228,80 @@ function closedObjects(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   const { restPointer } = items;
   if (compiler.parts.caps.maxProperties !== Infinity) return undefined;
   const item = compiler.flatten(rest, restPointer);
-  return item === false ? undefined : namedMembers(compiler, item, restPointer);
+  return item === false ? undefined : (namedMembers(compiler, item, restPointer) ?? objectVariants(compiler, item, restPointer));
+}
+
+// Most shapes an item may be one of (`objectVariants`).
+const MAX_VARIANTS = 16;
+
+// The items, when they are objects of one of several shapes, each of named members only or
+// one that takes any other member of any value (`additionalProperties` absent or true, no
+// other object keyword but `properties` and `required`): the branches of an anyOf (or of a
+// oneOf whose branches are provably disjoint), no others. A name two shapes declare has one
+// schema in both (annotations aside), or constants of strings, booleans or null in each (it
+// tells them apart: the matcher checks its value); every member each declares allows some
+// value, so that a shape that may hold what is written may be finished.
+function objectVariants(compiler: SchemaCompiler, item: SchemaObject, pointer: string): ClosedObjectItems | undefined {
+  const split = BRANCHING.filter((k) => item[k] !== undefined);
+  if (split.length !== 1 || (split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
+  const branches = candidates(compiler, item, pointer);
+  if (branches.length < 2 || branches.length > MAX_VARIANTS || branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
+  if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, pointer)))) return undefined;
+  const open = (b: SchemaObject): boolean =>
+    compiler.options.strict !== true &&
+    Object.keys(b).every((k) => !isAssertion(k) || OPEN_SHAPE_KEYWORDS.has(k) || (k === 'additionalProperties' && b[k] === true));
+  const shapes: { schema: SchemaObject; items?: ClosedObjectItems }[] = [];
+  for (const b of branches) {
+    const types = allowedTypes(b, pointer);
+    if (types.length !== 1 || types[0] !== 'object') return undefined;
+    const declared = Object.entries((b.properties ?? {}) as Record<string, Schema>);
+    if (!declared.every(([name, m]) => knownSatisfiable(compiler, m, pointerJoin(pointerJoin(pointer, 'properties'), name)))) return undefined;
+    const items = namedMembers(compiler, b, pointer);
+    if (items === undefined && !open(b)) return undefined;
+    shapes.push({ schema: b, ...(items !== undefined && { items }) });
+  }
+  // Each name's schema in the shapes that declare it, annotations aside.
+  const members: Record<string, ClosedMember> = {};
+  const tells: Record<string, string[]>[] = shapes.map(() => ({}));
+  const names = new Set(shapes.flatMap(({ schema }) => Object.keys((schema.properties ?? {}) as object)));
+  for (const name of names) {
+    const at = pointerJoin(pointerJoin(pointer, 'properties'), name);
+    const declaring = shapes.flatMap(({ schema }, i) => {
+      const m = ((schema.properties ?? {}) as Record<string, Schema>)[name];
+      return m === undefined ? [] : [{ i, m, text: assertionsText(compiler, m, at) }];
+    });
+    if (declaring.every((d) => d.text === declaring[0]!.text)) {
+      const known = declaring.map((d) => shapes[d.i]!.items?.members[name]).find((m) => m !== undefined) ?? memberValues(compiler, declaring[0]!.m, at, 0);
+      if (known !== undefined) members[name] = known;
+      continue;
+    }
+    // A member that tells the shapes apart: constants in each.
+    const constants = new Set<string>();
+    const contents: ByteRegex[] = [];
+    for (const { i, m } of declaring) {
+      const flat = typeof m === 'object' ? compiler.flatten(m, at) : m;
+      if (typeof flat !== 'object' || (flat.enum === undefined && flat.const === undefined)) return undefined;
+      const values = enumValues(compiler, flat, at);
+      if (!values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null)) return undefined;
+      tells[i]![name] = values.map((v) => JSON.stringify(v));
+      for (const v of values) {
+        if (typeof v === 'string') contents.push(jsonContentSpellings(v));
+        else constants.add(JSON.stringify(v));
+      }
+    }
+    members[name] = { constants: [...constants].sort(), ...(contents.length > 0 && { strings: rx.alt(contents) }) };
+  }
+  return { members, required: [], variants: shapes.map(({ items }, i) => ({ ...(items !== undefined && { items }), tells: tells[i]! })) };
+}
+
+// Keywords of a shape that takes any other member of any value (`objectVariants`).
+const OPEN_SHAPE_KEYWORDS = new Set(['type', 'properties', 'required']);
+
+// A member schema's assertions as JSON, flattened (two schemas with one text allow one set of values).
+function assertionsText(compiler: SchemaCompiler, schema: Schema, pointer: string): string {
+  const flat = typeof schema === 'object' ? compiler.flatten(schema, pointer) : schema;
+  if (typeof flat !== 'object') return JSON.stringify(flat);
+  return JSON.stringify(Object.fromEntries(Object.entries(flat).filter(([k]) => isAssertion(k))));
 }
 
 // The members of an object schema of named members only (no branches), or undefined;
