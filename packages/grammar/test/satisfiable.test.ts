@@ -27,6 +27,8 @@ const SOME: { schema: Record<string, unknown>; witness: unknown }[] = [
   },
   { schema: { anyOf: [{ type: 'string', maxLength: 0 }, { type: 'null' }] }, witness: null },
   { schema: { $ref: '#/$defs/d', $defs: { d: { type: 'boolean' } } }, witness: true },
+  // (A format alone, however large its automaton: every format allows some string.)
+  { schema: { type: 'string', format: 'date-time' }, witness: '2026-11-27T18:00:00Z' },
   // (Dependency lists met by the required members alone.)
   { schema: { type: 'object', required: ['a', 'b'], dependencies: { a: ['b'], c: ['d'] } }, witness: { a: 1, b: 1 } },
   { schema: { type: 'object', required: ['a'], dependentRequired: { b: ['c'] } }, witness: { a: 1 } },

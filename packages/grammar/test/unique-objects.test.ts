@@ -531,6 +531,45 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('an integer from a negative floor: a negative prefix has few values, all of them taken (found by a fuzz)', () => {
+    const member = (n: Record<string, unknown>): Record<string, unknown> => array({ n }, ['n']);
+    for (const [n, earlier, refused, allowed] of [
+      [{ type: 'integer', minimum: -10 }, '[{"n":-1},{"n":-10},{"n":', '-1', '-2'],
+      [{ type: 'integer', exclusiveMinimum: -10.2 }, '[{"n":-1},{"n":-10},{"n":', '-1', '-9'],
+      [{ type: 'integer', minimum: -15 }, '[{"n":-1},{"n":-10},{"n":-11},{"n":-12},{"n":-13},{"n":-14},{"n":-15},{"n":', '-1', '-9'],
+      [{ type: 'integer', minimum: -3 }, '[{"n":0},{"n":-1},{"n":-2},{"n":-3},{"n":', '-', '1'],
+    ] as const) {
+      for (const matcher of bothMatchers(member(n))) {
+        expect(matcher.commitBytes(bytes(earlier))).toBe(true);
+        expect(matcher.fork().commitBytes(bytes(refused)), `${JSON.stringify(n)} ${refused}`).toBe(false);
+        expect(matcher.commitBytes(bytes(allowed))).toBe(true);
+        matcher.dispose();
+      }
+    }
+    // (Constants excluded below 0 would have to be left out of those values: refused.)
+    expect(schemaErrorOf(member({ type: 'integer', minimum: -3, not: { const: -2 } }))?.keyword).toBe('uniqueItems');
+  });
+
+  it("a member of at most two endless strings is fixed once its second ends (specif's replaces; kernel and reference)", () => {
+    const schema = array({ a: { enum: ['x'] }, r: { type: 'array', uniqueItems: true, maxItems: 2, items: { type: 'string' } } }, ['a']);
+    for (const matcher of bothMatchers(schema)) {
+      expect(matcher.commitBytes(bytes('[{"a":"x"},{"a":"x","r":["p","q"]},{"a":"x","r":["p","q'))).toBe(true);
+      expect(matcher.completes(bytes('"]}]'))).toBe(false);
+      expect(matcher.completes(bytes('q"]}]'))).toBe(true);
+      expect(matcher.fork().commitBytes(bytes('"'))).toBe(false);
+      expect(matcher.commitBytes(bytes('r"'))).toBe(true);
+      matcher.dispose();
+    }
+    for (const matcher of bothMatchers(schema)) {
+      // (One item: not fixed, another may come; its own items stay distinct.)
+      expect(matcher.commitBytes(bytes('[{"a":"x","r":["p"]},{"a":"x","r":["p"'))).toBe(true);
+      expect(matcher.completes(bytes(']}]'))).toBe(false);
+      expect(matcher.completes(bytes(',"p"]}]'))).toBe(false);
+      expect(matcher.completes(bytes(',"s"]}]'))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
   it('a member of unique strings of many values is a way out, its own items kept distinct (kernel and reference)', () => {
     const ids = { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{5}$' } };
     const schema = array({ a: { enum: ['x'] }, ids, flag: { type: 'null' } }, ['a']);
@@ -660,7 +699,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
 
   it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects that may run out but are not of named members only', () => {
     for (const member of [
-      { type: 'array', items: { type: 'string' }, maxItems: 3 },
+      { type: 'array', items: { type: 'string', maxLength: 2 }, maxItems: 3 },
       { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 20 },
       { type: 'array', items: { enum: [1, 2] }, uniqueItems: true },
       // (Open objects or arrays none of which there is; unique objects whose endless member can never be written.)
@@ -703,6 +742,8 @@ describe('uniqueItems over objects of named members only, kept while matching', 
       { type: 'integer', minimum: 0 },
       { type: 'integer', exclusiveMinimum: 3 },
       { type: 'integer', minimum: -5 },
+      // (Arrays of a few endless strings: fixed once the last one ends.)
+      { type: 'array', items: { type: 'string' }, maxItems: 3 },
       // (Number keywords beside a string type say nothing of strings.)
       { type: ['integer', 'string'], minimum: 1, pattern: '^[1-9][0-9]*$' },
       // Unique strings of more values than 18: arrays of them outnumber 2^53.

@@ -176,6 +176,24 @@ describe('uniqueItems over strings, kept while matching', () => {
     expect(schemaErrorOf({ ...tags, items: { type: 'object', patternProperties: { x: {} } } })).toBeUndefined();
   });
 
+  it('items that are arrays of items that may repeat, or of branches one of which never runs out, are open (specif values)', () => {
+    const letters = { type: 'array', items: { enum: ['a', 'b'] } };
+    const schema = { type: 'array', uniqueItems: true, items: letters };
+    expect(accepts(compileSchema(schema), '[["a"],["a","a"],[]]')).toBe(true);
+    expect(accepts(compileSchema(schema), '[["a","b"],["a","b"]]')).toBe(false);
+    const top = (path: readonly (string | number)[]): boolean => path.length === 0;
+    const masked = walkAgainstOracle(schema, top, ['[["a"],["a', '[[],["b","a"],[', '[["b"],["b"'], { kernel, walks: 4, steps: 25, vocab: 'stories260k' });
+    expect(masked.repeated).toBeGreaterThan(0);
+    // A member that is a unique array of strings or of such arrays (specif's values).
+    const values = { type: 'array', uniqueItems: true, minItems: 1, items: { oneOf: [{ type: 'string' }, letters] } };
+    const objects = {
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'object', properties: { v: values, k: { type: 'boolean' } }, additionalProperties: false },
+    };
+    expect(schemaErrorOf(objects)).toBeUndefined();
+  }, 120_000);
+
   it('tells members apart by the patterns their names match (compose-spec: x- names beside others)', () => {
     // Names matching ^t are unique tags; others any arrays; a declared name no pattern matches
     // is its own schema's alone.

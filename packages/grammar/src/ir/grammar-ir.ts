@@ -214,12 +214,17 @@ export interface ClosedMember {
   readonly constants: readonly string[];
   readonly strings?: 'endless' | ByteRegex;
   /**
-   * Numbers: any, integers, or integers from a floor (`from`: a prefix no digit may extend
-   * fixes its value, `-` fixing `-0` where the floor is 0 or more, `-3` where it is above -30).
+   * Numbers: any, integers, or integers from a floor (`from`: `-` fixes `-0` where it is 0 or
+   * more; below 0, a negative prefix has finitely many values, `-1` from -12 four).
    */
   readonly numbers?: 'number' | 'integer' | { readonly from: number };
   readonly objects?: boolean;
   readonly arrays?: boolean;
+  /**
+   * Arrays of at most this many strings of endlessly many completions: a prefix fixes the
+   * array once its last item has ended (specif's `replaces`, two revision tags).
+   */
+  readonly boundedArrays?: number;
   readonly object?: ClosedObjectItems;
 }
 
@@ -228,6 +233,7 @@ export const endlessMember = (member: ClosedMember): boolean =>
   member.numbers !== undefined ||
   member.objects === true ||
   member.arrays === true ||
+  member.boundedArrays !== undefined ||
   member.strings === 'endless' ||
   (member.object !== undefined && Object.values(member.object.members).some(endlessMember));
 

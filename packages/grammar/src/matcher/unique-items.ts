@@ -319,12 +319,13 @@ export class UniqueItems {
   }
 
   // Whether the innermost container is a member's array of an object of named members only
-  // whose arrays are listed (`ClosedMember.constants`): any token may leave it none of them.
+  // whose arrays are listed (`ClosedMember.constants`) or bounded (`boundedArrays`): any
+  // token may leave it none of them, or fix it.
   #inListedArray(): boolean {
     const top = this.#stack[this.#stack.length - 1]!;
     const owner = this.#stack[this.#stack.length - 2];
     const member = owner?.closed?.members[owner.key];
-    return top.array && member !== undefined && listedOf(member).length > 0;
+    return top.array && member !== undefined && (listedOf(member).length > 0 || member.boundedArrays !== undefined);
   }
 
   // Whether the object item on top writes a member's string of endlessly many completions.
@@ -696,10 +697,16 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
     case 'object':
       return value.endsAnew(spent);
     case 'array':
+      if (member.boundedArrays !== undefined) {
+        const fixed = fixedArray(value.bytes, member.boundedArrays);
+        return fixed === null || !spent.includes(fixed);
+      }
       return listedOf(member).some(({ text, items }) => !spent.includes(text) && arrayMayBecome(value.bytes, items));
     default: {
       const fixed = fixedItem(value.text, member.numbers);
-      return fixed === null || !spent.includes(fixed);
+      if (fixed !== null) return !spent.includes(fixed);
+      const few = fewIntegers(value.text, member.numbers, spent.length);
+      return few === null || few.some((v) => !spent.includes(v));
     }
   }
 }
@@ -714,6 +721,20 @@ function listedOf(member: ClosedMember): readonly { readonly text: string; reado
     listedByMember.set(member, listed);
   }
   return listed;
+}
+
+// The value (canonical JSON) an array of strings begun (`bytes`, from its `[`) has once it
+// holds `max` of them whole: only its `]` may follow. Null before.
+function fixedArray(bytes: readonly number[], max: number): string | null {
+  const text = decoder.decode(Uint8Array.from(bytes));
+  let whole = 0;
+  for (let at = 1; at < text.length; at++) {
+    if (text[at] !== '"') continue;
+    for (at++; at < text.length && text[at] !== '"'; at++) if (text[at] === '\\') at++;
+    if (at === text.length) return null;
+    whole++;
+  }
+  return whole === max ? canonicalJson(`${text.trimEnd()}]`) : null;
 }
 
 // Whether an array begun (`bytes`, from its `[`, of strings and literals) may still become
@@ -1344,22 +1365,33 @@ export function canonicalJson(text: string): string {
 // The value (canonical JSON) every completion of a literal's or a number's prefix has, when
 // the prefix fixes it: a literal by its first letter; a zero mantissa whose exponent has
 // begun (`0e`, `-0.0E+`); for integers also `0`, `-0` and a fraction begun (`5.`, `12.00`:
-// only zeros may follow), and for integers from a floor a negative one no digit may extend
-// (`-4` from -5; `-` from 0 or more: only `-0` may follow). Null when completions may differ.
+// only zeros may follow), and for integers from a floor of 0 or more a sign (`-`: only `-0`
+// may follow; below 0, `fewIntegers`). Null when completions may differ.
 function fixedItem(prefix: string, items: ClosedMember['numbers']): string | null {
   if (/^[tfn]/.test(prefix)) return LITERALS.find((literal) => literal.startsWith(prefix)) ?? null;
   if (/^-?0(?:\.0*)?[eE][+-]?\d*$/.test(prefix)) return '0';
   if (items === undefined || items === 'number') return null;
-  if (typeof items === 'object') {
-    if (prefix === '-' && items.from >= 0) return '0';
-    const negative = /^-([1-9]\d*)$/.exec(prefix);
-    if (negative !== null && BigInt(negative[1]!) * 10n > -BigInt(items.from)) return canonicalNumber(prefix);
-  }
+  if (typeof items === 'object' && prefix === '-' && items.from >= 0) return '0';
   const integer = /^-?(?:0$|\d+(?=\.0*$))/.exec(prefix);
   return integer === null ? null : canonicalNumber(integer[0]);
 }
 
 const LITERALS = ['true', 'false', 'null'];
+
+// The values (canonical JSON) every completion of a negative integer's prefix may have, from
+// a floor below 0 (`-`, `-1`: finitely many, down to the floor), when there are at most
+// `limit` of them; null when there are more (or the prefix is not such).
+function fewIntegers(prefix: string, items: ClosedMember['numbers'], limit: number): string[] | null {
+  if (typeof items !== 'object' || items.from >= 0 || !/^-(?:0|[1-9]\d*)?$/.test(prefix)) return null;
+  const most = -items.from;
+  const digits = prefix.slice(1);
+  // Magnitudes that begin with `digits`, up to the floor's: runs of each length.
+  const runs: [number, number][] = digits === '' ? [[0, most]] : digits === '0' ? [[0, 0]] : [];
+  for (let low = Number(digits), size = 1; digits !== '' && digits !== '0' && low <= most; low *= 10, size *= 10)
+    runs.push([low, Math.min(most, low + size - 1)]);
+  if (runs.reduce((n, [low, high]) => n + high - low + 1, 0) > limit) return null;
+  return runs.flatMap(([low, high]) => Array.from({ length: high - low + 1 }, (_, i) => (low + i === 0 ? '0' : canonicalNumber(`-${low + i}`))));
+}
 
 // A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).
 function canonicalNumber(literal: string): string {

@@ -138,7 +138,7 @@ function openItems(compiler: SchemaCompiler, items: ItemSchemas, depth = 0): boo
       t === 'object'
         ? true
         : t === 'array'
-          ? openArray(compiler, s, items.restPointer, depth + 1)
+          ? everOpenArray(compiler, s, items.restPointer, depth + 1)
           : t === 'string'
             ? endlessCompletions(stringContent(compiler, s, items.restPointer), MAX_ENDLESS_PROOF_STATES)
             : LITERAL_TYPES.has(t) || Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || (k === 'not' && onlyConstants(s.not))),
@@ -385,7 +385,7 @@ function closedBesideOpen(
       objects = schemas.length === 1 ? namedMembers(compiler, schemas[0]!, restPointer) : undefined;
       if (objects === undefined) return undefined;
     } else if (kind === 'array') {
-      if (!schemas.every((s) => !listed(s) && openArray(compiler, s, restPointer, 1))) return undefined;
+      if (!schemas.every((s) => !listed(s) && everOpenArray(compiler, s, restPointer, 1))) return undefined;
     } else if (kind === 'number') {
       if (!schemas.every((s) => !listed(s) && Object.keys(s).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k)))) return undefined;
     }
@@ -433,6 +433,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
   let numbers: ClosedMember['numbers'];
   let objects = false;
   let arrays = false;
+  let boundedArrays: number | undefined;
   let object: ClosedObjectItems | undefined;
   for (const b of branches) {
     if (b.enum !== undefined || b.const !== undefined) {
@@ -444,10 +445,15 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       continue;
     }
     const types = allowedTypes(b, pointer);
-    // Arrays that never run out, or few enough to list.
-    const listed =
-      types.includes('array') && !openArray(compiler, b, pointer) && !endlessArray(compiler, b, pointer, depth) ? listedArrays(compiler, b, pointer) : null;
+    // Arrays that never run out, or few enough to list, or of few endless strings.
+    const endlessArrays = types.includes('array') && (openArray(compiler, b, pointer) || endlessArray(compiler, b, pointer, depth));
+    const bounded = types.includes('array') && !endlessArrays ? boundedStrings(compiler, b, pointer) : undefined;
+    const listed = types.includes('array') && !endlessArrays && bounded === undefined ? listedArrays(compiler, b, pointer) : null;
     if (listed === undefined) return undefined;
+    if (bounded !== undefined) {
+      if (boundedArrays !== undefined) return undefined;
+      boundedArrays = bounded;
+    }
     // (Arrays that never run out are a way out only if there are some.)
     if (listed === null && types.includes('array') && !knownSatisfiable(compiler, { ...b, type: 'array' }, pointer)) return undefined;
     const fresh = types.includes('object') && takesFreshMember(compiler, b, pointer);
@@ -473,11 +479,13 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
         if (object !== undefined) return undefined;
         objects = true;
       } else if (t === 'array') {
-        if (listed === null) arrays = true;
-        else listed.forEach((value) => constants.add(value));
+        if (listed !== null) listed.forEach((value) => constants.add(value));
+        else if (bounded === undefined) arrays = true;
       } else if (t === 'number' || t === 'integer') {
         // (Integers from a floor where every branch has one, the lowest: see `fixedItem`.)
         const kind = t === 'number' ? 'number' : Object.keys(b).some(integerFloor) ? { from: integerFrom(lowerBound(b, pointer)) } : 'integer';
+        // (Below 0 a prefix may have few values, all listed: none may be excluded.)
+        if (typeof kind === 'object' && kind.from < 0 && b.__notValues !== undefined) return undefined;
         numbers =
           numbers === 'number' || kind === 'number'
             ? 'number'
@@ -500,14 +508,17 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     }
   }
   const strings = endless ? ('endless' as const) : contents.length > 0 ? rx.alt(contents) : undefined;
-  // (An array begun is read against the listed ones: it may not be one of endlessly many too.)
-  if (arrays && [...constants].some((c) => c.startsWith('['))) return undefined;
+  // (An array begun is read against the listed ones, or as one of few endless strings: it
+  // may not be one of another kind too.)
+  const readers = [arrays, [...constants].some((c) => c.startsWith('[')), boundedArrays !== undefined].filter(Boolean).length;
+  if (readers > 1) return undefined;
   return {
     constants: [...constants].sort(),
     ...(strings !== undefined && { strings }),
     ...(numbers !== undefined && { numbers }),
     ...(objects && { objects }),
     ...(arrays && { arrays }),
+    ...(boundedArrays !== undefined && { boundedArrays }),
     ...(object !== undefined && { object }),
   };
 }
@@ -524,9 +535,6 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   const { prefix, rest, restPointer } = itemSchemas(s, pointer);
   if (prefix.length > 0) return false;
   if (s.uniqueItems !== true) return knownSatisfiable(compiler, rest, restPointer);
-  // Unique items: objects of named members only (kept distinct by the matcher, or the array's
-  // own schema is refused), of which there is some, with a member of endlessly many values:
-  // strings or numbers looked at alone (a schema may hold arrays of itself), or any member.
   const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
   if (flat === false) return false;
   const strings = stringsContent(compiler, flat, restPointer);
@@ -535,22 +543,56 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
     const count = stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES) ?? 0;
     return count > MANY_STRINGS && (nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0) <= count;
   }
-  if (!namedShape(compiler, flat, restPointer) || !knownSatisfiable(compiler, flat, restPointer)) return false;
+  if (namedShape(compiler, flat, restPointer)) return endlessObjects(compiler, flat, restPointer, depth);
+  // Branches (allowing no other values), one of endlessly many values, an array asking for at
+  // most one: strings as above, arrays that never run out, such objects.
+  if ((nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0) > 1 || !candidatesExact(compiler, flat, restPointer)) return false;
+  return candidates(compiler, flat, restPointer).some((b) => {
+    const types = allowedTypes(b, restPointer);
+    if (types.length !== 1) return false;
+    if (types[0] === 'array') return everOpenArray(compiler, b, restPointer, depth + 1);
+    if (types[0] === 'object') return namedShape(compiler, b, restPointer) && endlessObjects(compiler, b, restPointer, depth);
+    const content = types[0] === 'string' ? stringsContent(compiler, b, restPointer) : undefined;
+    return content !== undefined && (stringCount(rx.and([content, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES) ?? 0) > MANY_STRINGS;
+  });
+}
+
+// Whether objects of named members only (kept distinct by the matcher, or the array's own
+// schema is refused), of which there is some, have a member of endlessly many values:
+// strings or numbers looked at alone (a schema may hold arrays of itself), or any member.
+function endlessObjects(compiler: SchemaCompiler, flat: SchemaObject, pointer: string, depth: number): boolean {
+  if (!knownSatisfiable(compiler, flat, pointer)) return false;
   // (Such a member must be one any item can take: it needs no other.)
   const needs = memberNeeds(flat) ?? {};
   const addable = ([name]: [string, unknown]): boolean => (needs[name] ?? []).length === 0;
   const scalars = Object.entries((flat.properties ?? {}) as Record<string, Schema>)
     .filter(addable)
     .some(([name, member]) => {
-      const values = memberValues(compiler, member, pointerJoin(pointerJoin(restPointer, 'properties'), name), MAX_NAMED_DEPTH);
+      const values = memberValues(compiler, member, pointerJoin(pointerJoin(pointer, 'properties'), name), MAX_NAMED_DEPTH);
       return values !== undefined && (values.strings === 'endless' || values.numbers !== undefined);
     });
-  return scalars || Object.entries(namedMembers(compiler, flat, restPointer, depth + 1)?.members ?? {}).some((e) => addable(e) && endlessMember(e[1]));
+  return scalars || Object.entries(namedMembers(compiler, flat, pointer, depth + 1)?.members ?? {}).some((e) => addable(e) && endlessMember(e[1]));
 }
 
 // Unique items of more strings than this make more arrays than 2^53 (each string once, in
 // any order: 19! of them), more than any array holds items: they never run out.
 const MANY_STRINGS = 18;
+
+// The maxItems of an array schema whose items are strings of one schema, endlessly many of
+// them and every prefix with endless completions (`closedStrings` keeps them distinct where
+// unique), when it has one (1 or more) and no other array keyword but minItems; undefined
+// otherwise. Such an array is fixed once its last item ends (`ClosedMember.boundedArrays`).
+function boundedStrings(compiler: SchemaCompiler, s: SchemaObject, pointer: string): number | undefined {
+  if (!Object.keys(s).every((k) => !arrayKeyword(k) || LISTED_ARRAY_KEYWORDS.has(k)) || Array.isArray(s.items)) return undefined;
+  const max = nonNegativeInt(s.maxItems, pointer, 'maxItems');
+  const min = nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0;
+  if (max === undefined || max < 1 || min > max || compiler.parts.caps.maxItems < max) return undefined;
+  const { rest, restPointer } = itemSchemas(s, pointer);
+  const flat = typeof rest === 'object' ? compiler.flatten(rest, restPointer) : false;
+  const content = flat === false ? undefined : stringsContent(compiler, flat, restPointer);
+  if (content === undefined || flat === false || flat.enum !== undefined || flat.const !== undefined) return undefined;
+  return endlessCompletions(content, MAX_ENDLESS_PROOF_STATES) && matchesSomething(content, MAX_ENDLESS_PROOF_STATES) === true ? max : undefined;
+}
 
 // Most arrays a member's schema may list, and most it may look at to find them.
 const MAX_LISTED_ARRAYS = 4096;
@@ -615,6 +657,13 @@ function openArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, d
   const rest = items.rest;
   if (s.uniqueItems !== true && (rest === true || (typeof rest === 'object' && Object.keys(rest).every((k) => !isAssertion(k))))) return true;
   return depth <= MAX_OPEN_DEPTH && candidates(compiler, rest, items.restPointer).length > 0 && openItems(compiler, items, depth);
+}
+
+// Whether every prefix of the arrays an array schema allows has endless completions, and
+// there is some: any array takes one more item (`openArray`), or some item there is keeps
+// it going (`endlessArray`).
+function everOpenArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
+  return openArray(compiler, s, pointer, depth) || (endlessArray(compiler, s, pointer, depth) && knownSatisfiable(compiler, s, pointer));
 }
 
 // Whether a keyword asserts something of arrays (arrays' own, or one of every kind).

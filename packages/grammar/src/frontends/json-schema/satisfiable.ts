@@ -72,7 +72,11 @@ function allowsSome(compiler: SchemaCompiler, s: SchemaObject, pointer: string, 
       case 'number':
         return NUMBER_OPEN.some((open) => own.every((k) => open.has(k)));
       case 'string':
-        return own.every((k) => STRING_OPEN.has(k)) && matchesSomething(stringContent(compiler, s, pointer), MAX_STRING_STATES) === true;
+        // (A format alone: every format allows some string, though its automaton may be large.)
+        return (
+          own.every((k) => STRING_OPEN.has(k)) &&
+          (own.every((k) => k === 'format') || matchesSomething(stringContent(compiler, s, pointer), MAX_STRING_STATES) === true)
+        );
       case 'array':
         return own.every((k) => ARRAY_OPEN.has(k)) || someItems(compiler, s, own, pointer, depth);
       case 'object':
