@@ -204,6 +204,38 @@ const SHAPES = {
   ],
 };
 
+// A conditional on a member's constant (bashly's environment variables: a default only where
+// not required): two shapes, one with the member absent or false, one with it true.
+const CONDITIONED = {
+  name: 'objects under a conditional on one member (two shapes)',
+  schema: {
+    type: 'array',
+    uniqueItems: true,
+    items: {
+      type: 'object',
+      properties: { n: { enum: ['x', 'y'] }, d: { type: 'boolean' }, r: { type: 'boolean' }, e: { type: 'null' } },
+      required: ['n'],
+      if: { properties: { r: { const: false } } },
+      then: { properties: { n: {}, d: {}, r: {} }, additionalProperties: false },
+      else: { properties: { n: {}, r: {}, e: {} }, additionalProperties: false },
+    },
+  },
+  values: [...product({ n: ['x', 'y'], d: [undefined, true, false], r: [undefined, false] }), ...product({ n: ['x', 'y'], r: [true], e: [undefined, null] })],
+  starts: [
+    // Only {n: x, r: true} is left for x: e (else's alone) is taken with it.
+    `[${product({ n: ['x'], d: [undefined, true, false], r: [undefined, false] })
+      .map((v) => JSON.stringify(v))
+      .join(',')},{"n":"x","r":true,"e":null},{"n":"x",`,
+    // With r = true, no d: n = x taken, so y.
+    '[{"n":"x","r":true},{"r":true,"n":"',
+    // n = x with r absent or false taken every way: r must be true.
+    `[${product({ n: ['x'], d: [undefined, true, false], r: [undefined, false] })
+      .map((v) => JSON.stringify(v))
+      .join(',')},{"n":"x",`,
+    '[{"n":"y","d":true},{"n":"y","d":true,"r":false},{"d":true,',
+  ],
+};
+
 // Members that may be any string, or any array of strings (in the values the oracle lists).
 const ANY_STRING = Symbol('any string');
 const ANY_STRINGS = Symbol('any array of strings');
@@ -413,7 +445,7 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS, SHAPES])(
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS, SHAPES, CONDITIONED])(
     '$name: accepted iff ajv accepts (repeats in other member orders and spellings)',
     ({ schema, values }) => {
       const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
@@ -421,7 +453,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     },
   );
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS, SHAPES])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS, SHAPES, CONDITIONED])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)

@@ -33,6 +33,7 @@ import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions, matchesSomething, stringCount } from '../../lexer/lexer-dfa.ts';
 import { finiteValues, MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
+import { jsonEqual, mergeSchemas } from './merge-schemas.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
@@ -243,19 +244,75 @@ const MAX_VARIANTS = 16;
 // value, so that a shape that may hold what is written may be finished.
 function objectVariants(compiler: SchemaCompiler, item: SchemaObject, pointer: string): ClosedObjectItems | undefined {
   const split = BRANCHING.filter((k) => item[k] !== undefined);
+  if (split.length === 0 && item.__conditions !== undefined) {
+    const shapes = conditionalShapes(compiler, item, pointer);
+    return shapes === undefined ? undefined : shapeVariants(compiler, shapes, pointer);
+  }
   if (split.length !== 1 || (split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
   const branches = candidates(compiler, item, pointer);
   if (branches.length < 2 || branches.length > MAX_VARIANTS || branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
   if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, pointer)))) return undefined;
+  return shapeVariants(compiler, branches, pointer);
+}
+
+// The two shapes of an object schema with one conditional whose condition is a member's
+// constants alone (`if: {properties: {required: {const: false}}}`, bashly's environment
+// variables): the member among them, or absent, with `then`; present and of its other
+// values (finitely many), with `else`. Disjoint, and together the schema.
+function conditionalShapes(compiler: SchemaCompiler, item: SchemaObject, pointer: string): SchemaObject[] | undefined {
+  const conditions = item.__conditions as Schema[][];
+  if (conditions.length !== 1) return undefined;
+  const [condition, then, otherwise] = conditions[0]!;
+  const c = typeof condition === 'object' ? compiler.flatten(condition, pointer) : false;
+  if (c === false || !Object.keys(c).every((k) => !isAssertion(k) || k === 'properties')) return undefined;
+  const tested = Object.entries((c.properties ?? {}) as Record<string, Schema>);
+  if (tested.length !== 1) return undefined;
+  const [name, constants] = tested[0]!;
+  const flat = typeof constants === 'object' ? compiler.flatten(constants, pointer) : false;
+  if (flat === false || !Object.keys(flat).every((k) => !isAssertion(k) || k === 'enum' || k === 'const')) return undefined;
+  const among = enumValues(compiler, flat, pointer);
+  const all = finiteValues(compiler, ((item.properties ?? {}) as Record<string, Schema>)[name] ?? true, pointer);
+  if (all === null) return undefined;
+  const others = all.filter((v) => !among.some((a) => jsonEqual(a, v)));
+  const rest: Record<string, unknown> = { ...item };
+  delete rest.__conditions;
+  const shape = (branch: Schema, values: unknown[], required: string[]): SchemaObject | false => {
+    let merged: SchemaObject | false = rest;
+    for (const part of [branch, { required, properties: { [name]: { enum: values } } }]) {
+      const flatPart = part === true ? {} : part === false ? false : compiler.flatten(part as SchemaObject, pointer);
+      merged =
+        merged === false || flatPart === false
+          ? false
+          : mergeSchemas(merged, flatPart, pointer, (at, keyword, message) => compiler.unsupported(at, keyword, message));
+    }
+    return merged;
+  };
+  return [shape(then!, among, []), shape(otherwise!, others, [name])].filter((s): s is SchemaObject => s !== false);
+}
+
+// Items of one of these object shapes (see `objectVariants`).
+function shapeVariants(compiler: SchemaCompiler, branches: readonly SchemaObject[], pointer: string): ClosedObjectItems | undefined {
+  if (branches.length === 0) return undefined;
   const open = (b: SchemaObject): boolean =>
     compiler.options.strict !== true &&
     Object.keys(b).every((k) => !isAssertion(k) || OPEN_SHAPE_KEYWORDS.has(k) || (k === 'additionalProperties' && b[k] === true));
   const shapes: { schema: SchemaObject; items?: ClosedObjectItems }[] = [];
-  for (const b of branches) {
-    const types = allowedTypes(b, pointer);
+  for (const branch of branches) {
+    const types = allowedTypes(branch, pointer);
     if (types.length !== 1 || types[0] !== 'object') return undefined;
-    const declared = Object.entries((b.properties ?? {}) as Record<string, Schema>);
-    if (!declared.every(([name, m]) => knownSatisfiable(compiler, m, pointerJoin(pointerJoin(pointer, 'properties'), name)))) return undefined;
+    const at = (name: string): string => pointerJoin(pointerJoin(pointer, 'properties'), name);
+    const declared = Object.entries((branch.properties ?? {}) as Record<string, Schema>);
+    // (A member no value passes is never written: a closed shape does without it, where
+    // nothing asks for it.)
+    const never = declared.filter(([name, m]) => m === false || (typeof m === 'object' && compiler.flatten(m, at(name)) === false)).map(([name]) => name);
+    const asked = new Set([
+      ...((branch.required ?? []) as string[]),
+      ...Object.values(memberNeeds(branch) ?? {}).flat(),
+      ...(requiredLists(branch.anyOf) ?? []).flat(),
+    ]);
+    if (never.length > 0 && (open(branch) || never.some((name) => asked.has(name)))) return undefined;
+    const b: SchemaObject = never.length === 0 ? branch : { ...branch, properties: Object.fromEntries(declared.filter(([name]) => !never.includes(name))) };
+    if (!declared.every(([name, m]) => never.includes(name) || knownSatisfiable(compiler, m, at(name)))) return undefined;
     const items = namedMembers(compiler, b, pointer);
     if (items === undefined && !open(b)) return undefined;
     shapes.push({ schema: b, ...(items !== undefined && { items }) });
