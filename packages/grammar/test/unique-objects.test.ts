@@ -638,6 +638,55 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
   });
 
+  it('a shape that may hold what is written must still be able to end: a name begun, a comma (found by a fuzz)', () => {
+    const shape = (properties: Record<string, unknown>, required: string[] = []): Record<string, unknown> => ({
+      type: 'object',
+      properties,
+      required,
+      additionalProperties: false,
+    });
+    for (const [items, earlier, refused] of [
+      // Only r begins with "r", and {"r": null} is taken; the other shape has no such name.
+      [{ anyOf: [shape({ r: { type: 'null' } }), shape({ kind: { const: 'a' } }, ['kind'])] }, '[{"r":null},', '{"r'],
+      // After the comma a member must come: the shape of r alone has none left.
+      [{ anyOf: [shape({ kind: { enum: ['b'] }, r: { type: 'boolean' } }), shape({ r: { type: 'boolean' } })] }, '[{"kind":"b","r":true},', '{"r":true,'],
+      // A conditional's two shapes: with q written, r must be true (else's), and it is taken.
+      [
+        {
+          type: 'object',
+          properties: { r: { type: 'boolean' } },
+          if: { properties: { r: { enum: [false] } } },
+          then: shape({ q: { type: 'string' } }),
+          else: shape({ r: { type: 'boolean' }, q: { type: 'string' } }, ['q']),
+        },
+        '[{"q":"b","r":true},',
+        '{"q":"b",',
+      ],
+    ] as const) {
+      for (const matcher of bothMatchers({ type: 'array', uniqueItems: true, items })) {
+        expect(matcher.commitBytes(bytes(earlier))).toBe(true);
+        expect(matcher.commitBytes(bytes(refused.slice(0, -1)))).toBe(true);
+        expect(matcher.commitBytes(bytes(refused.slice(-1))), `${JSON.stringify(items)} ${refused}`).toBe(false);
+        matcher.dispose();
+      }
+    }
+  });
+
+  it("a name a shape open to any member leaves open is not read as another shape's (it threw)", () => {
+    const closed = {
+      type: 'object',
+      properties: { kind: { const: 'a' }, p: { type: 'array', maxItems: 1, items: { type: 'string' } } },
+      required: ['kind'],
+      additionalProperties: false,
+    };
+    const schema = { type: 'array', uniqueItems: true, items: { anyOf: [closed, { type: 'object', properties: { kind: { const: 'b' } } }] } };
+    for (const matcher of bothMatchers(schema)) {
+      // (Byte by byte: each is checked as it comes.)
+      for (const byte of bytes('[{"kind":"a","p":["a"]},{"p":["a","b"]}]')) expect(matcher.commitBytes(Uint8Array.of(byte))).toBe(true);
+      matcher.dispose();
+    }
+  });
+
   it('refuses shapes that a name of two schemas, other kinds or overlapping oneOf branches leave untold', () => {
     const shape = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties, additionalProperties: false });
     for (const items of [

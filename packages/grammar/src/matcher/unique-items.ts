@@ -549,14 +549,16 @@ function objectEndsAnew(
   next: ObjectNext,
 ): boolean {
   // (Of several shapes: one that may hold what is written and end anew, against the earlier
-  // items it may hold; one that takes any other member always may.)
+  // items it may hold — whether it may end at all is asked too: the grammar vouches for some
+  // shape, not for each; one that takes any other member always may, and comes first: then
+  // a value of a name it leaves open is never read as another shape's.)
   if (items.variants !== undefined)
     return items.variants.some((v) => {
       if (!variantHolds(v, written, next)) return false;
       const shape = v.items;
       if (shape === undefined) return true;
       const held = agree.filter((e) => [...e].every(([name, value]) => Object.hasOwn(shape.members, name) && (v.tells[name]?.includes(value) ?? true)));
-      return held.length === 0 || objectEndsAnew(shape, held, written, next);
+      return objectEndsAnew(shape, held, written, next);
     });
   const unwritten = Object.keys(items.members).filter((name) => !Object.hasOwn(written, name));
   // Whether a member `name`, from `value`, may end as a value after which some way to finish
@@ -728,13 +730,16 @@ function listedOf(member: ClosedMember): readonly { readonly text: string; reado
 function fixedArray(bytes: readonly number[], max: number): string | null {
   const text = decoder.decode(Uint8Array.from(bytes));
   let whole = 0;
+  let end = 1;
   for (let at = 1; at < text.length; at++) {
     if (text[at] !== '"') continue;
     for (at++; at < text.length && text[at] !== '"'; at++) if (text[at] === '\\') at++;
     if (at === text.length) return null;
     whole++;
+    end = at + 1;
   }
-  return whole === max ? canonicalJson(`${text.trimEnd()}]`) : null;
+  // (A comma after the last: another item comes, in a shape that allows one.)
+  return whole === max && text.slice(end).trim() === '' ? canonicalJson(`${text.trimEnd()}]`) : null;
 }
 
 // Whether an array begun (`bytes`, from its `[`, of strings and literals) may still become

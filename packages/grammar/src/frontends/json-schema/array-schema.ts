@@ -250,7 +250,9 @@ function objectVariants(compiler: SchemaCompiler, item: SchemaObject, pointer: s
   }
   if (split.length !== 1 || (split[0] !== 'anyOf' && split[0] !== 'oneOf')) return undefined;
   const branches = candidates(compiler, item, pointer);
-  if (branches.length < 2 || branches.length > MAX_VARIANTS || branches.some((b) => BRANCHING.some((k) => b[k] !== undefined))) return undefined;
+  // (A branch's own dependency lists are its shape's.)
+  const branching = (b: SchemaObject): boolean => BRANCHING.some((k) => b[k] !== undefined && !(k === 'dependencies' && memberNeeds(b) !== undefined));
+  if (branches.length < 2 || branches.length > MAX_VARIANTS || branches.some(branching)) return undefined;
   if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, pointer)))) return undefined;
   return shapeVariants(compiler, branches, pointer);
 }
@@ -348,7 +350,9 @@ function shapeVariants(compiler: SchemaCompiler, branches: readonly SchemaObject
     }
     members[name] = { constants: [...constants].sort(), ...(contents.length > 0 && { strings: rx.alt(contents) }) };
   }
-  return { members, required: [], variants: shapes.map(({ items }, i) => ({ ...(items !== undefined && { items }), tells: tells[i]! })) };
+  // (Shapes that take any other member first: see `objectEndsAnew`.)
+  const variants = shapes.map(({ items }, i) => ({ ...(items !== undefined && { items }), tells: tells[i]! }));
+  return { members, required: [], variants: [...variants.filter((v) => v.items === undefined), ...variants.filter((v) => v.items !== undefined)] };
 }
 
 // Keywords of a shape that takes any other member of any value (`objectVariants`).
@@ -584,8 +588,9 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
 // though an item's may run out: no maxItems, prefix items or contains, and items of which
 // there is some that may repeat, or unique ones the matcher keeps distinct (where it cannot,
 // the array's own schema is refused) of endlessly many values: strings of more than
-// `MANY_STRINGS` values, or objects of named members only (see `closedObjects`). (Open items
-// are `openArray`'s.)
+// `MANY_STRINGS` values, objects of named members only (see `closedObjects`) with a member of
+// endlessly many values, or branches one of which is such or an array of that kind (with at
+// most one item asked for). (Open items are `openArray`'s.)
 function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string, depth: number): boolean {
   if (depth >= MAX_NAMED_DEPTH || compiler.parts.caps.maxItems !== Infinity || !Object.keys(s).every((k) => !arrayKeyword(k) || OPEN_ARRAY_KEYWORDS.has(k)))
     return false;
