@@ -31,6 +31,14 @@ const hexDigit = (digit: number): ByteRegex => {
   );
 };
 
+// Every control character as `\u00XX`, its hex digits in either case or lowercase only.
+const controlEscapes = (eitherCase: boolean): ByteRegex =>
+  rx.seq([
+    rx.literal('\\u00'),
+    rx.byteRanges([0x30, 0x31]),
+    rx.byteRanges(normalizeRanges([[0x30, 0x39], ...(eitherCase ? [[0x41, 0x46] as [number, number]] : []), [0x61, 0x66]])),
+  ]);
+
 /** One character of `ranges` (code points) in JSON string encoding. */
 export const jsonChars = memoized(
   (ranges: readonly number[]) => ranges.join(),
@@ -46,19 +54,7 @@ export const jsonChars = memoized(
     }
     if (controls.length === 0x20) {
       // Every control character as \u00XX: one compact automaton instead of 32.
-      alternatives.push(
-        rx.seq([
-          rx.literal('\\u00'),
-          rx.byteRanges([0x30, 0x31]),
-          rx.byteRanges(
-            normalizeRanges([
-              [0x30, 0x39],
-              [0x41, 0x46],
-              [0x61, 0x66],
-            ]),
-          ),
-        ]),
-      );
+      alternatives.push(controlEscapes(true));
     } else {
       for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
     }
@@ -119,21 +115,7 @@ export function jsonStringBytes(value: string): Uint8Array {
  * `jsonChars`, it has as many strings as that has values.
  */
 export const CANONICAL_CONTENT: ByteRegex = rx.repeat(
-  rx.alt([
-    rx.codePoints(subtract([0, MAX_CODE_POINT], SPECIAL)),
-    rx.literal('\\"'),
-    rx.literal('\\\\'),
-    rx.seq([
-      rx.literal('\\u00'),
-      rx.byteRanges([0x30, 0x31]),
-      rx.byteRanges(
-        normalizeRanges([
-          [0x30, 0x39],
-          [0x61, 0x66],
-        ]),
-      ),
-    ]),
-  ]),
+  rx.alt([rx.codePoints(subtract([0, MAX_CODE_POINT], SPECIAL)), rx.literal('\\"'), rx.literal('\\\\'), controlEscapes(false)]),
   0,
   Infinity,
 );
