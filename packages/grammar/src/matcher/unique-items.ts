@@ -240,7 +240,7 @@ export class UniqueItems {
   #objectEndsAnew(): boolean | null {
     const top = this.#stack[this.#stack.length - 1];
     if (top === undefined) return null;
-    const listed = this.#inListedArray();
+    const listed = this.#inReadArray();
     if (top.array && !listed) {
       const state = top.path >= 0 ? this.#table.states[top.path]! : undefined;
       const items = state?.objectItems;
@@ -248,7 +248,7 @@ export class UniqueItems {
       if (items === undefined || state!.openBeside === true || this.#mode !== VALUE || top.seen.length === 0) return null;
       return objectEndsAnew(items, earlierObjects(top.seen), {}, { kind: 'members', more: false });
     }
-    // (Inside a member's array of listed values, the object's frame is the one below.)
+    // (Inside a member's array read as it is written, the object's frame is the one below.)
     if (top.closed === null && !listed) return null;
     // The item's frame: members that are objects of named members only nest their frames in it.
     let item = this.#stack.length - (top.closed === null ? 2 : 1);
@@ -265,7 +265,7 @@ export class UniqueItems {
     const agree = agreeing(earlier, frame.written);
     if (agree.length === 0) return true;
     const at = (next: ObjectNext): boolean => objectEndsAnew(items, agree, frame.written, next);
-    // A member's array of listed values being written (the innermost container).
+    // A member's array read as it is written (listed or bounded: the innermost container).
     if (level < this.#stack.length - 1 && this.#stack[level + 1]!.closed === null) {
       const bytes = this.#capture!.slice(frame.valueAt);
       return at({ kind: 'value', name: frame.key, value: { kind: 'array', bytes } });
@@ -314,14 +314,14 @@ export class UniqueItems {
     let item = inner;
     while (!this.#stack[item - 1]!.array) item--;
     if (this.#stack[item - 1]!.seen.length === 0) return null;
-    if (inner < this.#stack.length - 1) return this.#inListedArray() ? 'any' : 'closing';
+    if (inner < this.#stack.length - 1) return this.#inReadArray() ? 'any' : 'closing';
     return this.#inEndlessString(top.closed!) ? 'closing' : 'any';
   }
 
-  // Whether the innermost container is a member's array of an object of named members only
-  // whose arrays are listed (`ClosedMember.constants`) or bounded (`boundedArrays`): any
-  // token may leave it none of them, or fix it.
-  #inListedArray(): boolean {
+  // Whether the innermost container is a member's array read as it is written: of an object
+  // of named members only whose arrays are listed (`ClosedMember.constants`) or bounded
+  // (`boundedArrays`): any token may leave it none of them, or fix it.
+  #inReadArray(): boolean {
     const top = this.#stack[this.#stack.length - 1]!;
     const owner = this.#stack[this.#stack.length - 2];
     const member = owner?.closed?.members[owner.key];
@@ -530,7 +530,7 @@ type ValueSoFar =
   | { readonly kind: 'none' }
   | { readonly kind: 'string'; readonly spelled: readonly number[]; readonly reader: StringReader }
   | { readonly kind: 'scalar'; readonly text: string }
-  // (An array of listed values, its bytes from the `[`.)
+  // (A member's array read as it is written, listed or bounded: its bytes from the `[`.)
   | { readonly kind: 'array'; readonly bytes: readonly number[] }
   // (An object of named members only: whether it may still end as a value none of `spent` is.)
   | { readonly kind: 'object'; readonly endsAnew: (spent: readonly string[]) => boolean };
