@@ -94,10 +94,23 @@ ajv.addFormat('iri-reference', (s: string) => {
   const uri = iriAsUri(s);
   return uri !== null && ajvUriReference.test(uri);
 });
-// ajv-formats' email wants a dot in the domain; RFC 5321's Domain is one or more labels
-// ("user@localhost"). Checked by giving a one-label domain a second label.
+// ajv-formats' email wants a dot in the domain, and takes neither quoted local parts nor
+// address literals; RFC 5321's Mailbox has all three ("user@localhost", `"joe bloggs"@x.org`,
+// `joe@[127.0.0.1]`, `joe@[IPv6:::1]`, valid in the JSON-Schema-Test-Suite). Checked by parts:
+// a quoted local part by RFC 5321's Quoted-string, the rest by ajv's email (a one-label
+// domain given a second label), an address literal by ajv's ipv4 or ipv6.
 const ajvEmail = fullFormats.email as RegExp;
-ajv.addFormat('email', (s: string) => ajvEmail.test(s) || (/@[^.@]+$/.test(s) && ajvEmail.test(`${s}.x`)));
+const ajvIpv4 = fullFormats.ipv4 as RegExp;
+const ajvIpv6 = fullFormats.ipv6 as RegExp;
+ajv.addFormat('email', (s: string) => {
+  const at = s.lastIndexOf('@');
+  if (at < 0) return false;
+  const local = /^"(?:[ !#-[\]-~]|\\[ -~])*"$/.test(s.slice(0, at)) ? 'quoted' : s.slice(0, at);
+  const domain = s.slice(at + 1);
+  const literal = /^\[(IPv6:)?(.*)\]$/s.exec(domain);
+  if (literal !== null) return (literal[1] === undefined ? ajvIpv4 : ajvIpv6).test(literal[2]!) && ajvEmail.test(`${local}@x.x`);
+  return ajvEmail.test(`${local}@${domain.includes('.') ? domain : `${domain}.x`}`);
+});
 
 /** An ajv validator for `schema` (draft 2020-12, formats asserted; see `draft2020`). */
 export function ajvValidator(schema: unknown): ValidateFunction {
