@@ -520,6 +520,20 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
       { extracted: false, files: [{ name: 'r', type: 'remote_dir' }] },
     ],
   },
+  {
+    // MaskBench's template.json: `uniqueItems` on the items (strings), not on the array,
+    // under a oneOf whose other branch is a string: a keyword of a kind the type leaves out
+    // holds for every value of it, and its complement adds nothing.
+    name: 'oneOf with array keywords on a string schema (uniqueItems, unevaluatedItems)',
+    schema: {
+      oneOf: [
+        { type: 'array', items: { type: 'string', uniqueItems: true } },
+        { type: 'string' },
+        { type: 'integer', unevaluatedItems: false, unevaluatedProperties: false },
+      ],
+    },
+    bases: [['a', 'a'], ['a', 1], 'a;b', 7, 1.5, {}, null],
+  },
 ];
 
 describe('schema-level negation against ajv', () => {

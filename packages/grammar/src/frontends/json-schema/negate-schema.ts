@@ -382,6 +382,8 @@ class Negation {
       case 'unevaluatedProperties':
       case 'unevaluatedItems':
         if (keyword === 'uniqueItems' ? value !== true : value === true) return;
+        // A keyword of a kind the schema's type leaves out fails nothing.
+        if (this.#kind(keyword === 'uniqueItems' || keyword === 'unevaluatedItems' ? 'array' : 'object') === null) return;
         if (keyword === 'additionalProperties') {
           // Some member neither declared nor matched has a value that fails it.
           const names = Object.keys((this.schema.properties ?? {}) as object);
