@@ -4,7 +4,7 @@
  * keywords the grammar cannot express (if/then, uniqueItems, not, oneOf, …) are supported.
  */
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
-import { expr, type Expr } from '../../ir/grammar-ir.ts';
+import { expr, MAX_PERMUTATION_MEMBERS, type Expr } from '../../ir/grammar-ir.ts';
 import type { JsonGrammarParts } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
 import { jsonStringSpellings } from './json-strings.ts';
@@ -17,7 +17,7 @@ import { standardSchema, validatesValue } from './value-validation.ts';
 
 /** The grammar of the enum / const values of `schema` that the rest of it accepts. */
 export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
-  return expr.alt(enumValues(compiler, schema, pointer).map((v) => jsonValueExpr(compiler.parts, v)));
+  return expr.alt(enumValues(compiler, schema, pointer).map((v) => jsonValueExpr(compiler, v)));
 }
 
 /** The enum / const values of `schema` that the rest of it accepts, each once. */
@@ -43,8 +43,14 @@ export function enumValues(compiler: SchemaCompiler, schema: SchemaObject, point
   return unique;
 }
 
-/** The JSON text of one value: literals for scalars, structure (with whitespace) otherwise. */
-export function jsonValueExpr(parts: JsonGrammarParts, value: unknown): Expr {
+/**
+ * The JSON text of one value: literals for scalars, structure (with whitespace) otherwise. An
+ * object's members may come in any order (JSON's objects are unordered: `{"b":2,"a":1}` is the
+ * constant `{"a":1,"b":2}`), a permutation the parser lowers lazily; past
+ * `MAX_PERMUTATION_MEMBERS` members, in the order written.
+ */
+export function jsonValueExpr(compiler: SchemaCompiler, value: unknown): Expr {
+  const parts = compiler.parts;
   if (value === null || typeof value === 'boolean') return parts.token(String(value));
   if (typeof value === 'number') return numberLiteral(parts, value);
   if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), jsonStringSpellings(value));
@@ -53,18 +59,29 @@ export function jsonValueExpr(parts: JsonGrammarParts, value: unknown): Expr {
     const items: Expr[] = [];
     value.forEach((v, i) => {
       if (i > 0) items.push(parts.itemSeparator());
-      items.push(jsonValueExpr(parts, v));
+      items.push(jsonValueExpr(compiler, v));
     });
     return expr.seq([parts.token('['), parts.ws(), ...items, parts.ws(), parts.token(']')]);
   }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) return expr.seq([parts.token('{'), parts.ws(), parts.token('}')]);
-  const items: Expr[] = [];
-  entries.forEach(([k, v], i) => {
-    if (i > 0) items.push(parts.itemSeparator());
-    items.push(parts.lexeme(JSON.stringify(k), jsonStringSpellings(k)), parts.keySeparator(), jsonValueExpr(parts, v));
+  const members = Object.entries(value as Record<string, unknown>).map(([k, v]) =>
+    expr.seq([parts.lexeme(JSON.stringify(k), jsonStringSpellings(k)), parts.keySeparator(), jsonValueExpr(compiler, v)]),
+  );
+  if (members.length === 0) return expr.seq([parts.token('{'), parts.ws(), parts.token('}')]);
+  if (members.length === 1 || members.length > MAX_PERMUTATION_MEMBERS) {
+    const items = members.flatMap((member, i) => (i > 0 ? [parts.itemSeparator(), member] : [member]));
+    return expr.seq([parts.token('{'), parts.ws(), ...items, parts.ws(), parts.token('}')]);
+  }
+  const rule = compiler.ruleName('constant-object');
+  parts.builder.permutations.set(rule, {
+    members,
+    required: members.map((_, i) => i),
+    other: null,
+    min: 0,
+    max: Infinity,
+    separator: parts.itemSeparator(),
+    close: parts.ws(),
   });
-  return expr.seq([parts.token('{'), parts.ws(), ...items, parts.ws(), parts.token('}')]);
+  return expr.seq([parts.token('{'), parts.ws(), expr.ref(rule), parts.token('}')]);
 }
 
 // A number literal (see `numberLiteralRegex`).

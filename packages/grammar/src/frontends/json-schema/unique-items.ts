@@ -87,7 +87,7 @@ export function uniqueItemsExpr(
 ): Expr {
   const parts = compiler.parts;
   const base = compiler.ruleName('unique');
-  const exprs = values.map((v) => jsonValueExpr(parts, v));
+  const exprs = values.map((v) => jsonValueExpr(compiler, v));
   if (witnesses.some((w) => w.from > 0))
     compiler.unsupported(pointer, 'contains', 'contains beside prefix items over a unique array of finitely many values is not supported');
   // Per witness, the values that satisfy it (a set of them).
