@@ -362,8 +362,8 @@ function schemaError(schema: unknown, options: JsonSchemaOptions = {}): SchemaEr
 // [schema, pointer of the schema object at fault, keyword]
 const UNSUPPORTED: [unknown, string, string][] = [
   [{ properties: { a: { if: { type: 'string', format: 'email' }, else: { minLength: 1 } } } }, '/properties/a', 'if'],
-  [{ type: 'array', uniqueItems: true, items: { type: 'integer', maximum: 100 } }, '', 'uniqueItems'],
-  [{ type: 'array', items: { type: 'array', uniqueItems: true, items: { type: 'number', maximum: 1 } } }, '/items', 'uniqueItems'],
+  [{ type: 'array', uniqueItems: true, minItems: 2, items: { type: 'integer', maximum: 100 } }, '', 'uniqueItems'],
+  [{ type: 'array', items: { type: 'array', uniqueItems: true, items: { type: ['number', 'string'], maximum: 1, maxLength: 1 } } }, '/items', 'uniqueItems'],
   [{ type: 'array', contains: { type: 'integer' }, minContains: 2 }, '', 'contains'],
   [
     { properties: { a: { type: 'object', dependentSchemas: { c: { properties: { b: {} } } }, unevaluatedProperties: false } } },
@@ -411,13 +411,14 @@ describe('unsupported keywords', () => {
 
   it('lenient leaves the keyword unenforced and the rest enforced', () => {
     const { grammar, warnings } = jsonSchemaGrammar(
-      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 1000 }, uniqueItems: true, maxItems: 3 },
+      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 1000 }, uniqueItems: true, minItems: 2, maxItems: 3 },
       { lenient: true },
     );
     expect(warnings).toHaveLength(1);
     const compiled = compileGrammar(grammar);
     expect(accepts(compiled, '[1,1]')).toBe(true);
     expect(accepts(compiled, '[1,"a"]')).toBe(false);
+    expect(accepts(compiled, '[1]')).toBe(false);
     expect(accepts(compiled, '[1,2,3,4]')).toBe(false);
   });
 

@@ -550,11 +550,13 @@ describe('uniqueItems over items of any type, kept while matching', () => {
 });
 
 describe('uniqueItems over numbers: refusals', () => {
-  it('is refused where arrays of any numbers and of integers meet, or numbers are bounded', () => {
+  it('is refused where arrays of any numbers and of integers meet, or bounded numbers beside other kinds or with minItems past 1', () => {
     const numbers = { type: 'array', uniqueItems: true, items: { type: 'number' } };
     const integers = { type: 'array', uniqueItems: true, items: { type: 'integer' } };
     expect(schemaErrorOf({ anyOf: [numbers, { ...integers, minItems: 2 }] })?.message).toMatch(/any numbers and of integers/);
-    expect(schemaErrorOf({ ...integers, items: { type: 'integer', maximum: 100 } })?.keyword).toBe('uniqueItems');
+    expect(schemaErrorOf({ ...integers, minItems: 2, items: { type: 'integer', maximum: 100 } })?.keyword).toBe('uniqueItems');
+    expect(schemaErrorOf({ ...integers, items: { type: ['integer', 'string'], maximum: 100, maxLength: 2 } })?.keyword).toBe('uniqueItems');
+    expect(schemaErrorOf({ ...integers, items: { type: 'integer', maximum: 100 } })).toBeUndefined();
     expect(schemaErrorOf({ ...integers, items: { type: 'integer', not: { const: 0 } } })).toBeUndefined();
   });
 });

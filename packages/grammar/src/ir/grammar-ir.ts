@@ -156,6 +156,12 @@ export interface UniquePathState {
    * `"5."` fixes the value, as `"0"` and a zero mantissa's exponent do for both).
    */
   readonly numberItems?: 'number' | 'integer';
+  /**
+   * When the items are numbers that may run out of values (bounds, multiples, constants a
+   * `not` excludes): the language of their lexeme. The matcher refuses a prefix whose every
+   * completion has an earlier item's value, and a comma when no value is left.
+   */
+  readonly closedNumbers?: ByteRegex;
   /** When the items may be `true`, `false` or `null` (a literal's first letter fixes it). */
   readonly literalItems?: boolean;
   /** When the items may be arrays (compared when they close, as objects are). */

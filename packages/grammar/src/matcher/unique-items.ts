@@ -33,6 +33,7 @@ import {
 } from '../ir/grammar-ir.ts';
 import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
+import { canonicalNumber, numberEndsAnew } from './number-values.ts';
 
 // An open array or object: its path state (-1: nothing checked below), the items begun (an
 // array) or the current member's name (an object, when the path needs it), and the strings
@@ -134,6 +135,11 @@ export class UniqueItems {
     return this.#scalar !== null;
   }
 
+  /** Whether the innermost container is an array of numbers that may run out of values (any token may leave no way on). */
+  get inClosedNumbers(): boolean {
+    return this.#mode !== STRING && this.#closedNumbers() !== undefined;
+  }
+
   /** Whether the cursor is between the items of a checked array whose items may be numbers or literals. */
   get betweenScalarItems(): boolean {
     const top = this.#stack[this.#stack.length - 1];
@@ -218,15 +224,28 @@ export class UniqueItems {
     return content === undefined ? null : { frame: top!, content };
   }
 
+  // The innermost container when it is an array of numbers that may run out of values: the
+  // numbers' language and the earlier items.
+  #closedNumbers(): { readonly content: ByteRegex; readonly seen: readonly string[] } | undefined {
+    const top = this.#stack[this.#stack.length - 1];
+    const content = top?.array === true && top.path >= 0 ? this.#table.states[top.path]!.closedNumbers : undefined;
+    return content === undefined ? undefined : { content, seen: top!.seen };
+  }
+
   // Whether the item being written, or the one a comma asks for, can only end as an earlier one.
   #deadEnd(): boolean {
     const object = this.#kinds.hasObjectItems ? this.#objectEndsAnew() : null;
     if (object !== null) return !object;
     if (this.#scalar !== null) {
       const top = this.#stack[this.#stack.length - 1]!;
-      const fixed = fixedItem(this.#scalar, this.#table.states[top.path]!.numberItems);
-      return fixed !== null && top.seen.includes(fixed);
+      const state = this.#table.states[top.path]!;
+      const fixed = fixedItem(this.#scalar, state.numberItems);
+      if (fixed !== null) return top.seen.includes(fixed);
+      return state.closedNumbers !== undefined && top.seen.length > 0 && !numberEndsAnew(state.closedNumbers, this.#scalar, top.seen);
     }
+    // (After a comma, an item must come: a number no earlier item is.)
+    const numbers = this.#closedNumbers();
+    if (numbers !== undefined && this.#mode === VALUE && numbers.seen.length > 0) return !numberEndsAnew(numbers.content, '', numbers.seen);
     const closed = this.#closedArray();
     if (closed === null || closed.frame.seen.length === 0) return false;
     // (After a comma, an item of an open kind beside the strings can always come.)
@@ -1229,6 +1248,10 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     return;
   }
   if (objects === 'closing') for (const list of [lists.braced, lists.bracketed]) checkAll(list);
+  if (cursor.inClosedNumbers) {
+    forEachOne(bits, check);
+    return;
+  }
   if (cursor.betweenScalarItems || cursor.inScalarItem) {
     // Numbers and literals: a token that ends one (a delimiter) or fixes its value (a `0`,
     // `.`, `e`, a literal's first letter) may repeat one; tokens of digits 1-9 do neither.
@@ -1396,19 +1419,4 @@ function fewIntegers(prefix: string, items: ClosedMember['numbers'], limit: numb
     runs.push([low, Math.min(most, low + size - 1)]);
   if (runs.reduce((n, [low, high]) => n + high - low + 1, 0) > limit) return null;
   return runs.flatMap(([low, high]) => Array.from({ length: high - low + 1 }, (_, i) => (low + i === 0 ? '0' : canonicalNumber(`-${low + i}`))));
-}
-
-// A JSON number as an exact decimal: its significant digits and exponent (`0` for zero).
-function canonicalNumber(literal: string): string {
-  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
-  // (Not a number: bytes the grammar refuses, which has the last word.)
-  if (match === null) return literal;
-  const [, sign, whole, fraction = '', exponent = '0'] = match;
-  let digits = (whole! + fraction).replace(/^0+/, '');
-  if (digits === '') return '0';
-  let power = BigInt(exponent) - BigInt(fraction.length);
-  const trailing = digits.length - digits.replace(/0+$/, '').length;
-  digits = digits.slice(0, digits.length - trailing);
-  power += BigInt(trailing);
-  return `${sign}${digits}e${power}`;
 }

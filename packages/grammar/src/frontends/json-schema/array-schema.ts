@@ -33,7 +33,7 @@ import { provablyDisjoint } from './disjoint-branches.ts';
 import { stringContent } from './string-schema.ts';
 import { endlessCompletions, matchesSomething, stringCount } from '../../lexer/lexer-dfa.ts';
 import { finiteValues, MAX_UNIQUE_STATES, MAX_UNIQUE_VALUES, uniqueItemsExpr, uniqueItemsPlan } from './unique-items.ts';
-import { jsonEqual, mergeSchemas } from './merge-schemas.ts';
+import { constantsOf, jsonEqual, mergeSchemas } from './merge-schemas.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 // Item schemas in either draft's spelling: 2020-12 prefixItems + items; drafts 4-7 items
@@ -60,7 +60,13 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
     const closed = open ? null : closedStrings(compiler, items, minItems);
     const objects = open || closed !== undefined ? undefined : closedObjects(compiler, items, minItems);
     const mixed = open || closed !== undefined || objects !== undefined ? undefined : closedBesideOpen(compiler, items, minItems);
-    if (closed !== undefined || objects !== undefined || mixed !== undefined) {
+    const numbers = open || closed !== undefined || objects !== undefined || mixed !== undefined ? undefined : closedNumbers(compiler, items, minItems);
+    if (numbers !== undefined) {
+      const shape = arrayShape(schema);
+      compiler.uniqueLeftToMatcher.set(shape, pointer);
+      compiler.uniqueNumberItems.set(shape, numbers.type);
+      compiler.closedNumberItems.set(shape, numbers.content);
+    } else if (closed !== undefined || objects !== undefined || mixed !== undefined) {
       // Left to the matcher (matcher/unique-items.ts), where `unique-paths.ts` must find it.
       const shape = arrayShape(schema);
       compiler.uniqueLeftToMatcher.set(shape, pointer);
@@ -72,7 +78,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       if (numbers !== undefined) compiler.uniqueNumberItems.set(shape, numbers);
       if (mixed !== undefined) compiler.uniqueOpenBeside.add(shape);
     } else {
-      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format) or objects of named members only (each constants, strings, open numbers, integers from a lower bound, open objects, arrays that never run out, arrays of few strings, booleans or null, or such objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
+      const message = `uniqueItems is only enforced over items from at most ${MAX_UNIQUE_VALUES} values (enum, const, booleans, null, small integer ranges) reaching at most ${MAX_UNIQUE_STATES} sets, over strings or objects every prefix of which has endless completions or numbers with no bounds or multiples, over strings of one schema (enum, length, pattern, format), numbers of one schema (bounds, multiples) or objects of named members only (each constants, strings, open numbers, integers from a lower bound, open objects, arrays that never run out, arrays of few strings, booleans or null, or such objects) with minItems ≤ 1 (kept distinct while matching), or with maxItems ≤ 1`;
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
@@ -196,6 +202,41 @@ function closedStrings(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   if (split[0] === 'oneOf' && !branches.every((a, i) => branches.slice(i + 1).every((b) => provablyDisjoint(compiler, a, b, restPointer)))) return undefined;
   const contents = branches.map((b) => stringsContent(compiler, b, restPointer));
   return contents.every((c) => c !== undefined) ? rx.alt(contents) : undefined;
+}
+
+// Keywords of a number schema its lexeme says (and string keywords, which numbers ignore).
+const NUMBER_KEYWORDS = new Set([
+  'type',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  '__notValues',
+  '__notMultipleOf',
+  '__multipleTests',
+  '__fraction',
+  ...NUMBER_NEUTRAL,
+]);
+
+// The items, when they are numbers (or integers) of one schema that may run out of values
+// (bounds, multiples, constants a `not` excludes), and no other values: their lexeme's
+// language, in which the matcher finds whether a prefix may still end as a value no earlier
+// item has (`matcher/number-values.ts`). Undefined when they are not, or as for `closedStrings`.
+function closedNumbers(compiler: SchemaCompiler, items: ItemSchemas, minItems: number): { type: 'number' | 'integer'; content: ByteRegex } | undefined {
+  const rest = decidedByItemAlone(items, minItems);
+  if (rest === undefined) return undefined;
+  const flat = compiler.flatten(rest, items.restPointer);
+  if (flat === false) return undefined;
+  // (Constants a `not` excludes, as the grammar has them.)
+  const { not, ...item } = flat;
+  const excluded = not === undefined ? [] : onlyConstants(not) ? constantsOf(not) : null;
+  if (excluded === null || !Object.keys(item).every((k) => !isAssertion(k) || NUMBER_KEYWORDS.has(k))) return undefined;
+  const types = allowedTypes(item, items.restPointer);
+  const type = types.length === 1 ? types[0] : undefined;
+  if ((type !== 'number' && type !== 'integer') || (type === 'integer' && item.__fraction === true)) return undefined;
+  const notValues = [...((item.__notValues as unknown[] | undefined) ?? []), ...excluded];
+  return { type, content: compiler.numberContent(type, { ...item, __notValues: notValues }, items.restPointer) };
 }
 
 // Whether an item's own schema alone decides whether a prefix of it may still end as a new

@@ -58,6 +58,8 @@ export class SchemaCompiler {
   readonly closedUniqueItems = new Map<string, ByteRegex>();
   /** Those of them whose items may be numbers: 'number', or 'integer' where only integers may, by `arrayShape`. */
   readonly uniqueNumberItems = new Map<string, 'number' | 'integer'>();
+  /** Those of them whose items are numbers that may run out of values: their lexeme's language by `arrayShape`. */
+  readonly closedNumberItems = new Map<string, ByteRegex>();
   /** Those of them whose items are objects of named members only: the members by `arrayShape`. */
   readonly closedObjectItems = new Map<string, ClosedObjectItems>();
   /** Those of them whose items of the other kinds than those that may run out are open (`arrayShape`s). */
@@ -437,7 +439,7 @@ export class SchemaCompiler {
       case 'integer':
       case 'number':
         if (type === 'integer' && schema.__fraction === true) return expr.alt([]);
-        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.#numberExpr(type, schema, pointer, excluded), pointer);
+        return this.parts.lexeme(type === 'integer' ? 'INTEGER' : 'NUMBER', this.numberContent(type, schema, pointer), pointer);
       case 'array':
       case 'object': {
         // Structured constants are excluded by their shapes' complements.
@@ -460,6 +462,11 @@ export class SchemaCompiler {
         pointer,
       );
     return this.#union(rest, complements, pointer, 'not', () => (type === 'array' ? arrayExpr(this, rest, pointer) : objectExpr(this, rest, pointer)));
+  }
+
+  /** The numbers (or integers) a schema allows, less the constants a `not` excludes: its lexeme's language. */
+  numberContent(type: 'integer' | 'number', schema: SchemaObject, pointer: string): ByteRegex {
+    return this.#numberExpr(type, schema, pointer, (schema.__notValues as unknown[] | undefined) ?? []);
   }
 
   // Numbers less excluded constants: integers are written in plain decimals only, so an

@@ -35,6 +35,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const edges: ReturnType<typeof outgoing>[] = [];
   const unique: boolean[] = [];
   const closed: (ByteRegex | undefined)[] = [];
+  const closedNumbers: (ByteRegex | undefined)[] = [];
   const objects: (ClosedObjectItems | undefined)[] = [];
   const beside: boolean[] = [];
   const numbers: ('number' | 'integer' | undefined)[] = [];
@@ -74,9 +75,11 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     const shapes = new Set(checked.map(arrayShape));
     const content = [...shapes].map((shape) => compiler.closedUniqueItems.get(shape)).find((c) => c !== undefined);
     const members = [...shapes].map((shape) => compiler.closedObjectItems.get(shape)).find((c) => c !== undefined);
-    if ((content !== undefined || members !== undefined) && shapes.size > 1)
+    const numberContent = [...shapes].map((shape) => compiler.closedNumberItems.get(shape)).find((c) => c !== undefined);
+    if ((content !== undefined || members !== undefined || numberContent !== undefined) && shapes.size > 1)
       compiler.unsupported('', 'uniqueItems', 'uniqueItems over items that may run out of completions, where array schemas of other items meet');
     closed.push(content);
+    closedNumbers.push(numberContent);
     objects.push(members);
     beside.push([...shapes].some((shape) => compiler.uniqueOpenBeside.has(shape)));
     const kinds = new Set(checked.map((s) => compiler.uniqueNumberItems.get(arrayShape(s))));
@@ -129,6 +132,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     ...(objects[id] !== undefined && { objectItems: objects[id] }),
     ...(beside[id] === true && { openBeside: true }),
     ...(numbers[id] !== undefined && { numberItems: numbers[id] }),
+    ...(closedNumbers[id] !== undefined && { closedNumbers: closedNumbers[id] }),
     ...(literals[id] && { literalItems: true }),
     ...(arrayItems[id] && { arrayItems: true }),
     ...(distinct[id] && { distinctKeys: true }),
