@@ -1,8 +1,10 @@
 // Numeric regexes of the JSON Schema compiler against JavaScript's own number comparison, on
 // plain-decimal spellings around every bound (the forms these regexes promise to be exact on).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimalBounds, multipleOfRegex, plainDecimal, type Bound } from '../src/frontends/json-schema/numbers.ts';
 import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
 
 const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const samples = [
@@ -217,5 +219,44 @@ describe('integer ranges near 2^53', () => {
     const above = compileSchema({ type: 'integer', minimum: 1000000000000001 });
     for (const text of ['1000000000000001', '9999999999999999', '99999999999999999999']) expect(accepts(above, text), text).toBe(true);
     expect(accepts(above, '1000000000000000')).toBe(false);
+  });
+});
+
+describe('bounds past 2^53', () => {
+  // A bound past 2^53 stands for every number its double does: moved inward by half the gap
+  // to the next double, what it allows every one of them allows (9223372036854775807 reads
+  // as 2^63, whose double stands for 2^63 - 512 to 2^63 + 1024).
+  it('integers: int64 and uint64 bounds, and numbers within half a double of them refused', () => {
+    // (Schemas arrive as JSON text: JSON.parse reads the bounds as doubles.)
+    const int64 = compileSchema(JSON.parse('{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}'));
+    for (const text of ['0', '-1', '123456789012345678', '9223372036854775296', '-9223372036854775296', '9223372036854775296.0'])
+      expect(accepts(int64, text), text).toBe(true);
+    for (const text of ['9223372036854775297', '9223372036854775807', '9223372036854775808', '-9223372036854775297', '99999999999999999999'])
+      expect(accepts(int64, text), text).toBe(false);
+    const uint64 = compileSchema(JSON.parse('{"type": "integer", "minimum": 0, "maximum": 18446744073709551615}'));
+    for (const text of ['0', '18446744073709550592']) expect(accepts(uint64, text), text).toBe(true);
+    for (const text of ['18446744073709550593', '18446744073709551615', '-1']) expect(accepts(uint64, text), text).toBe(false);
+  });
+
+  it('numbers: the largest double as a maximum, and 1e25 as an exclusive minimum', () => {
+    const wide = compileSchema({ type: 'number', maximum: 1.7976931348623157e308 });
+    for (const text of ['0', '-5', '123.5', `1${'0'.repeat(300)}`, '1e-5']) expect(accepts(wide, text), text).toBe(true);
+    for (const text of [`1${'0'.repeat(309)}`, `17976931348623157${'0'.repeat(292)}`]) expect(accepts(wide, text), text).toBe(false);
+    const above = compileSchema({ type: 'number', exclusiveMinimum: 1e25 });
+    // 1e25 reads as 10000000000000000905969664, the next double is 2^31 above it.
+    for (const text of ['10000000000000001979711489', '1000000000000000000000000000', '10000000000000001979711488.5'])
+      expect(accepts(above, text), text).toBe(true);
+    for (const text of ['10000000000000001979711488', '10000000000000000000000001', '5', '-1e30']) expect(accepts(above, text), text).toBe(false);
+  });
+
+  it('agree with ajv away from the bounds', () => {
+    for (const schema of [
+      '{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}',
+      '{"type": "number", "exclusiveMaximum": 18446744073709551615, "minimum": -1}',
+    ].map((text) => JSON.parse(text) as unknown))
+      expectAgreement(schema, fc.oneof(fc.integer(), fc.double({ min: -1e19, max: 1e19, noNaN: true }), fc.constantFrom(-2, 1.5, 1e18, 2e19, -1e20)), {
+        numRuns: 200,
+        seed: 4,
+      });
   });
 });

@@ -8,6 +8,7 @@ import { jsonRegex } from '../json.ts';
 import { regexToByteRegex } from '../regex.ts';
 import {
   decimalBounds,
+  exactBound,
   intRange,
   MAX_MULTIPLE_STATES,
   multipleOfAutomaton,
@@ -25,16 +26,8 @@ import { lowerBound, upperBound, type Schema, type SchemaObject } from './schema
 
 /** The JSON numbers of `type` the numeric keywords allow. */
 export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number', schema: SchemaObject, pointer: string): ByteRegex {
-  const lo = lowerBound(schema, pointer);
-  const hi = upperBound(schema, pointer);
-  for (const [bound, keyword] of [
-    [lo, 'minimum'],
-    [hi, 'maximum'],
-  ] as const) {
-    if (Number.isFinite(bound.value) && Math.abs(bound.value) > Number.MAX_SAFE_INTEGER) {
-      compiler.unsupported(pointer, keyword, 'numeric bounds beyond 2^53 in magnitude are not supported');
-    }
-  }
+  const lo = exactBound(lowerBound(schema, pointer), 'lower');
+  const hi = exactBound(upperBound(schema, pointer), 'upper');
   const parts: ByteRegex[] = [];
   // Multiples (a list when intersections met several), and multiples a `not` excludes: those
   // only in plain decimals, where the automaton decides them.
@@ -47,12 +40,12 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
   const bounded = lo.value !== -Infinity || hi.value !== Infinity;
   if (type === 'integer') {
     // Integers: an exact digit pattern for [lo, hi]; from draft 6 on, 3.0 is 3 too.
-    const low = lo.value === -Infinity ? -Infinity : lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
-    const high = hi.value === Infinity ? Infinity : hi.inclusive ? Math.floor(hi.value) : Math.ceil(hi.value) - 1;
+    const low = integerBound(lo, 'lower');
+    const high = integerBound(hi, 'upper');
     let range = bounded ? intRange(low, high) : '-?(?:0|[1-9]\\d*)';
     if (range === null) return rx.nothing;
     // (-0 is 0.)
-    if (bounded && low <= 0 && high >= 0) range = `${range}|-0`;
+    if (bounded && (low === null || low <= 0n) && (high === null || high >= 0n)) range = `${range}|-0`;
     const fractions = compiler.options.integerFractions !== false && compiler.draft !== '4';
     parts.push(regexToByteRegex(fractions ? `(?:${range})(?:\\.0+)?` : range));
   } else if (bounded || parts.length > 0) {
@@ -62,6 +55,14 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
     return jsonRegex.number();
   }
   return parts.length === 1 ? parts[0]! : rx.and(parts);
+}
+
+// The least (lower) or greatest (upper) integer a bound allows; null where there is none.
+function integerBound(bound: Bound, side: 'lower' | 'upper'): bigint | null {
+  if (!Number.isFinite(bound.value)) return null;
+  const at = bound.exact ?? BigInt(side === 'lower' ? Math.ceil(bound.value) : Math.floor(bound.value));
+  const on = bound.exact !== undefined || Number.isInteger(bound.value);
+  return on && !bound.inclusive ? at + (side === 'lower' ? 1n : -1n) : at;
 }
 
 const PLAIN_DECIMAL = '-?(?:0|[1-9]\\d*)(?:\\.\\d+)?';

@@ -1,68 +1,66 @@
 /**
  * Numeric ranges as regular expressions over JSON number text (ECMAScript regex source), and
  * multiples as regexes or, for any other positive multiple, a remainder automaton.
- * Integers are exact for any bounds up to 2^53; numbers with decimal bounds and multiples are
- * exact in plain decimal notation. Of the exponent forms, bounds accept those whose sign or
+ * Integers are exact for any bounds (past 2^53, for every number a bound's double stands for:
+ * `exactBound`); numbers with decimal bounds and multiples are exact in plain decimal notation. Of the exponent forms, bounds accept those whose sign or
  * size class settles them (see `decimalBounds`); multiples accept none.
  */
 import type { ByteAutomaton } from '../../ir/byte-regex.ts';
 
-const digits = (n: number): string => String(n);
-
-// Decimal strings of the same length from a to b (inclusive), no sign.
+// Decimal strings of the same length from a to b (inclusive), no sign: after the digits they
+// share, one alternative per digit where a string leaves a's or b's digits (flat, so a bound
+// of hundreds of digits nests no deeper than one of two).
 function sameLength(a: string, b: string): string {
   if (a === b) return a;
   let i = 0;
   while (a[i] === b[i]) i++;
-  const prefix = a.slice(0, i);
-  const restLength = a.length - i - 1;
-  const da = Number(a[i]);
-  const db = Number(b[i]);
-  if (restLength === 0) return `${prefix}[${da}-${db}]`;
+  const n = a.length;
+  const any = (j: number): string => (j === n - 1 ? '' : `\\d{${n - j - 1}}`);
+  const digits = (lo: number, hi: number): string => (lo === hi ? `${lo}` : `[${lo}-${hi}]`);
   const parts: string[] = [];
-  const aRest = a.slice(i + 1);
-  const bRest = b.slice(i + 1);
-  const allNines = '9'.repeat(restLength);
-  const allZeros = '0'.repeat(restLength);
-  // First digit da with suffix >= aRest; when aRest is all zeros it joins the middle.
-  let lo = da;
-  if (aRest !== allZeros) {
-    parts.push(`${da}(?:${sameLength(aRest, allNines)})`);
-    lo = da + 1;
+  // a's digit at i, then at least a's rest (all of them when that rest is zeros).
+  let lo = Number(a[i]);
+  if (!/^0*$/.test(a.slice(i + 1))) {
+    parts.push(a.slice(i));
+    for (let j = i + 1; j < n; j++) if (a[j] !== '9') parts.push(`${a.slice(i, j)}${digits(Number(a[j]) + 1, 9)}${any(j)}`);
+    lo++;
   }
-  let hi = db;
-  const tail = bRest !== allNines ? `${db}(?:${sameLength(allZeros, bRest)})` : null;
-  if (tail !== null) hi = db - 1;
-  if (lo <= hi) parts.push(`${lo === hi ? lo : `[${lo}-${hi}]`}\\d{${restLength}}`);
-  if (tail !== null) parts.push(tail);
-  return `${prefix}(?:${parts.join('|')})`;
+  // b's digit at i, then at most b's rest (all of them when that rest is nines).
+  let hi = Number(b[i]);
+  const upper: string[] = [];
+  if (!/^9*$/.test(b.slice(i + 1))) {
+    upper.push(b.slice(i));
+    for (let j = i + 1; j < n; j++) if (b[j] !== '0') upper.push(`${b.slice(i, j)}${digits(0, Number(b[j]) - 1)}${any(j)}`);
+    hi--;
+  }
+  if (lo <= hi) parts.push(`${digits(lo, hi)}${any(i)}`);
+  return `${a.slice(0, i)}(?:${[...parts, ...upper].join('|')})`;
 }
 
-/** Regex for unsigned integers n, lo <= n <= hi (hi may be Infinity), no leading zeros. */
-export function uintRange(lo: number, hi: number): string | null {
-  if (lo > hi) return null;
+/** Regex for unsigned integers n, lo <= n <= hi (null: no upper bound), no leading zeros. */
+export function uintRange(lo: bigint, hi: bigint | null): string | null {
+  if (hi !== null && lo > hi) return null;
   const parts: string[] = [];
-  const loLength = digits(lo).length;
-  const hiLength = hi === Infinity ? loLength : digits(hi).length;
+  const loLength = lo.toString().length;
+  const hiLength = hi === null ? loLength : hi.toString().length;
   for (let length = loLength; length <= hiLength; length++) {
-    // (Spelled out: 10^16 - 1 is past what a double holds.)
-    const a = length === loLength ? digits(lo) : `1${'0'.repeat(length - 1)}`;
-    const b = length === hiLength && hi !== Infinity ? digits(hi) : '9'.repeat(length);
+    const a = length === loLength ? lo.toString() : `1${'0'.repeat(length - 1)}`;
+    const b = length === hiLength && hi !== null ? hi.toString() : '9'.repeat(length);
     parts.push(sameLength(a, b));
   }
-  if (hi === Infinity) parts.push(`[1-9]\\d{${loLength},}`);
+  if (hi === null) parts.push(`[1-9]\\d{${loLength},}`);
   return parts.join('|');
 }
 
-/** Regex for integers lo <= n <= hi (either may be infinite). */
-export function intRange(lo: number, hi: number): string | null {
+/** Regex for integers lo <= n <= hi (null: no bound on that side). */
+export function intRange(lo: bigint | null, hi: bigint | null): string | null {
   const parts: string[] = [];
-  if (hi >= 0) {
-    const positive = uintRange(Math.max(lo, 0), hi);
+  if (hi === null || hi >= 0n) {
+    const positive = uintRange(lo === null || lo < 0n ? 0n : lo, hi);
     if (positive !== null) parts.push(positive);
   }
-  if (lo < 0) {
-    const negative = uintRange(Math.max(1, -hi), -lo);
+  if (lo === null || lo < 0n) {
+    const negative = uintRange(hi === null || -hi < 1n ? 1n : -hi, lo === null ? null : -lo);
     if (negative !== null) parts.push(`-(?:${negative})`);
   }
   return parts.length === 0 ? null : parts.map((p) => `(?:${p})`).join('|');
@@ -72,6 +70,28 @@ export function intRange(lo: number, hi: number): string | null {
 export interface Bound {
   readonly value: number;
   readonly inclusive: boolean;
+  /** Past 2^53 in magnitude: the integer the bound stands for (see `exactBound`). */
+  readonly exact?: bigint;
+}
+
+/**
+ * A bound past 2^53 in magnitude stands for every number its double does (the bound as
+ * written may have been any of them: 9223372036854775807 reads as 2^63): it is moved inward
+ * by half the distance to the next double on that side, so that what it allows, every one of
+ * those numbers allows too (numbers within that half of the double are refused). Smaller
+ * bounds are kept as read.
+ */
+export function exactBound(bound: Bound, side: 'lower' | 'upper'): Bound {
+  if (!Number.isFinite(bound.value) || Math.abs(bound.value) <= Number.MAX_SAFE_INTEGER) return bound;
+  const at = BigInt(bound.value);
+  const next = BigInt(nextDouble(bound.value, side === 'lower' ? 1 : -1));
+  return { ...bound, exact: at + (next - at) / 2n };
+}
+
+// A bound's number as plain decimal digits (exact past 2^53).
+function boundDigits(bound: Bound): { negative: boolean; int: string; fraction: string } {
+  if (bound.exact === undefined) return plainDecimal(bound.value);
+  return { negative: bound.exact < 0n, int: (bound.exact < 0n ? -bound.exact : bound.exact).toString(), fraction: '' };
 }
 
 /** A finite number as plain decimal digits: integer part and fraction (no trailing zeros). */
@@ -144,14 +164,13 @@ const fractionEqual = (f: string): string => (f === '' ? '(?:\\.0+)?' : `\\.${f}
 
 // Unsigned decimals m with m > A (or >= when inclusive).
 function magnitudeAbove(a: { int: string; fraction: string }, inclusive: boolean): string {
-  const n = Number(a.int);
   const same = [...fractionAbove(a.fraction), ...(inclusive ? [fractionEqual(a.fraction)] : [])];
-  return `(?:${uintRange(n + 1, Infinity)})(?:\\.\\d+)?|${a.int}(?:${same.join('|')})`;
+  return `(?:${uintRange(BigInt(a.int) + 1n, null)})(?:\\.\\d+)?|${a.int}(?:${same.join('|')})`;
 }
 // Unsigned decimals m with m < B (or <= when inclusive); null when none.
 function magnitudeBelow(b: { int: string; fraction: string }, inclusive: boolean): string | null {
-  const n = Number(b.int);
-  const parts = n > 0 ? [`(?:${uintRange(0, n - 1)})(?:\\.\\d+)?`] : [];
+  const n = BigInt(b.int);
+  const parts = n > 0n ? [`(?:${uintRange(0n, n - 1n)})(?:\\.\\d+)?`] : [];
   const same = [...fractionBelow(b.fraction), ...(inclusive ? [fractionEqual(b.fraction)] : [])];
   if (same.length > 0) parts.push(`${b.int}(?:${same.join('|')})`);
   return parts.length === 0 ? null : parts.join('|');
@@ -186,7 +205,7 @@ function exponentBelow(hi: Bound): string[] {
 
 /**
  * Regexes (to intersect) for JSON numbers above `lo` and below `hi`, for any finite decimal
- * bounds up to 2^53 in magnitude: exact in plain decimal notation; exponent forms are
+ * bounds (past 2^53, as `exactBound` moves them): exact in plain decimal notation; exponent forms are
  * accepted where the bound's sign settles them, or, for bounds beyond ±1, where the number's
  * magnitude is below 1 (so 1e-06 meets `minimum: 0` and `maximum: 5`), and refused otherwise.
  */
@@ -198,7 +217,7 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
       .map((p) => `(?:${p})`)
       .join('|');
   if (lo.value !== -Infinity) {
-    const a = plainDecimal(lo.value);
+    const a = boundDigits(lo);
     const below = a.negative ? magnitudeBelow(a, lo.inclusive) : null;
     const plain = a.negative
       ? [UNSIGNED, below === null ? null : `-(?:${below})`]
@@ -206,7 +225,7 @@ export function decimalBounds(lo: Bound, hi: Bound): string[] {
     out.push(alt([...plain, ...exponentAbove(lo)]));
   }
   if (hi.value !== Infinity) {
-    const b = plainDecimal(hi.value);
+    const b = boundDigits(hi);
     const below = b.negative ? null : magnitudeBelow(b, hi.inclusive);
     const plain = b.negative ? [`-(?:${magnitudeAbove(b, hi.inclusive)})`] : [`-${POSITIVE}`, below, hi.value > 0 || hi.inclusive ? NEGATIVE_ZERO : null];
     out.push(alt([...plain, ...exponentBelow(hi)]));
