@@ -551,6 +551,30 @@ describe('documented limitations', () => {
     expect(accepts(compileSchema({ type: 'number', multipleOf: 0.1 }), '1e0')).toBe(false);
   });
 
+  it('format "regex" refuses valid patterns some engine does not read (Python, or ECMAScript with the u flag), or nested deeper than 4 groups', () => {
+    const grammar = compileSchema({ type: 'string', format: 'regex' });
+    const validate = ajvValidator({ format: 'regex' });
+    const refused = [
+      '(?<n>a)\\k<n>',
+      '(a)\\1',
+      '(?=a)',
+      '(?<=a)b',
+      '(((((a)))))',
+      '[!-~]',
+      'x{100,150}',
+      '\\p{L}',
+      '[^^]',
+      '\\cJ',
+      '\\q',
+      '{',
+      ']',
+      'a{,5}',
+      '\\Z',
+    ];
+    expect(refused.filter((pattern) => !validate(pattern))).toEqual([]);
+    expect(refused.filter((pattern) => accepts(grammar, JSON.stringify(pattern)))).toEqual([]);
+  });
+
   it('numbers JavaScript writes with an exponent are accepted in that spelling and in plain decimals', () => {
     const grammar = compileSchema({ const: 1e21 });
     expect(['1e+21', '1000000000000000000000', '1000000000000000000000.0'].filter((t) => !accepts(grammar, t))).toEqual([]);

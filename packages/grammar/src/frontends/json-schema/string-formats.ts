@@ -82,6 +82,47 @@ const TEMPLATE_EXPRESSION = `\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\}`;
 
 const ATOM = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
 
+// format "regex": the patterns that ECMAScript (with the u flag, as JSON Schema validators
+// compile them), Python's re and the regex crates all read, groups nested at most
+// REGEX_DEPTH deep (a regular language): literals but the syntax characters; `.`; escapes of
+// classes (`\d`, `\w`, `\s` and their complements), of syntax characters and `/`, of
+// control characters, `\xHH` and `\uHHHH`; classes of such literals and escapes, with ranges
+// within the digits or the letters of one case (`-` first or last, else escaped; `^` only
+// escaped, `[^]` is no class to Python; no `[`, `&`, `~` or `|`, which some engines read as
+// set operations); groups, capturing or `(?:`;
+// anchors `^`, `$`, `\b`, `\B`; and quantifiers `*`, `+`, `?`, `{n}`, `{n,}` and `{n,m}`
+// (m with more digits than n, or 1-2 digits each, or a greater first digit: n ≤ m), lazy
+// or not. Valid patterns outside this are refused (backreferences, named groups, lookaround,
+// other escapes or ranges, deeper groups), never invalid ones allowed.
+const REGEX_DEPTH = 4;
+const REGEX_SYNTAX = String.raw`\^$\\.*+?()[\]{}|`;
+const REGEX_ESCAPE = String.raw`\\(?:[dDwWsSnrtfv]|[${REGEX_SYNTAX}/]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})`;
+const REGEX_CLASS_ESCAPE = String.raw`\\(?:[dDwWsSnrtfv]|[${REGEX_SYNTAX}/\-]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})`;
+// Ranges within the digits, the lowercase or the uppercase letters, the first no greater.
+const regexRanges = (alphabet: string): string[] => [...alphabet].map((c, i) => (i === alphabet.length - 1 ? `${c}-${c}` : `${c}-[${c}-${alphabet.at(-1)}]`));
+const REGEX_RANGE = ['0123456789', 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].flatMap(regexRanges).join('|');
+const REGEX_CLASS_ITEM = String.raw`(?:${REGEX_RANGE}|[^\\\]\[\-^&~|]|${REGEX_CLASS_ESCAPE})`;
+const REGEX_CLASS = String.raw`\[\^?(?:-|-?${REGEX_CLASS_ITEM}+-?)\]`;
+// {n,m} with n ≤ m: fewer digits than m; one or two digits each, digit by digit; three or
+// four, a smaller first digit.
+const regexCounts = (): string => {
+  const n = String.raw`(?:0|[1-9]\d{0,3})`;
+  const fewer = [String.raw`\d,[1-9]\d{1,3}`, String.raw`[1-9]\d,[1-9]\d{2,3}`, String.raw`[1-9]\d{2},[1-9]\d{3}`];
+  const digit = (d: number): string => (d === 9 ? '9' : `[${d}-9]`);
+  const one = Array.from({ length: 10 }, (_, d) => `${d},${digit(d)}`);
+  const two = Array.from({ length: 9 }, (_, i) => i + 1).map(
+    (d) => `${d}(?:${Array.from({ length: 10 }, (_, e) => `${e},(?:${d}${digit(e)}${d < 9 ? `|${digit(d + 1)}\\d` : ''})`).join('|')})`,
+  );
+  const longer = [2, 3].flatMap((more) => Array.from({ length: 8 }, (_, d) => `${d + 1}\\d{${more}},${digit(d + 2)}\\d{${more}}`));
+  return String.raw`(?:[*+?]|\{(?:${n},?|${[...fewer, ...one, ...two, ...longer].join('|')})\})\??`;
+};
+const REGEX_QUANTIFIER = regexCounts();
+const regexPattern = (depth: number): string => {
+  const group = depth === 0 ? '' : String.raw`|\((?:\?:)?${regexPattern(depth - 1)}\)`;
+  const term = String.raw`(?:\^|\$|\\[bB]|(?:[^${REGEX_SYNTAX}]|\.|${REGEX_ESCAPE}|${REGEX_CLASS}${group})(?:${REGEX_QUANTIFIER})?)`;
+  return `(?:${term}|\\|)*`;
+};
+
 /** Regex source for each supported format, or undefined. */
 export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   date: DATE,
@@ -101,6 +142,7 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'json-pointer': '(?:/(?:[^~/]|~[01])*)*',
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
   'uri-template': `(?:${TEMPLATE_LITERAL}|${TEMPLATE_EXPRESSION})*`,
+  regex: regexPattern(REGEX_DEPTH),
 };
 
 /**
@@ -110,7 +152,7 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
  * local part takes any character RFC 5321 does or does not allow: a complement would accept
  * the valid A-labels.
  */
-export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format) => format !== 'hostname' && format !== 'email'));
+export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format) => format !== 'hostname' && format !== 'email' && format !== 'regex'));
 
 /** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */
 export const TIME_FORMATS = new Set(['time', 'date-time']);
@@ -211,7 +253,7 @@ function sortTriples(list: number[]): void {
 }
 
 /** Formats 2020-12 defines that Sieve does not enforce: compiling them is an error. */
-export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname', 'regex']);
+export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname']);
 
 /** Longest host name (RFC 1123), enforced beside the label pattern. */
 export const HOSTNAME_MAX_LENGTH = 253;
