@@ -551,6 +551,22 @@ describe('documented limitations', () => {
     expect(accepts(compileSchema({ type: 'number', multipleOf: 0.1 }), '1e0')).toBe(false);
   });
 
+  it('format "regex" takes only patterns ECMAScript reads with the u flag (random strings of regex characters)', () => {
+    const grammar = compileSchema({ type: 'string', format: 'regex' });
+    const chars = [...'ab09^$\\.*+?()[]{}|/-,:dwsxuBnéz&~=!<'];
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...chars), { maxLength: 10 }), (list) => {
+        const pattern = list.join('');
+        if (!accepts(grammar, JSON.stringify(pattern))) return;
+        taken++;
+        expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow();
+      }),
+      { numRuns: 20_000, seed: 8 },
+    );
+    expect(taken).toBeGreaterThan(500);
+  });
+
   it('format "regex" refuses valid patterns some engine does not read (Python, or ECMAScript with the u flag), or nested deeper than 4 groups', () => {
     const grammar = compileSchema({ type: 'string', format: 'regex' });
     const validate = ajvValidator({ format: 'regex' });
