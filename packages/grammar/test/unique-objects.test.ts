@@ -206,6 +206,33 @@ const SHAPES = {
 
 // A conditional on a member's constant (bashly's environment variables: a default only where
 // not required): two shapes, one with the member absent or false, one with it true.
+// Members that are numbers that may run out of values (bounds, multiples): their values
+// found on the lexeme's automaton (matcher/number-values.ts).
+const upTo40 = Array.from({ length: 41 }, (_, i) => i);
+const NUMBERED = {
+  name: 'an integer from 0 to 40 and an optional constant',
+  schema: array({ n: { type: 'integer', minimum: 0, maximum: 40 }, b: { enum: ['x'] } }, ['n']),
+  values: product({ n: upTo40, b: [undefined, 'x'] }),
+  starts: [
+    // Every n written alone, and all but 4 and 40 with b: `{"b":"x","n":3` has no way on.
+    `[${upTo40.map((n) => `{"n":${n}}`).join(',')},${upTo40
+      .filter((n) => n !== 4 && n !== 40)
+      .map((n) => `{"n":${n},"b":"x"}`)
+      .join(',')},{"b":"x","n":`,
+    `[${upTo40.map((n) => `{"n":${n}}`).join(',')},{"n":`,
+    '[{"n":1},{"n":10},{"n":1.0,"b":"x"},{"b":"x","n":1',
+  ],
+};
+const DECIMALS = {
+  name: 'quarters from 0 to 1 and an optional boolean',
+  schema: array({ r: { type: 'number', minimum: 0, maximum: 1, multipleOf: 0.25 }, c: { type: 'boolean' } }, ['r']),
+  values: product({ r: [0, 0.25, 0.5, 0.75, 1], c: [undefined, true, false] }),
+  starts: [
+    '[{"r":0.25},{"r":0.25,"c":true},{"r":0.5,"c":false},{"c":false,"r":0.',
+    '[{"r":0},{"r":-0.0,"c":true},{"r":0.0,"c":false},{"r":1},{"r":0.75},{"r":0.5},{"r":',
+  ],
+};
+
 const CONDITIONED = {
   name: 'objects under a conditional on one member (two shapes)',
   schema: {
@@ -445,7 +472,7 @@ function stuckItems(values: readonly Record<string, unknown>[]): (text: string) 
 }
 
 describe('uniqueItems over objects of named members only, kept while matching', () => {
-  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS, SHAPES, CONDITIONED])(
+  it.each([LETTERS, SHORT, OR_STRINGS, NESTED, EITHER, LISTS, NEEDS, SHAPES, CONDITIONED, NUMBERED, DECIMALS])(
     '$name: accepted iff ajv accepts (repeats in other member orders and spellings)',
     ({ schema, values }) => {
       const item = fc.constantFrom(...values, { a: 'x' }, { s: 'c' }, { a: 'x', b: true, d: 1 }, 's', '');
@@ -453,7 +480,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     },
   );
 
-  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS, SHAPES, CONDITIONED])(
+  it.each([LETTERS, SHORT, NESTED, NESTED_NOTE, COUNTS, EITHER, NEEDS, LISTS, NOTES, TAGS, OR_STRINGS, SHAPES, CONDITIONED, NUMBERED, DECIMALS])(
     '$name: masks equal the oracle along walks near the last new items (stories260k, every token)',
     ({ schema, values, starts }) => {
       // (Beside strings, only an object item begun may be stuck.)
@@ -778,7 +805,7 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     expect(matcher.commitBytes(bytes('t'))).toBe(false);
   });
 
-  it('refuses members that are arrays that may run out of items, bounded or enumerated numbers, or objects that may run out but are not of named members only', () => {
+  it('refuses members that are arrays that may run out of items, enumerated numbers, numbers of two schemas, or objects that may run out but are not of named members only', () => {
     for (const member of [
       { type: 'array', items: { type: 'string', maxLength: 2 }, maxItems: 3 },
       { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 20 },
@@ -791,12 +818,16 @@ describe('uniqueItems over objects of named members only, kept while matching', 
         uniqueItems: true,
         items: { type: 'object', properties: { s: { type: 'string' }, c: false }, dependentRequired: { s: ['c'] }, additionalProperties: false },
       },
-      { type: 'integer', maximum: 5 },
+      {
+        anyOf: [
+          { type: 'integer', maximum: 5 },
+          { type: 'number', minimum: 10 },
+        ],
+      },
       // (Unique strings of few values: arrays of them run out. Values, not spellings: 13
       // strings of newlines, tabs and slashes are 73 spellings.)
       { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[ab]{4}$' } },
       { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[\\n\\t/]{0,2}$' } },
-      { type: 'number', minimum: 1 },
       { enum: [1, 2] },
       { type: 'object', properties: { x: { enum: [1, 2] } }, additionalProperties: false },
       { type: 'object', properties: { x: { type: 'string' } }, required: ['x'], additionalProperties: false, maxProperties: 1 },
@@ -805,6 +836,9 @@ describe('uniqueItems over objects of named members only, kept while matching', 
     }
     for (const member of [
       { type: 'integer' },
+      // (Numbers of one schema that may run out of values: their values are found on their automaton.)
+      { type: 'integer', maximum: 5 },
+      { type: 'number', minimum: 1 },
       { type: 'object' },
       { type: 'string', maxLength: 2 },
       { anyOf: [{ const: 'a' }, { type: 'null' }] },

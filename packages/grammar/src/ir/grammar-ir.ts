@@ -224,6 +224,12 @@ export interface ClosedMember {
    * more; below 0, a negative prefix has finitely many values, `-1` from -12 four).
    */
   readonly numbers?: 'number' | 'integer' | { readonly from: number };
+  /**
+   * Numbers that may run out of values (bounds, multiples): their lexeme's language, whose
+   * values the matcher finds (`matcher/number-values.ts`); never beside `numbers`. Not
+   * counted by `endlessMember`, which only speaks of what the IR itself tells.
+   */
+  readonly closedNumbers?: ByteRegex;
   readonly objects?: boolean;
   readonly arrays?: boolean;
   /**

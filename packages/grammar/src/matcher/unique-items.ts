@@ -684,6 +684,7 @@ function valuesWithin(member: ClosedMember, values: readonly string[]): boolean 
   if (endlessMember(member)) return false;
   if (!member.constants.every((c) => values.includes(c))) return false;
   if (member.object !== undefined && objectsBeyond(member.object, values)) return false;
+  if (member.closedNumbers !== undefined && numberEndsAnew(member.closedNumbers, '', values)) return false;
   if (typeof member.strings !== 'object') return true;
   // (Asked again for the same strings by every token a mask checks: kept per content.)
   const strings = values.filter((v) => v.startsWith('"'));
@@ -726,6 +727,7 @@ function reachesBeyond(member: ClosedMember, value: ValueSoFar, spent: readonly 
     default: {
       const fixed = fixedItem(value.text, member.numbers);
       if (fixed !== null) return !spent.includes(fixed);
+      if (member.closedNumbers !== undefined && !/^[tfn]/.test(value.text)) return numberEndsAnew(member.closedNumbers, value.text, spent);
       const few = fewIntegers(value.text, member.numbers, spent.length);
       return few === null || few.some((v) => !spent.includes(v));
     }

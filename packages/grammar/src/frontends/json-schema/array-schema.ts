@@ -533,6 +533,7 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
   const contents: ByteRegex[] = [];
   let endless = false;
   let numbers: ClosedMember['numbers'];
+  let closedNumbers: ByteRegex | undefined;
   let objects = false;
   let arrays = false;
   let boundedArrays: number | undefined;
@@ -569,6 +570,14 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       if (object === undefined) return undefined;
     }
     const integerFloor = (k: string): boolean => !types.includes('number') && LOWER_BOUNDS.has(k);
+    // Numbers of one schema that may run out of values (bounds, multiples): their lexeme's language.
+    const type = types.length === 1 ? types[0] : undefined;
+    const keys = Object.keys(b).filter(isAssertion);
+    if ((type === 'number' || type === 'integer') && keys.every((k) => NUMBER_KEYWORDS.has(k)) && !keys.every((k) => NUMBER_NEUTRAL.has(k) || integerFloor(k))) {
+      if (closedNumbers !== undefined || (type === 'integer' && b.__fraction === true)) return undefined;
+      closedNumbers = compiler.numberContent(type, b, pointer);
+      continue;
+    }
     if (
       types.some((t) => t === 'number' || t === 'integer') &&
       !Object.keys(b).every((k) => !isAssertion(k) || NUMBER_NEUTRAL.has(k) || SIDE_OBJECT_KEYWORDS.has(k) || integerFloor(k))
@@ -614,10 +623,13 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
   // may not be one of another kind too.)
   const readers = [arrays, [...constants].some((c) => c.startsWith('[')), boundedArrays !== undefined].filter(Boolean).length;
   if (readers > 1) return undefined;
+  // (A number is read as one kind: any or from a floor, or of the language.)
+  if (closedNumbers !== undefined && numbers !== undefined) return undefined;
   return {
     constants: [...constants].sort(),
     ...(strings !== undefined && { strings }),
     ...(numbers !== undefined && { numbers }),
+    ...(closedNumbers !== undefined && { closedNumbers }),
     ...(objects && { objects }),
     ...(arrays && { arrays }),
     ...(boundedArrays !== undefined && { boundedArrays }),
