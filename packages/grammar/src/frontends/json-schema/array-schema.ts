@@ -573,7 +573,11 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
     // Numbers of one schema that may run out of values (bounds, multiples): their lexeme's language.
     const type = types.length === 1 ? types[0] : undefined;
     const keys = Object.keys(b).filter(isAssertion);
-    if ((type === 'number' || type === 'integer') && keys.every((k) => NUMBER_KEYWORDS.has(k)) && !keys.every((k) => NUMBER_NEUTRAL.has(k) || integerFloor(k))) {
+    if (
+      (type === 'number' || type === 'integer') &&
+      keys.every((k) => NUMBER_KEYWORDS.has(k)) &&
+      !keys.every((k) => NUMBER_NEUTRAL.has(k) || integerFloor(k))
+    ) {
       if (closedNumbers !== undefined || (type === 'integer' && b.__fraction === true)) return undefined;
       closedNumbers = compiler.numberContent(type, b, pointer);
       continue;
