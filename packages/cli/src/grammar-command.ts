@@ -138,13 +138,17 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
   const { grammar, compileMs, format, warnings } = load(args, out);
   const stats: Record<string, unknown> = {
     format,
-    lexemes: grammar.terminalCount,
+    // (The grammar's own: a rewrite for greedy terminals adds variants, `terminals` below.)
+    lexemes: grammar.ir.lexemes.length,
     rules: grammar.ir.rules.size,
     bnf_rules: grammar.ruleLhs.length,
     compile_ms: round(compileMs),
   };
   // Greedy terminals that could swallow what follows them (the grammar was rewritten for them).
-  if (grammar.swallowing.length > 0) stats.swallowing = grammar.swallowing;
+  if (grammar.swallowing.length > 0) {
+    stats.swallowing = grammar.swallowing;
+    stats.terminals = grammar.terminalCount;
+  }
   if (warnings) stats.warnings = warnings;
   if (args.tokenizer !== undefined) {
     const { vocab } = loadCliTokenizer(args.tokenizer);

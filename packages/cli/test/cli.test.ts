@@ -147,7 +147,8 @@ describe('sieve compile and sieve check', () => {
     writeFileSync(lark, 'start: NUM "0" | NUM ","\nNUM: /[0-9]+/\n');
     const result = await run('compile', '--format', 'lark', '--grammar', lark, '--json');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ format: 'lark', swallowing: ['NUM'] });
+    // (Lexemes: the grammar's own three; terminals: those the rewrite leaves, variants included.)
+    expect(JSON.parse(result.stdout)).toMatchObject({ format: 'lark', lexemes: 3, swallowing: ['NUM'], terminals: expect.any(Number) });
     expect(JSON.parse((await run('compile', '--format', 'gbnf', '--grammar', grammar, '--json')).stdout)).not.toHaveProperty('swallowing');
   });
 
