@@ -228,12 +228,10 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
   // that end only where they can (`greedy-ends.ts`).
   let swallowing: readonly string[] = [];
   let derivedText = true;
-  if (permutations.size === 0 && ir.ignore.length === 0 && !lexemes.some((l) => (l.excludes?.length ?? 0) > 0)) {
-    const split = withGreedyEnds({ lexemes, names, rules, start }, allLimits);
-    if (split !== null) {
-      ({ lexemes, names, rules, start, swallowing, derivedText } = split);
-      terminalCount = lexemes.length;
-    }
+  const split = withGreedyEnds({ lexemes, names, rules, start }, ir, allLimits);
+  if (split !== null) {
+    ({ lexemes, names, rules, start, swallowing, derivedText } = split);
+    terminalCount = lexemes.length;
   }
 
   // Keep only productive rules (every symbol derives some string): then every prefix the

@@ -24,7 +24,7 @@
  */
 import { explicitDfa, type ExplicitDfa } from '../lexer/lexer-dfa.ts';
 import { isNullable, languageFacts, rx, type ByteRegex } from '../ir/byte-regex.ts';
-import type { LexemeDef } from '../ir/grammar-ir.ts';
+import type { GrammarIR, LexemeDef } from '../ir/grammar-ir.ts';
 import type { GrammarLimits } from '../limits.ts';
 
 /** A grammar lowered to BNF: symbols below `lexemes.length` are terminals, the rest nonterminals. */
@@ -174,11 +174,12 @@ export interface GreedyEnds extends Bnf {
 /**
  * `bnf` rewritten so that no greedy terminal is read where it cannot end before what follows
  * (see the module comment), with the names of the terminals that could swallow what follows
- * them; null when it has none or the rewrite would not be exact. Call it only for grammars
- * with no ignored terminals, permutations or exclusions.
+ * them; null when it has none or the rewrite would not be exact: also for grammars with
+ * ignored terminals, permutations (`ir`'s) or exclusions, which are left as written.
  */
-export function withGreedyEnds(bnf: Bnf, limits: GrammarLimits): GreedyEnds | null {
+export function withGreedyEnds(bnf: Bnf, ir: Pick<GrammarIR, 'ignore' | 'permutations'>, limits: GrammarLimits): GreedyEnds | null {
   const { lexemes, names, rules, start } = bnf;
+  if (ir.ignore.length > 0 || (ir.permutations?.size ?? 0) > 0 || lexemes.some((l) => (l.excludes?.length ?? 0) > 0)) return null;
   const T = lexemes.length;
   const symbols = T + names.length;
   const used = new Uint8Array(T);
