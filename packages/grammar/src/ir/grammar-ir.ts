@@ -192,6 +192,8 @@ export interface ClosedObjectItems {
   readonly required: readonly string[];
   /** Sets of members one of which must be written whole, beside `required` (an anyOf of required lists). */
   readonly requiredAny?: readonly (readonly string[])[];
+  /** Sets of members exactly one of which is written whole (a oneOf of required lists). */
+  readonly requiredOne?: readonly (readonly string[])[];
   /** The members a member needs beside it (`dependentRequired`, `dependencies` lists). */
   readonly dependencies?: Readonly<Record<string, readonly string[]>>;
   /**

@@ -647,22 +647,28 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
   // Every way to finish is among the group's values: more ways than items, or one of them new.
   // (Where some set of members must be written, or a member needs others, the ways that
   // break those are not counted: they are searched, what they need kept within reach.)
-  const sets = (items.requiredAny ?? []).map((set) => set.map((name) => rest.indexOf(name)));
-  const needs = Object.entries(items.dependencies ?? {}).map(([name, needed]) => [rest.indexOf(name), needed.map((n) => rest.indexOf(n))] as const);
+  const indices = (set: readonly string[]): number[] => set.map((name) => rest.indexOf(name));
+  const sets = (items.requiredAny ?? []).map(indices);
+  const ones = (items.requiredOne ?? []).map(indices);
+  const needs = Object.entries(items.dependencies ?? {}).map(([name, needed]) => [rest.indexOf(name), indices(needed)] as const);
   const ways = options.reduce((n, o) => n * o.length, 1) - (more && options.every((o) => o[0] === undefined) ? 1 : 0);
-  if (sets.length === 0 && needs.length === 0 && ways > group.length) return true;
+  if (sets.length === 0 && ones.length === 0 && needs.length === 0 && ways > group.length) return true;
   const keys = new Set(group.map((e) => rest.map((name) => e.get(name) ?? '').join('\u0000')));
   const choice: (string | undefined)[] = [];
   // Whether member j is written, the first i choices made (a name not in `rest` is written,
   // or being written), or may still be.
   const written = (j: number, i: number): boolean => j < 0 || (j < i && choice[j] !== undefined);
   const within = (j: number, i: number): boolean => j < 0 || (j < i ? choice[j] !== undefined : options[j]!.some((o) => o !== undefined));
+  // (Of sets exactly one of which must be written whole: those written whole so far.)
+  const whole = (i: number): number => ones.filter((set) => set.every((j) => written(j, i))).length;
   const reachable = (i: number): boolean =>
     (sets.length === 0 || sets.some((set) => set.every((j) => within(j, i)))) &&
+    (ones.length === 0 || (whole(i) <= 1 && ones.some((set) => set.every((j) => within(j, i))))) &&
     needs.every(([j, needed]) => !written(j, i) || needed.every((n) => within(n, i)));
   const some = (i: number): boolean => {
     if (!reachable(i)) return false;
-    if (i === options.length) return !(more && choice.every((c) => c === undefined)) && !keys.has(choice.map((c) => c ?? '').join('\u0000'));
+    if (i === options.length)
+      return (ones.length === 0 || whole(i) === 1) && !(more && choice.every((c) => c === undefined)) && !keys.has(choice.map((c) => c ?? '').join('\u0000'));
     return options[i]!.some((option) => {
       choice[i] = option;
       return some(i + 1);
@@ -675,9 +681,9 @@ function restEndsAnew(items: ClosedObjectItems, rest: readonly string[], group: 
 const NEW_VALUE = '\u0001';
 
 // Whether member `name`, not written (in `rest`), can be added to any way to finish: it needs
-// no member not written yet.
+// no member not written yet, and is in no set exactly one of which is written whole.
 const addable = (items: ClosedObjectItems, rest: readonly string[], name: string): boolean =>
-  (items.dependencies?.[name] ?? []).every((needed) => !rest.includes(needed));
+  (items.dependencies?.[name] ?? []).every((needed) => !rest.includes(needed)) && !(items.requiredOne ?? []).some((set) => set.includes(name));
 
 // Whether every value `member` may take is one of `values` (canonical JSON).
 function valuesWithin(member: ClosedMember, values: readonly string[]): boolean {

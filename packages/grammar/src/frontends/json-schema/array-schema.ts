@@ -411,6 +411,7 @@ function assertionsText(compiler: SchemaCompiler, schema: Schema, pointer: strin
 function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: string, depth = 0): ClosedObjectItems | undefined {
   if (!namedShape(compiler, item, pointer)) return undefined;
   const requiredAny = requiredLists(item.anyOf);
+  const requiredOne = requiredLists(item.oneOf);
   const declared = (item.properties ?? {}) as Record<string, Schema>;
   const members: Record<string, ClosedMember> = {};
   for (const [name, member] of Object.entries(declared)) {
@@ -421,7 +422,8 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
   const known = (names: readonly string[]): string[] => names.filter((name) => Object.hasOwn(members, name));
   // (A set that names an undeclared member cannot be written: it counts for nothing.)
   const sets = requiredAny?.filter((set) => known(set).length === set.length);
-  if (sets?.length === 0) return undefined;
+  const ones = requiredOne?.filter((set) => known(set).length === set.length);
+  if (sets?.length === 0 || ones?.length === 0) return undefined;
   // (A member that is not declared is never written: it needs nothing, and none may need it.)
   const needs = Object.entries(memberNeeds(item) ?? {}).filter(([name, needed]) => Object.hasOwn(members, name) && needed.length > 0);
   if (needs.some(([, needed]) => known(needed).length < needed.length)) return undefined;
@@ -429,14 +431,16 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
     members,
     required: known((item.required ?? []) as string[]),
     ...(sets !== undefined && { requiredAny: sets }),
+    ...(ones !== undefined && { requiredOne: ones }),
     ...(needs.length > 0 && { dependencies: Object.fromEntries(needs) }),
   };
 }
 
 // Whether an object schema is one of named members only by its keywords: closed, of its
-// declared members, required ones and an anyOf of required lists.
+// declared members, required ones and an anyOf or a oneOf of required lists.
 function namedShape(compiler: SchemaCompiler, item: SchemaObject, pointer: string): boolean {
   const lists = requiredLists(item.anyOf) !== undefined;
+  const oneList = requiredLists(item.oneOf) !== undefined;
   const needs = memberNeeds(item) !== undefined;
   const closed = item.additionalProperties === false || (item.additionalProperties === undefined && compiler.options.strict === true);
   const types = allowedTypes(item, pointer);
@@ -444,9 +448,14 @@ function namedShape(compiler: SchemaCompiler, item: SchemaObject, pointer: strin
     closed &&
     types.length === 1 &&
     types[0] === 'object' &&
-    BRANCHING.every((k) => item[k] === undefined || (k === 'anyOf' && lists) || (k === 'dependencies' && needs)) &&
+    BRANCHING.every((k) => item[k] === undefined || (k === 'anyOf' && lists) || (k === 'oneOf' && oneList) || (k === 'dependencies' && needs)) &&
     Object.keys(item).every(
-      (k) => !isAssertion(k) || CLOSED_OBJECT_KEYWORDS.has(k) || (k === 'anyOf' && lists) || ((k === 'dependencies' || k === 'dependentRequired') && needs),
+      (k) =>
+        !isAssertion(k) ||
+        CLOSED_OBJECT_KEYWORDS.has(k) ||
+        (k === 'anyOf' && lists) ||
+        (k === 'oneOf' && oneList) ||
+        ((k === 'dependencies' || k === 'dependentRequired') && needs),
     )
   );
 }
