@@ -338,6 +338,13 @@ describe('uniqueItems over strings that may run out, beside open items of other 
       values: ['a', 'b'],
       starts: ['["a","b",', '["a",1,"', '[2,"b",0,', '["b","'],
     },
+    {
+      // (One schema of two types: each type heeds its own kind's keywords.)
+      name: 'two strings or any integer, of one schema of two types',
+      schema: { type: 'array', uniqueItems: true, items: { type: ['integer', 'string'], pattern: '^[ab]$' } },
+      values: ['a', 'b'],
+      starts: ['["a","b",', '["a",1,"', '[2,"b",0,', '["b","'],
+    },
   ];
   // Whether the output so far ends in a string item of the top-level array that can only end
   // as an earlier one, or an integer item whose prefix fixes an earlier value (an item a comma

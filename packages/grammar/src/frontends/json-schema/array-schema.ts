@@ -476,7 +476,7 @@ function closedBesideOpen(
   if (!candidatesExact(compiler, rest, restPointer)) return undefined;
   // The candidates by kind, each of one kind (its constants', where it lists them).
   const byKind = new Map<string, SchemaObject[]>();
-  for (const s of candidates(compiler, rest, restPointer)) {
+  for (const s of candidates(compiler, rest, restPointer).flatMap((c) => oneTypeEach(c, restPointer))) {
     const kinds = new Set(valueKinds(s, restPointer));
     if (kinds.size !== 1) return undefined;
     const kind = [...kinds][0]!;
@@ -508,6 +508,17 @@ function closedBesideOpen(
   const numberTypes = (byKind.get('number') ?? []).flatMap((s) => allowedTypes(s, restPointer));
   const numbers = numberTypes.includes('number') ? 'number' : numberTypes.length > 0 ? 'integer' : undefined;
   return { ...(strings !== undefined ? { strings } : { objects: objects! }), ...(numbers !== undefined && { numbers }) };
+}
+
+// A schema of several types (and no constants) as one per type, each with the keywords of its
+// own kind only: a value of one type heeds no other kind's keywords.
+function oneTypeEach(s: SchemaObject, pointer: string): SchemaObject[] {
+  const types = allowedTypes(s, pointer);
+  if (types.length < 2 || s.enum !== undefined || s.const !== undefined) return [s];
+  return types.map((type) => {
+    const own = KIND_KEYWORDS[type === 'integer' ? 'number' : type] ?? [];
+    return Object.fromEntries(Object.entries({ ...s, type }).filter(([k]) => !KIND_SPECIFIC.has(k) || own.includes(k)));
+  });
 }
 
 // The kinds of value a schema allows ('number' for integers too), of its constants where it lists them.
