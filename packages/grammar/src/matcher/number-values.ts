@@ -221,9 +221,10 @@ function cycles(edges: ReadonlyMap<number, readonly [number, number][]>): number
   return found;
 }
 
-// What searches found, per set of earlier items: the places (node and the value written so
+// Per set of earlier items (a frame's list, replaced when an item is added, never changed):
+// those items as a set, and what searches found, the places (node and the value written so
 // far) from which a new value can be reached or cannot.
-const searches = new WeakMap<readonly string[], Map<string, boolean>>();
+const searches = new WeakMap<readonly string[], { readonly earlier: ReadonlySet<string>; readonly found: Map<string, boolean> }>();
 
 /**
  * Whether some completion of `prefix` (a number's text so far) in the language `content`
@@ -235,9 +236,10 @@ export function numberEndsAnew(content: ByteRegex, prefix: string, seen: readonl
   let n: Node | null = { state: graph.dfa.start([0]), place: START, mantissaZero: true, exponentZero: true };
   for (let i = 0; i < prefix.length && n !== null; i++) n = step(graph.dfa, n, prefix.charCodeAt(i));
   if (n === null || !graph.edges.has(nodeKey(n)) || graph.endless.has(nodeKey(n))) return true;
-  let found = searches.get(seen);
-  if (found === undefined) searches.set(seen, (found = new Map()));
-  const search = { graph, earlier: new Set(seen), found, visiting: new Set<string>(), none: [] as string[] };
+  let known = searches.get(seen);
+  if (known === undefined) searches.set(seen, (known = { earlier: new Set(seen), found: new Map() }));
+  const { earlier, found } = known;
+  const search = { graph, earlier, found, visiting: new Set<string>(), none: [] as string[] };
   const anew = endsAnewFrom(search, nodeKey(n), prefix);
   // (A place found to have nothing new while a place it reaches was still being searched
   // holds only once the whole search found nothing.)
