@@ -9,7 +9,7 @@ import { loadKernel, type Kernel } from '@sieve/kernel';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher, recognize } from '../src/index.ts';
-import { compileSchema } from './support/json-schema-oracle.ts';
+import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { vocab } from './support/vocabs.ts';
 import { numberKey, walkAgainstOracle, withoutUnique } from './support/unique-walks.ts';
@@ -135,5 +135,16 @@ describe('uniqueItems over numbers that may run out of values, kept while matchi
         expect(matcher.commitBytes(bytes(allowed)), `${written} ${allowed}`).toBe(true);
       }
     }
+  });
+
+  it('refuses numbers that may not be integers less numeric constants (their automaton near 0 is too large to search)', () => {
+    for (const items of [
+      { type: 'number', minimum: 0, maximum: 100, not: { enum: [0] } },
+      { type: 'number', minimum: -10, maximum: 23, not: { const: 0.5 } },
+    ])
+      expect(schemaErrorOf(unique(items))?.keyword, JSON.stringify(items)).toBe('uniqueItems');
+    expect(
+      schemaErrorOf(unique({ type: 'object', properties: { r: { type: 'number', maximum: 1, not: { const: 0 } } }, additionalProperties: false }))?.keyword,
+    ).toBe('uniqueItems');
   });
 });

@@ -219,6 +219,13 @@ const NUMBER_KEYWORDS = new Set([
   ...NUMBER_NEUTRAL,
 ]);
 
+// Whether the values of numbers less `excluded` constants can be searched on their automaton:
+// numbers that may not be integers less a numeric constant spell every other number near it
+// (`numbersOtherThan`: plain decimals from the next doubles on, exponent forms), an automaton
+// the search would build whole — hundreds of thousands of states around 0 — so refused.
+const searchableNumbers = (type: 'number' | 'integer', excluded: readonly unknown[]): boolean =>
+  type === 'integer' || !excluded.some((v) => typeof v === 'number');
+
 // The items, when they are numbers (or integers) of one schema that may run out of values
 // (bounds, multiples, constants a `not` excludes), and no other values: their lexeme's
 // language, in which the matcher finds whether a prefix may still end as a value no earlier
@@ -236,6 +243,7 @@ function closedNumbers(compiler: SchemaCompiler, items: ItemSchemas, minItems: n
   const type = types.length === 1 ? types[0] : undefined;
   if ((type !== 'number' && type !== 'integer') || (type === 'integer' && item.__fraction === true)) return undefined;
   const notValues = [...((item.__notValues as unknown[] | undefined) ?? []), ...excluded];
+  if (!searchableNumbers(type, notValues)) return undefined;
   return { type, content: compiler.numberContent(type, { ...item, __notValues: notValues }, items.restPointer) };
 }
 
@@ -598,7 +606,12 @@ function memberValues(compiler: SchemaCompiler, member: Schema, pointer: string,
       keys.every((k) => NUMBER_KEYWORDS.has(k)) &&
       !keys.every((k) => NUMBER_NEUTRAL.has(k) || integerFloor(k))
     ) {
-      if (closedNumbers !== undefined || (type === 'integer' && b.__fraction === true)) return undefined;
+      if (
+        closedNumbers !== undefined ||
+        (type === 'integer' && b.__fraction === true) ||
+        !searchableNumbers(type, (b.__notValues as unknown[] | undefined) ?? [])
+      )
+        return undefined;
       closedNumbers = compiler.numberContent(type, b, pointer);
       continue;
     }
