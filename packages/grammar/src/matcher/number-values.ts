@@ -93,17 +93,24 @@ interface Graph {
   readonly digitAhead: Set<number>;
 }
 
-// The grammar's lexer built this lexeme already, within the grammar's limits: no limit again.
+// The grammar's lexer built this content already, within the grammar's limits (a lexeme of
+// its own), and searches make states only along what is written: no limit is checked again.
 const UNLIMITED = { ...DEFAULT_LIMITS, maxNfaStates: Number.MAX_SAFE_INTEGER, maxLexerStates: Number.MAX_SAFE_INTEGER };
+
+/** The lexeme list an item's automaton starts from (its one lexeme). */
+export const ITEM_LEXEME = [0];
+
+/** The automaton of one item's content (a string's, a number's), built lazily and unlimited. */
+export const itemAutomaton = (content: ByteRegex): LexerDfa => new LexerDfa([{ name: 'item', regex: content }], [], UNLIMITED);
 const graphs = new WeakMap<ByteRegex, Graph>();
 
 function graphOf(content: ByteRegex): Graph {
   let graph = graphs.get(content);
   if (graph !== undefined) return graph;
-  const dfa = new LexerDfa([{ name: 'item', regex: content }], [], UNLIMITED);
+  const dfa = itemAutomaton(content);
   const nodes = new Map<number, Node>();
   const edges = new Map<number, [number, number][]>();
-  const start: Node = { state: dfa.start([0]), place: START, mantissaZero: true, exponentZero: true };
+  const start: Node = { state: dfa.start(ITEM_LEXEME), place: START, mantissaZero: true, exponentZero: true };
   const stack = [start];
   nodes.set(nodeKey(start), start);
   while (stack.length > 0) {
@@ -233,7 +240,7 @@ const searches = new WeakMap<readonly string[], { readonly earlier: ReadonlySet<
  */
 export function numberEndsAnew(content: ByteRegex, prefix: string, seen: readonly string[]): boolean {
   const graph = graphOf(content);
-  let n: Node | null = { state: graph.dfa.start([0]), place: START, mantissaZero: true, exponentZero: true };
+  let n: Node | null = { state: graph.dfa.start(ITEM_LEXEME), place: START, mantissaZero: true, exponentZero: true };
   for (let i = 0; i < prefix.length && n !== null; i++) n = step(graph.dfa, n, prefix.charCodeAt(i));
   if (n === null || !graph.edges.has(nodeKey(n)) || graph.endless.has(nodeKey(n))) return true;
   let known = searches.get(seen);

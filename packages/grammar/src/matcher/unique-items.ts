@@ -31,9 +31,8 @@ import {
   type UniqueArrays,
   type UniquePathState,
 } from '../ir/grammar-ir.ts';
-import { DEAD, LexerDfa } from '../lexer/lexer-dfa.ts';
-import { DEFAULT_LIMITS } from '../limits.ts';
-import { canonicalNumber, numberEndsAnew } from './number-values.ts';
+import { DEAD, type LexerDfa } from '../lexer/lexer-dfa.ts';
+import { canonicalNumber, itemAutomaton, ITEM_LEXEME, numberEndsAnew } from './number-values.ts';
 
 // An open array or object: its path state (-1: nothing checked below), the items begun (an
 // array) or the current member's name (an object, when the path needs it), and the strings
@@ -996,8 +995,6 @@ class StringReader {
   }
 }
 
-const ITEM_LEXEME = [0];
-
 // The reader of no string (outside strings, until one begins).
 const DONE_READER = new StringReader(false);
 
@@ -1056,11 +1053,6 @@ interface ItemContent {
 
 const itemContents = new WeakMap<ByteRegex, ItemContent>();
 
-// The grammar's lexer built this content already, within the grammar's limits (a lexeme of
-// its own, quotes around it), and a search makes states only along the items written: no
-// limit is checked again while matching.
-const UNLIMITED = { ...DEFAULT_LIMITS, maxNfaStates: Number.MAX_SAFE_INTEGER, maxLexerStates: Number.MAX_SAFE_INTEGER };
-
 // Most values, and steps of the walk that lists them, before a content is searched instead.
 const MAX_LISTED_VALUES = 10_000;
 const MAX_LISTING_STEPS = 20_000;
@@ -1068,7 +1060,7 @@ const MAX_LISTING_STEPS = 20_000;
 function itemContent(content: ByteRegex): ItemContent {
   let item = itemContents.get(content);
   if (item === undefined) {
-    const dfa = new LexerDfa([{ name: 'item', regex: content }], [], UNLIMITED);
+    const dfa = itemAutomaton(content);
     itemContents.set(content, (item = { dfa, values: listValues(dfa) }));
   }
   return item;
