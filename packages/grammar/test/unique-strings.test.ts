@@ -8,7 +8,7 @@ import { loadKernel, type Kernel } from '@sieve/kernel';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
-import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { accepts, ajvValidator, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { tokensByBytes, vocab } from './support/vocabs.ts';
@@ -545,6 +545,33 @@ describe('uniqueItems over items of any type, kept while matching', () => {
     for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
       expect(matcher.commitBytes(bytes('[1,true,'))).toBe(true);
       for (const garbage of ['1e,', 'tru,', '-,', '1.]', 'nul]']) expect(matcher.commitBytes(bytes(garbage)), garbage).toBe(false);
+    }
+  });
+
+  it('an object item with a name written twice is the object of its last value, as JSON.parse reads it (kernel and reference)', () => {
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const integers = { type: 'array', uniqueItems: true, items: { type: 'object', additionalProperties: { type: 'integer' } } };
+    for (const schema of [ANY[0]!.schema, integers]) {
+      const grammar = compileSchema(schema);
+      const validate = ajvValidator(schema);
+      const texts = [
+        '[{"a":1},{"a":2,"a":1}]',
+        '[{"a":1},{"a":1,"a":1}]',
+        '[[{"a":1}],[{"a":0,"a":1}]]',
+        '[{"a":1,"a":2},{"a":2}]',
+        '[{"a":1,"b":2},{"b":2,"a":0,"a":1}]',
+        '[{"a":1},{"a":1,"a":2}]',
+        '[{"a":2,"a":1},{"a":1,"a":2}]',
+      ];
+      for (const text of texts) {
+        if (schema === integers && text.startsWith('[[')) continue;
+        const valid = validate(JSON.parse(text));
+        expect(accepts(grammar, text), `${JSON.stringify(schema)}: ${text}`).toBe(valid);
+        for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)])
+          expect(matcher.commitBytes(bytes(text)) && matcher.isAccepting(), text).toBe(valid);
+      }
     }
   });
 

@@ -1331,8 +1331,8 @@ function forEachOne(bits: Uint32Array, visit: (id: number) => void): void {
 }
 
 /**
- * A JSON text in canonical form, for equality as JSON Schema has it: members sorted by name,
- * strings as `JSON.stringify` writes them, numbers as exact decimals (`1`, `1.0` and `10e-1`
+ * A JSON text in canonical form, for equality as JSON Schema has it: members sorted by name
+ * (a name written twice is its last value), strings as `JSON.stringify` writes them, numbers as exact decimals (`1`, `1.0` and `10e-1`
  * are one); the text is JSON (the grammar wrote it).
  */
 export function canonicalJson(text: string): string {
@@ -1345,7 +1345,8 @@ export function canonicalJson(text: string): string {
     const c = text[at]!;
     if (c === '{') {
       at++;
-      const members: [string, string][] = [];
+      // A name written twice is one member, its last value (as JSON.parse reads it).
+      const members = new Map<string, string>();
       space();
       if (text[at] === '}') at++;
       else {
@@ -1354,13 +1355,13 @@ export function canonicalJson(text: string): string {
           const name = JSON.parse(stringLiteral()) as string;
           space();
           at++; // :
-          members.push([name, value()]);
+          members.set(name, value());
           space();
           if (text[at++] === '}') break;
         }
       }
-      members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${members.map(([name, v]) => `${JSON.stringify(name)}:${v}`).join(',')}}`;
+      const sorted = [...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${sorted.map(([name, v]) => `${JSON.stringify(name)}:${v}`).join(',')}}`;
     }
     if (c === '[') {
       at++;
