@@ -95,6 +95,26 @@ describe('objects whose member names must be distinct', () => {
     }
   });
 
+  it('a witness among names that may run out is refused (a name written again would undo it); endless propertyNames keep names distinct', () => {
+    // {"x":1,"x":"s"} is {"x":"s"} to JSON.parse: no member witnesses the not.
+    const runsOut = { ...witnessed, propertyNames: { enum: ['a', 'x', 'y'] } };
+    expect(schemaErrorOf(runsOut)).toMatchObject({ code: 'unsupported', keyword: 'not' });
+    expect(schemaErrorOf({ ...witnessed, propertyNames: { pattern: '^....$' } })).toMatchObject({ code: 'unsupported', keyword: 'not' });
+    // Names of endlessly many completions (a pattern that repeats): kept distinct, as without propertyNames.
+    const endless = { ...witnessed, propertyNames: { pattern: '^(?:[a-z][0-9])+$' } };
+    const grammar = compileSchema(endless);
+    expect(grammar.ir.uniqueArrays).toBeDefined();
+    const index = vocab('stories260k');
+    const loaded = kernel.loadVocab(index.file);
+    const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+    for (const matcher of [new KernelMatcher(new KernelGrammar(kernel, grammar), loaded, { eosTokenIds: [] }), new Matcher(grammar, index)]) {
+      expect(matcher.commitBytes(bytes('{"x1":1,'))).toBe(true);
+      expect(matcher.commitBytes(bytes('"x1"'))).toBe(false);
+      expect(matcher.commitBytes(bytes('"y2":"s"}'))).toBe(true);
+      expect(matcher.isAccepting()).toBe(true);
+    }
+  });
+
   it('the mask filter looks at every token that could write a name again (a made-up vocabulary)', () => {
     // In a string value, a token closes it and writes a name in one go with three quotes;
     // between members, with two.

@@ -241,7 +241,7 @@ const sidesOf = (s: SchemaObject): MemberSide[] => [
 // may run out: a name's every completion could be one written before, or the names left
 // fewer than the members the count still asks for); or a member no name tracks witnesses a
 // `not` somewhere in the schema, and every object schema there has endless names for such
-// members (where they may run out, names are not kept distinct: see docs/limits.md).
+// members (where they may run out and the object has a complement in it, refused).
 function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
   const objects = here.flatMap((s) => {
     const keys = allowedTypes(s, '').includes('object') ? otherKeys(compiler, s) : 'none';
@@ -255,7 +255,25 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
   // A maxProperties may be a oneOf branch's (whose complement counts two): kept distinct where
   // names never run out.
   if (objects.some(({ s }) => s.maxProperties !== undefined) && objects.every(({ keys }) => keys !== 'may run out')) return true;
-  return compiler.otherKeysWitnessed && objects.length > 0 && objects.every(({ keys }) => keys === 'endless');
+  if (!compiler.otherKeysWitnessed || objects.length === 0) return false;
+  // Where names may run out, a name kept distinct could leave no name for the witness, and a
+  // name written again (read as its last value) could undo one: refused where the object has
+  // a complement in it that a member could witness.
+  if (objects.some(({ s, keys }) => keys === 'may run out' && negates(s)))
+    compiler.unsupported(
+      '',
+      'not',
+      'a complement witnessed by a member no name tracks, in objects whose names may run out (a name written twice would undo the witness)',
+    );
+  return objects.every(({ keys }) => keys === 'endless');
+}
+
+// Whether an object schema has a complement in it (a `not`, a `oneOf`'s other branches, an
+// `if`'s else side), whose witness may be a member no name tracks.
+function negates(s: SchemaObject): boolean {
+  if (['not', 'oneOf', 'if', '__oneOf', '__conditions', '__otherWitness'].some((k) => s[k] !== undefined)) return true;
+  const subschemas = ['anyOf', 'allOf', 'then', 'else'].flatMap((k) => [s[k]].flat(2));
+  return subschemas.some((sub) => typeof sub === 'object' && sub !== null && negates(sub as SchemaObject));
 }
 
 // Whether an object schema counts its members so that a name written twice could pass for
@@ -280,10 +298,27 @@ function otherKeys(compiler: SchemaCompiler, s: SchemaObject): 'none' | 'endless
   ];
   const closedSides = sides.filter((side) => closed(side.additionalProperties));
   if (closedSides.some((side) => Object.keys(side.patternProperties).length === 0)) return 'none';
-  if (s.propertyNames !== undefined || compiler.parts.caps.maxStringLength !== Infinity || closedSides.length > 1) return 'may run out';
-  if (closedSides.length === 0) return 'endless';
-  const patterns = Object.keys(closedSides[0]!.patternProperties).map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties'));
-  return endlessCompletions(rx.alt(patterns), MAX_ENDLESS_KEY_STATES) ? 'endless' : 'may run out';
+  if (compiler.parts.caps.maxStringLength !== Infinity || closedSides.length > 1) return 'may run out';
+  // The names' content: what propertyNames allows (enum and const ones run out), within the
+  // closed side's patterns.
+  const names = s.propertyNames === undefined || s.propertyNames === true ? [] : [propertyNamesContent(compiler, s.propertyNames)];
+  if (names.includes(null)) return 'may run out';
+  const patterns = closedSides.map((side) =>
+    rx.alt(Object.keys(side.patternProperties).map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties'))),
+  );
+  const all = [...(names as ByteRegex[]), ...patterns];
+  if (all.length === 0) return 'endless';
+  return endlessCompletions(rx.and(all), MAX_ENDLESS_KEY_STATES) ? 'endless' : 'may run out';
+}
+
+// The content of the names a propertyNames schema allows, or null where it lists them (enum,
+// const: they run out) or is no plain string schema.
+function propertyNamesContent(compiler: SchemaCompiler, names: unknown): ByteRegex | null {
+  if (names === false || typeof names !== 'object' || names === null) return null;
+  const flat = compiler.flatten(names as SchemaObject, '');
+  if (flat === false || flat.enum !== undefined || flat.const !== undefined) return null;
+  const string = Object.keys(flat).every((k) => ['type', 'minLength', 'maxLength', 'pattern', 'format', 'title', 'description'].includes(k));
+  return string && (flat.type === undefined || flat.type === 'string') ? stringContent(compiler, flat, '') : null;
 }
 
 // Most DFA states a proof that member names have endless completions may build.
