@@ -98,6 +98,7 @@ export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly 
   if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format))
     throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required with --format');
+  if (args.format !== 'regex' && args.flags !== undefined) throw new CliError('usage', '--flags applies to --format regex only');
   let source: string;
   try {
     source = readFileSync(args.grammar, 'utf8');
@@ -108,7 +109,9 @@ export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly 
     const spec: GrammarSpec =
       args.format === 'json-schema'
         ? { type: 'json-schema', schema: parseSchemaJson(source), options: { strict: args.strict ?? false, lenient: args.lenient ?? false } }
-        : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json' | 'tool-calls'>, grammar: source };
+        : args.format === 'regex'
+          ? { type: 'regex', grammar: source, ...(args.flags === undefined ? {} : { flags: args.flags }) }
+          : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json' | 'tool-calls' | 'regex'>, grammar: source };
     return { spec, source };
   } catch (error) {
     if (error instanceof GrammarError) throw new GrammarCliError(error, source);

@@ -39,6 +39,8 @@ export interface GrammarArgs {
   readonly strict?: boolean | undefined;
   /** JSON Schema only: unsupported keywords become warnings instead of errors. */
   readonly lenient?: boolean | undefined;
+  /** Regex only: RegExp flags (`i`, `s`, `u`, `v`). */
+  readonly flags?: string | undefined;
 }
 
 /**
@@ -83,6 +85,7 @@ function load(args: GrammarArgs, out: Output): Loaded {
   }
   const format = args.format as CliFormat;
   if (format !== 'json-schema' && (args.strict || args.lenient)) throw new CliError('usage', '--strict and --lenient apply to --format json-schema only');
+  if (format !== 'regex' && args.flags !== undefined) throw new CliError('usage', '--flags applies to --format regex only');
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required');
   let source: string;
   try {
@@ -100,7 +103,7 @@ function load(args: GrammarArgs, out: Output): Loaded {
       warnings = compiled.warnings;
       for (const warning of warnings) out.progress(`warning: ${warning.pointer || '#'}: ${warning.message} (${warning.keyword} not enforced)`);
     } else {
-      ir = parseGrammar(format, source);
+      ir = parseGrammar(format, source, args.flags === undefined ? {} : { flags: args.flags });
     }
     const grammar = compileGrammar(ir);
     return { grammar, compileMs: performance.now() - started, format, ...(warnings && { warnings }) };
@@ -171,8 +174,9 @@ export async function compileCommand(args: GrammarArgs, out: Output): Promise<nu
 
 export async function checkCommand(args: GrammarArgs, inputFile: string | undefined, out: Output): Promise<number> {
   const { grammar, warnings } = load(args, out);
-  const text = readFileSync(inputFile ?? 0, 'utf8');
-  const bytes = new TextEncoder().encode(text);
+  // The input's bytes as they are (a byte that is no UTF-8 must be refused as such, not read
+  // as U+FFFD); a tokenizer splits text, so with one the input must be UTF-8.
+  const bytes = new Uint8Array(readFileSync(inputFile ?? 0));
   let result: {
     accepted: boolean;
     complete: boolean;
@@ -193,6 +197,12 @@ export async function checkCommand(args: GrammarArgs, inputFile: string | undefi
       tokens: bytes.length,
     };
   } else {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new CliError('usage', 'the input is not UTF-8 text, which --tokenizer splits into tokens (without --tokenizer, check reads its bytes one by one)');
+    }
     const tokenizer = loadCliTokenizer(args.tokenizer);
     const ids = tokenizer.encode(text);
     const { matcher, dispose } = await kernelMatcher(grammar, tokenizer.vocab);

@@ -16,18 +16,19 @@ import { vocabBuild, vocabInfo } from './vocab-command.ts';
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
   sieve vocab info <preset|FILE> [--json]
-  sieve compile --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--json]
-  sieve check --format F --grammar FILE [--strict] [--lenient] [--tokenizer T] [--input FILE] [--json]
+  sieve compile --format F --grammar FILE [--strict] [--lenient] [--flags F] [--tokenizer T] [--json]
+  sieve check --format F --grammar FILE [--strict] [--lenient] [--flags F] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
   sieve index build --format F --grammar FILE --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
   sieve fixtures build [--out DIR] [--json]   (tiny random-weight models with real tokenizers, default DIR .fixtures/models)
-  sieve generate --model DIR|HUB_ID [--vocab FILE] [--format F --grammar FILE] [--system TEXT] --prompt TEXT [--raw] [--max-tokens N] [--seed S] [--temperature X] [--json]
+  sieve generate --model DIR|HUB_ID [--vocab FILE] [--format F --grammar FILE [--flags F]] [--system TEXT] --prompt TEXT [--raw] [--max-tokens N] [--seed S] [--temperature X] [--json]
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
-   --lenient turns unsupported keywords into warnings)
+   --lenient turns unsupported keywords into warnings;
+   regex: --flags takes RegExp flags i, s, u, v, e.g. --flags u for \\p{L} or astral characters)
 tokenizers: stories260k, llama3.1, qwen3, gemma3, or a path to tokenizer.json`;
 
 /** Runs the CLI on `args`; returns the exit code. */
@@ -55,6 +56,7 @@ export async function main(
         engine: { type: 'string' },
         strict: { type: 'boolean' },
         lenient: { type: 'boolean' },
+        flags: { type: 'string' },
         model: { type: 'string' },
         prompt: { type: 'string' },
         system: { type: 'string' },
@@ -73,7 +75,14 @@ export async function main(
       stdout(USAGE);
       return values.help ? 0 : 2;
     }
-    const grammarArgs = { format: values.format, grammar: values.grammar, tokenizer: values.tokenizer, strict: values.strict, lenient: values.lenient };
+    const grammarArgs = {
+      format: values.format,
+      grammar: values.grammar,
+      tokenizer: values.tokenizer,
+      strict: values.strict,
+      lenient: values.lenient,
+      flags: values.flags,
+    };
     if (group === 'generate' && command === undefined) {
       // Loaded on demand: it brings transformers.js and onnxruntime-node.
       const { generateCommand } = await import('./generate-command.ts');

@@ -185,6 +185,54 @@ describe('sieve compile and sieve check', () => {
     expect(JSON.parse(result.stdout)).toMatchObject(expected);
   });
 
+  it('checks the input bytes as they are: a byte that is no UTF-8 is refused, not read as U+FFFD', async () => {
+    const notA = join(dir, 'not-a.ebnf');
+    writeFileSync(notA, 'root ::= [^a]+\n');
+    const fffd = join(dir, 'fffd.gbnf');
+    writeFileSync(fffd, 'root ::= "\uFFFD"\n');
+    const bytesFile = (name: string, bytes: number[]): string => {
+      const path = join(dir, name);
+      writeFileSync(path, Uint8Array.from(bytes));
+      return path;
+    };
+    // E2 A1 A1 is U+2861; the last A1 continues nothing.
+    const cut = await run('check', '--format', 'ebnf', '--grammar', notA, '--input', bytesFile('cut.bin', [0xe2, 0xa1, 0xa1, 0xa1]), '--json');
+    expect(cut.code).toBe(1);
+    expect(JSON.parse(cut.stdout)).toMatchObject({ accepted: false, rejected_byte: 3, tokens: 4 });
+    const ff = await run('check', '--format', 'gbnf', '--grammar', fffd, '--input', bytesFile('ff.bin', [0xff]), '--json');
+    expect(JSON.parse(ff.stdout)).toMatchObject({ accepted: false, rejected_byte: 0 });
+    const real = await run('check', '--format', 'gbnf', '--grammar', fffd, '--input', bytesFile('fffd.bin', [0xef, 0xbf, 0xbd]), '--json');
+    expect(real.code).toBe(0);
+    // A tokenizer splits text: bytes that are no UTF-8 are a usage error with one.
+    const tokenized = await run(
+      'check',
+      '--format',
+      'gbnf',
+      '--grammar',
+      fffd,
+      '--input',
+      bytesFile('ff2.bin', [0xff]),
+      '--tokenizer',
+      'stories260k',
+      '--json',
+    );
+    expect(tokenized.code).toBe(2);
+    expect(JSON.parse(tokenized.stdout).error.code).toBe('usage');
+  });
+
+  it('--flags gives a regex its RegExp flags (u for \\p{L}); with another format it is a usage error', async () => {
+    const letters = join(dir, 'letters.regex');
+    writeFileSync(letters, '\\p{L}+\n');
+    const withU = await run('check', '--format', 'regex', '--grammar', letters, '--flags', 'u', '--input', input('éa'), '--json');
+    expect(withU.code).toBe(0);
+    const without = await run('compile', '--format', 'regex', '--grammar', letters, '--json');
+    expect(without.code).toBe(2);
+    expect(JSON.parse(without.stdout).error.message).toMatch(/--flags u/);
+    const misplaced = await run('compile', '--format', 'gbnf', '--grammar', grammar, '--flags', 'u', '--json');
+    expect(misplaced.code).toBe(2);
+    expect(JSON.parse(misplaced.stdout).error.code).toBe('usage');
+  });
+
   it('rejects an unknown format', async () => {
     const result = await run('compile', '--format', 'yaml', '--grammar', grammar, '--json');
     expect(result.code).toBe(2);

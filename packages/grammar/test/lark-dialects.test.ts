@@ -208,6 +208,24 @@ describe('%json (llguidance): a JSON Schema as a rule', () => {
     expect(accepts('<call>{"name": "x"}')).toBe(false);
   });
 
+  it('an integer may be written 1.0 (draft 6 on), so it takes the "." after it; with integerFractions: false (as generation reads it) it ends before', () => {
+    const source = 'start: "values=" value (";" value)* "."\nvalue: %json {"type": "integer"}\n';
+    const read = (options: Parameters<typeof parseGrammar>[2]) => {
+      const grammar = compileGrammar(parseGrammar('lark', source, options));
+      return (text: string): boolean => {
+        const result = recognize(grammar, encoder.encode(text));
+        return result.accepted && result.complete;
+      };
+    };
+    const validating = read({});
+    expect(validating('values=1.0;2.')).toBe(false);
+    expect(validating('values=1.0.')).toBe(true);
+    expect(validating('values=1.')).toBe(false);
+    const generating = read({ schemaOptions: { integerFractions: false } });
+    for (const text of ['values=1.', 'values=1;-2;3.']) expect(generating(text), text).toBe(true);
+    expect(generating('values=1.0.')).toBe(false);
+  });
+
   it('reads the schema whole: braces, "#" and "//" inside its strings are its own', () => {
     const accepts = larkAccepts('start: %json {"type": "string", "pattern": "^[}#/]+$"} "!"\n');
     expect(accepts('"}#//"!')).toBe(true);
@@ -240,6 +258,9 @@ describe("llguidance's options are refused, naming them, unless they change noth
     ['start: %regex {"substring_words": "a b"}\n', '%regex'],
     ['start: @sub\n', '@'],
     ['start: <|eot_id|>\n', '<'],
+    ['start: perm::0x0\nperm::_: "a"\n', 'perm::'],
+    ['start: "a"\nperm::0x0: "a"\n', 'perm::'],
+    ['%grammar_options {"allow_invalid_utf8": true}\nstart: "a"\n', '%grammar_options'],
   ])('%j', (source, text) => {
     const error = failure(source);
     expect(error.code).toBe('unsupported');
@@ -250,5 +271,22 @@ describe("llguidance's options are refused, naming them, unless they change noth
     const accepts = larkAccepts('%llguidance {}\nstart: x\nx[capture]: /a+/\n');
     expect(accepts('aa')).toBe(true);
     expect(accepts('b')).toBe(false);
+  });
+});
+
+describe('rule prefixes and the start rule', () => {
+  it('!?rule (keep tokens and inline, as Lark writes both) reads as the rule', () => {
+    const accepts = larkAccepts('start: "A" bc "D"\n!?bc: "B"? "C"\n');
+    expect(accepts('ABCD')).toBe(true);
+    expect(accepts('ACD')).toBe(true);
+    expect(accepts('ABD')).toBe(false);
+  });
+
+  it('a start rule that is a template says so', () => {
+    const source = 'start{x}: x\n';
+    const error = failure(source);
+    expect(error.code).toBe('no_start_rule');
+    expect(error.message).toMatch(/template/);
+    expect(spanText(source, error)).toBe('start');
   });
 });

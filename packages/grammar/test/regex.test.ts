@@ -12,6 +12,8 @@ import {
   rx,
   GrammarBuilder,
   expr,
+  normalizeRanges,
+  parseGrammar,
   type CompiledGrammar,
 } from '../src/index.ts';
 import { lexemeGrammar } from './support/twin-grammars.ts';
@@ -296,6 +298,30 @@ describe('regex errors', () => {
     else expect((error as GrammarError).span!.start).toBeLessThanOrEqual(pattern.length);
   });
 
+  it('flags as RegExp takes them: u reads \\p{L} and astral characters; m is refused, letters no RegExp takes are syntax errors', () => {
+    const letters = compileGrammar(parseGrammar('regex', '[\\p{L}😀]+', { flags: 'u' }));
+    expect(recognize(letters, encoder.encode('aé😀')).complete).toBe(true);
+    expect(recognize(letters, encoder.encode('a1')).accepted).toBe(false);
+    expect(() => parseGrammar('regex', '\\p{L}+')).toThrow(/--flags u/);
+    for (const [flags, code] of [
+      ['m', 'unsupported'],
+      ['x', 'syntax'],
+      ['ii', 'syntax'],
+      ['uv', 'syntax'],
+    ] as const) {
+      let error: unknown;
+      try {
+        parseGrammar('regex', 'a', { flags });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as GrammarError).code, flags).toBe(code);
+    }
+    // g, y and d change nothing for a match of the whole text.
+    expect(recognize(compileGrammar(parseGrammar('regex', 'ab', { flags: 'gyd' })), encoder.encode('ab')).complete).toBe(true);
+    expect(() => parseGrammar('gbnf', 'root ::= "a"', { flags: 'u' })).toThrow(/regex/);
+  });
+
   it('renders a caret excerpt under the span', () => {
     try {
       compileRegexGrammar('ab(?<=c)d');
@@ -364,6 +390,40 @@ describe('UTF-8 encoding of code point ranges', () => {
         expect(r.accepted && r.complete).toBe(cp >= lo && cp <= hi);
       }),
       { numRuns: 300, seed: 5 },
+    );
+  });
+});
+
+describe('UTF-8 encoding of code point sets (their forms share common endings)', () => {
+  it('matches exactly the byte strings that encode one code point of the set', () => {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const point = fc.integer({ min: 0, max: 0x10ffff });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(point, point), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 4 }), { minLength: 20, maxLength: 20 }),
+        (pairs, probes) => {
+          const ranges = normalizeRanges(pairs.map(([a, b]) => (a <= b ? [a, b] : [b, a])));
+          const inSet = (cp: number): boolean => ranges.some((lo, i) => i % 2 === 0 && cp >= lo && cp <= ranges[i + 1]!);
+          const builder = new GrammarBuilder();
+          builder.rules.set('start', expr.lexeme(builder.lexeme({ name: 'r', regex: rx.codePoints(ranges) })));
+          const grammar = compileGrammar(builder.build('start'));
+          // Random bytes, and the encodings of code points at the ranges' edges.
+          const edges = ranges.flatMap((cp) => [cp - 1, cp, cp + 1]).filter((cp) => cp >= 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff));
+          for (const bytes of [...probes, ...edges.map((cp) => encoder.encode(String.fromCodePoint(cp)))]) {
+            let text: string | null;
+            try {
+              text = decoder.decode(bytes);
+            } catch {
+              text = null;
+            }
+            const expected = text !== null && [...text].length === 1 && inSet(text.codePointAt(0)!);
+            const r = recognize(grammar, bytes);
+            expect(r.accepted && r.complete, `${ranges.join()} ${[...bytes].map((b) => b.toString(16)).join(' ')}`).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 200, seed: 11 },
     );
   });
 });

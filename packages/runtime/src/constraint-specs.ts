@@ -26,7 +26,9 @@ export type MaskIndexSource = Uint8Array | string;
 export type GrammarSpec = (
   | { readonly type: 'json-schema'; readonly schema: unknown; readonly options?: JsonSchemaOptions }
   | { readonly type: 'json'; readonly whitespace?: JsonWhitespace; readonly repetition?: JsonRepetition }
-  | { readonly type: GrammarFormat; readonly grammar: string }
+  | { readonly type: Exclude<GrammarFormat, 'regex'>; readonly grammar: string }
+  /** `flags`: ECMAScript flags `i`, `s`, `u`, `v` (`g`, `y`, `d` change nothing; `m` is refused). */
+  | { readonly type: 'regex'; readonly grammar: string; readonly flags?: string }
   | {
       readonly type: 'tool-calls';
       readonly tools: readonly ToolDefinition[];
@@ -66,8 +68,8 @@ export const AnyJson = (whitespace?: JsonWhitespace, repetition?: JsonRepetition
   ...(whitespace === undefined ? {} : { whitespace }),
   ...(repetition === undefined ? {} : { repetition }),
 });
-/** Output must match the ECMAScript regex (whole output, no flags). */
-export const Regex = (pattern: string): ConstraintSpec => ({ type: 'regex', grammar: pattern });
+/** Output must match the ECMAScript regex, whole (`flags` as a RegExp takes them: `'u'` for `\p{L}` or astral characters). */
+export const Regex = (pattern: string, flags?: string): ConstraintSpec => ({ type: 'regex', grammar: pattern, ...(flags === undefined ? {} : { flags }) });
 /** Output must match the GBNF grammar (llama.cpp dialect; start rule `root`). */
 export const Gbnf = (grammar: string): ConstraintSpec => ({ type: 'gbnf', grammar });
 /** Output must match the Lark grammar (start rule `start`). */

@@ -58,8 +58,12 @@ export class Grammar {
           schemaOptions: { whitespace: GENERATION_JSON_WHITESPACE, integerFractions: false },
         });
         break;
+      case 'regex':
+        ir = parseGrammar('regex', spec.grammar, spec.flags === undefined ? {} : { flags: spec.flags });
+        break;
       default:
-        ir = parseGrammar(spec.type, spec.grammar);
+        // A Lark grammar's %json values are generated as JSON Schema ones are (no `3.0` for an integer).
+        ir = parseGrammar(spec.type, spec.grammar, { schemaOptions: { integerFractions: false } });
     }
     this.compiled = compileGrammar(ir, limits);
     this.warnings = warnings;

@@ -65,6 +65,7 @@ const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
     ['tools', 'format'],
   ),
   ...Object.fromEntries(GRAMMAR_FORMATS.map((format) => [format, fields({ type: string, grammar: string, index: bytesOrUrl }, ['grammar'])])),
+  regex: fields({ type: string, grammar: string, flags: string, index: bytesOrUrl }, ['grammar']),
 };
 
 /** Checks a grammar spec (what `compile` takes). */

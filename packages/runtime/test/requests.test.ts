@@ -1,6 +1,8 @@
 // The request checks the engine runs before any work (in-thread and in its worker).
 import { describe, expect, it } from 'vitest';
-import { AllOf, JsonSchema, Regex, ThinkThen } from '../src/constraint-specs.ts';
+import { recognize } from '@sieve/grammar';
+import { AllOf, JsonSchema, Lark, Regex, ThinkThen } from '../src/constraint-specs.ts';
+import { Grammar } from '../src/constraints.ts';
 import { InvalidRequestError } from '../src/errors.ts';
 import { checkChatRequest } from '../src/chat-completions.ts';
 import { checkConstraint, checkGenerateRequest, checkGrammarSpec, checkLoadOptions } from '../src/requests.ts';
@@ -68,6 +70,8 @@ describe('request checks', () => {
     );
     expect(pathOf(() => checkGrammarSpec({ type: 'json-schema', schema: 'not a schema' }, 'spec'))).toBe('spec.schema');
     expect(pathOf(() => checkGrammarSpec({ type: 'regex', grammar: 'a', index: [1, 2] }, 'spec'))).toBe('spec.index');
+    expect(pathOf(() => checkGrammarSpec({ type: 'regex', grammar: 'a', flags: 1 }, 'spec'))).toBe('spec.flags');
+    expect(pathOf(() => checkGrammarSpec({ type: 'lark', grammar: 'start: "a"', flags: 'u' }, 'spec'))).toBe('spec.flags');
     expect(pathOf(() => checkLoadOptions({ model: '' }, 'options'))).toBe('options.model');
     expect(pathOf(() => checkLoadOptions({ model: 'm', limits: { maxLexerState: 5 } }, 'options'))).toBe('options.limits.maxLexerState');
     expect(pathOf(() => checkChatRequest({ messages: [], response_format: { type: 'json' } }, 'request'))).toBe('request.response_format.type');
@@ -77,5 +81,26 @@ describe('request checks', () => {
     let deep: unknown = Regex('a');
     for (let i = 0; i < 40; i++) deep = ThinkThen('x', deep as never);
     expect(pathOf(() => checkConstraint(deep, 'c'))).toMatch(/^c(\.then)+$/);
+  });
+});
+
+describe('grammar specs compile as generation reads them', () => {
+  const complete = (grammar: Grammar, text: string): boolean => {
+    const result = recognize(grammar.compiled, new TextEncoder().encode(text));
+    return result.accepted && result.complete;
+  };
+
+  it('a regex takes RegExp flags (u for \\p{L} and astral characters)', () => {
+    expect(checkGrammarSpec(Regex('\\p{L}+😀', 'u'), 'spec')).toBeUndefined();
+    const grammar = new Grammar(Regex('\\p{L}+😀', 'u') as never);
+    expect(complete(grammar, 'éa😀')).toBe(true);
+    expect(complete(grammar, '1😀')).toBe(false);
+    expect(() => new Grammar(Regex('\\p{L}+') as never)).toThrow(/u flag/);
+  });
+
+  it("a Lark grammar's %json integers are written without a fraction, so one ends before a '.'", () => {
+    const grammar = new Grammar(Lark('start: "n=" %json {"type": "integer"} "."\n') as never);
+    expect(complete(grammar, 'n=12.')).toBe(true);
+    expect(complete(grammar, 'n=12.0.')).toBe(false);
   });
 });

@@ -33,7 +33,7 @@ import { caseClosure } from '../ir/code-point-sets.ts';
 import { GrammarError, type Span } from '../grammar-error.ts';
 import { embedGrammar } from '../ir/embed-grammar.ts';
 import { GrammarBuilder, MAX_EXPR_DEPTH, MAX_NESTING, deeperThan, expr, type Expr, type GrammarIR } from '../ir/grammar-ir.ts';
-import { jsonSchemaGrammar } from './json-schema/compile-json-schema.ts';
+import { jsonSchemaGrammar, type JsonSchemaOptions } from './json-schema/compile-json-schema.ts';
 import { SchemaError } from './json-schema/schema-error.ts';
 import { regexToByteRegex } from './regex.ts';
 import { readBraceCount, readChar, readEscape, SourceCursor } from './source-cursor.ts';
@@ -97,7 +97,7 @@ const NAME = /[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*/y;
 const isTerminal = (name: string): boolean => /^_?[A-Z]/.test(name);
 
 /** Parses a Lark grammar into the IR (throws `GrammarError` with a span). */
-export function parseLark(source: string, startRule = 'start'): GrammarIR {
+export function parseLark(source: string, startRule = 'start', schemaOptions: JsonSchemaOptions = {}): GrammarIR {
   const own = readDefinitions(source);
   const terminals = new Map(own.terminals);
   // Imported terminals keep their own namespace (`COMMON.DIGIT` for what common's INT uses):
@@ -110,7 +110,7 @@ export function parseLark(source: string, startRule = 'start'): GrammarIR {
     terminals.set(alias, definition);
   }
   if (own.imports.length > 0) for (const [name, definition] of common) terminals.set(name, definition);
-  return new LarkLowering(terminals, own.rules, own.templates).build(own.ignores, startRule);
+  return new LarkLowering(terminals, own.rules, own.templates, schemaOptions).build(own.ignores, startRule);
 }
 
 // A common terminal's body, its names those of common's namespace.
@@ -150,9 +150,13 @@ function readDefinitions(source: string): Definitions {
       reader.directive(start, defs);
       continue;
     }
-    if (!cursor.eat('?')) cursor.eat('!'); // ?rule (inline) and !rule (keep tokens): same language
+    // !rule (keep tokens), ?rule (inline), !?rule: the same language.
+    cursor.eat('!');
+    cursor.eat('?');
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', 'expected a rule or terminal definition');
+    if (cursor.peek() === ':' && cursor.peek(1) === ':')
+      throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
     const span = { start, end: cursor.pos };
     let params: string[] | undefined;
     if (cursor.peek() === '{') {
@@ -188,7 +192,7 @@ class LarkReader {
 
   directive(start: number, defs: Definitions): void {
     const cursor = this.cursor;
-    const word = cursor.match(/[a-z]+/y);
+    const word = cursor.match(/[a-z_]+/y);
     const wordEnd = cursor.pos;
     cursor.skipSpace(false);
     if (word === 'ignore') {
@@ -445,6 +449,8 @@ class LarkReader {
     }
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', `unexpected ${JSON.stringify(c)}`);
+    if (cursor.peek() === ':' && cursor.peek(1) === ':')
+      throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
     if (cursor.peek() === '{' && !this.#atCount()) return this.templateUsage(name, start);
     return { kind: 'name', name, span: { start, end: cursor.pos } };
   }
@@ -538,6 +544,7 @@ class LarkLowering {
     private readonly terminals: ReadonlyMap<string, Definition>,
     private readonly rules: ReadonlyMap<string, Definition>,
     private readonly templates: ReadonlyMap<string, Definition>,
+    private readonly schemaOptions: JsonSchemaOptions,
   ) {}
 
   build(ignores: readonly LarkExpr[], startRule: string): GrammarIR {
@@ -546,7 +553,11 @@ class LarkLowering {
       this.#builder.rules.set(name, this.#rule(def.body));
       this.#builder.ruleSpans.set(name, def.span);
     }
-    if (!this.rules.has(startRule)) throw new GrammarError('no_start_rule', `the grammar has no ${startRule} rule`, { start: 0, end: 0 });
+    if (!this.rules.has(startRule)) {
+      const template = this.templates.get(startRule);
+      if (template !== undefined) throw new GrammarError('no_start_rule', `the start rule ${startRule} is a template (it takes parameters)`, template.span);
+      throw new GrammarError('no_start_rule', `the grammar has no ${startRule} rule`, { start: 0, end: 0 });
+    }
     return this.#builder.build(startRule);
   }
 
@@ -616,7 +627,7 @@ class LarkLowering {
     if (ref === undefined) {
       let grammar: GrammarIR;
       try {
-        grammar = jsonSchemaGrammar(schema).grammar;
+        grammar = jsonSchemaGrammar(schema, this.schemaOptions).grammar;
       } catch (error) {
         if (error instanceof SchemaError) throw new GrammarError(error.code, `%json: ${error.message}`, span);
         throw error;

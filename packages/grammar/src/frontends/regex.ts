@@ -31,7 +31,11 @@ import { temperedStar } from './tempered-star.ts';
 
 /** How to read a regex. */
 export interface RegexOptions {
-  /** ECMAScript flags: `i`, `s`, `u`, `v` are honoured; `g`, `m`, `y`, `d` are ignored. */
+  /**
+   * ECMAScript flags: `i`, `s`, `u`, `v` are honoured; `g`, `y`, `d` change nothing for a match
+   * of a whole text and are allowed; `m` (`^` and `$` at line ends) is refused, and letters no
+   * RegExp takes (or one given twice, or `u` with `v`) are a syntax error.
+   */
   readonly flags?: string;
   /**
    * `match` (default): the regex must match the whole text, as for a regex constraint.
@@ -86,6 +90,7 @@ const conversions = new WeakMap<(ranges: readonly number[]) => ByteRegex, (args:
 
 /** Converts a regex to a byte regex over its UTF-8 encoding. */
 export function regexToByteRegex(pattern: string, options: RegexOptions = {}): ByteRegex {
+  checkFlags(options.flags ?? '');
   const encode = options.encodeChars ?? rx.codePoints;
   let convert = conversions.get(encode);
   if (convert === undefined) {
@@ -107,6 +112,15 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
     conversions.set(encode, convert);
   }
   return convert({ pattern, options });
+}
+
+// Flags as RegExp takes them, `m` aside (see `RegexOptions.flags`).
+function checkFlags(flags: string): void {
+  for (const [i, flag] of [...flags].entries()) {
+    if (!'dgimsuvy'.includes(flag) || flags.indexOf(flag) !== i) throw new GrammarError('syntax', `invalid regex flags ${JSON.stringify(flags)}`);
+  }
+  if (flags.includes('u') && flags.includes('v')) throw new GrammarError('syntax', 'the regex flags u and v exclude each other');
+  if (flags.includes('m')) throw new GrammarError('unsupported', 'the regex flag m (^ and $ at line ends) is not supported');
 }
 
 // The pattern's syntax tree, and where each of its offsets is in the grammar source.
@@ -147,10 +161,14 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
       // (Read only with the u flag: a class range of astral characters, say.)
     }
     if (plain === null || shape(plain) !== shape(ast))
-      throw new GrammarError('unsupported', 'this pattern reads differently without the u flag; give the u (or v) flag', {
-        start: offset,
-        end: offset + pattern.length,
-      });
+      throw new GrammarError(
+        'unsupported',
+        'this pattern reads differently without the u flag; give the u (or v) flag (flags: "u"; on the command line, --flags u)',
+        {
+          start: offset,
+          end: offset + pattern.length,
+        },
+      );
   }
   return { ast, at };
 }
