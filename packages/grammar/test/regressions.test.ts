@@ -301,3 +301,45 @@ describe('constants of empty arrays, $id scopes, counts of members under combina
     }
   });
 });
+
+describe('a $ref means the schema it names where it is written', () => {
+  it('the same fragment in two resources (schemas with an $id) names two schemas', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { $id: 'http://x/a', type: 'object', properties: { q: { $ref: '#/$defs/t' } }, $defs: { t: { type: 'string' } } },
+        b: { $id: 'http://x/b', type: 'object', properties: { q: { $ref: '#/$defs/t' } }, $defs: { t: { type: 'integer' } } },
+      },
+    };
+    const validate = ajvValidator(schema);
+    for (const text of ['{"a":{"q":"s"},"b":{"q":1}}', '{"a":{"q":"s"},"b":{"q":"s"}}', '{"a":{"q":1},"b":{"q":1}}', '{"b":{"q":2.5}}']) {
+      expect(schemaAccepts(schema, text), text).toBe(validate(JSON.parse(text)));
+    }
+  });
+
+  it('a URI an $id of the document names (relative, absolute, a URN) is resolved in it; another is refused', () => {
+    const cases: [object, string[]][] = [
+      [
+        { $id: 'customer', type: 'object', properties: { address: { $ref: 'customer#/$defs/address' } }, $defs: { address: { type: 'string' } } },
+        ['{"address":"x"}', '{"address":1}'],
+      ],
+      [
+        { $id: 'http://example.com/root.json', properties: { n: { $ref: 'item.json' } }, $defs: { item: { $id: 'item.json', type: 'integer', minimum: 2 } } },
+        ['{"n":3}', '{"n":1}', '{"n":"3"}'],
+      ],
+      [
+        {
+          $id: 'urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed',
+          properties: { s: { $ref: 'urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed#/$defs/s' } },
+          $defs: { s: { type: 'string' } },
+        },
+        ['{"s":"x"}', '{"s":2}'],
+      ],
+    ];
+    for (const [schema, texts] of cases) {
+      const validate = ajvValidator(schema);
+      for (const text of texts) expect(schemaAccepts(schema, text), `${JSON.stringify(schema)}: ${text}`).toBe(validate(JSON.parse(text)));
+    }
+    expect(schemaErrorOf({ properties: { n: { $ref: 'http://elsewhere.example/schema.json' } } })).toMatchObject({ code: 'unsupported', keyword: '$ref' });
+  });
+});

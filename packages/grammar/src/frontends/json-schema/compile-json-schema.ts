@@ -22,6 +22,7 @@ import { expr, type GrammarIR } from '../../ir/grammar-ir.ts';
 import type { JsonRepetition, JsonWhitespace } from '../json.ts';
 import { pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaCompiler } from './schema-compiler.ts';
+import { rootedRefs } from './schema-refs.ts';
 import { uniqueArrayPaths } from './unique-paths.ts';
 import type { Schema } from './schema-keywords.ts';
 import { jsonSchemaOf } from './zod.ts';
@@ -67,8 +68,9 @@ export interface JsonSchemaGrammar {
  * Grammar IR. Throws `UnsupportedSchemaError` or `InvalidSchemaError` (both `SchemaError`).
  */
 export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
-  const schema = jsonSchemaOf(schemaOrZod);
-  checkDocumentDepth(schema);
+  const written = jsonSchemaOf(schemaOrZod);
+  checkDocumentDepth(written);
+  const schema = rootedRefs(written);
   const compiler = new SchemaCompiler(schema, options, options.maxRules ?? MAX_SCHEMA_RULES);
   const root = compiler.schemaExpr(schema as Schema, '');
   const parts = compiler.parts;
