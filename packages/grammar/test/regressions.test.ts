@@ -342,4 +342,43 @@ describe('a $ref means the schema it names where it is written', () => {
     }
     expect(schemaErrorOf({ properties: { n: { $ref: 'http://elsewhere.example/schema.json' } } })).toMatchObject({ code: 'unsupported', keyword: '$ref' });
   });
+
+  it('names that are keywords elsewhere (default, enum, __proto__) stay names; enum values see the references', () => {
+    const twice = (key: string) => ({
+      type: 'object',
+      properties: {
+        a: { $id: 'http://x/a', type: 'object', properties: { [key]: { $ref: '#/$defs/t' } }, $defs: { t: { type: 'string' } } },
+        b: { $id: 'http://x/b', type: 'object', properties: { [key]: { $ref: '#/$defs/t' } }, $defs: { t: { type: 'integer' } } },
+      },
+    });
+    for (const key of ['default', 'enum', 'const']) {
+      const schema = twice(key);
+      const validate = ajvValidator(schema);
+      for (const text of [`{"a":{"${key}":"s"},"b":{"${key}":1}}`, `{"a":{"${key}":"s"},"b":{"${key}":"s"}}`]) {
+        expect(schemaAccepts(schema, text), text).toBe(validate(JSON.parse(text)));
+      }
+    }
+    // An $id and an anchor under $defs entries named like data keywords are found.
+    const named = {
+      properties: { n: { $ref: 'item.json' }, m: { $ref: '#foo' } },
+      $defs: { default: { $id: 'item.json', type: 'integer' }, enum: { $anchor: 'foo', type: 'string' } },
+    };
+    expect(schemaAccepts(named, '{"n":1,"m":"x"}')).toBe(true);
+    expect(schemaAccepts(named, '{"n":"1"}')).toBe(false);
+    expect(schemaAccepts(named, '{"m":1}')).toBe(false);
+    // A member named __proto__ keeps its schema when the references are rewritten (ajv loses it).
+    const proto = JSON.parse('{"properties":{"__proto__":{"type":"integer"}},"$defs":{"o":{"$id":"http://x/o"}}}') as object;
+    expect(schemaAccepts(proto, '{"__proto__":"s"}')).toBe(false);
+    expect(schemaAccepts(proto, '{"__proto__":1}')).toBe(true);
+    // enum values are checked with the references resolved as the compiler resolves them.
+    const withEnum = {
+      $defs: { s: { type: 'string', maxLength: 3 }, other: { $id: 'http://x/o', type: 'integer' } },
+      properties: { p: { enum: [{ a: 'x' }, { a: 'long string' }], properties: { a: { $ref: '#/$defs/s' } } } },
+    };
+    expect(schemaAccepts(withEnum, '{"p":{"a":"x"}}')).toBe(true);
+    expect(schemaAccepts(withEnum, '{"p":{"a":"long string"}}')).toBe(false);
+    // A name no URI spells (a lone surrogate) is no crash.
+    const lone = { $defs: { '\ud800': { $anchor: 'x', type: 'string' }, o: { $id: 'http://x/o' } }, properties: { a: { $ref: '#x' } } };
+    expect(schemaAccepts(lone, '{"a":"s"}')).toBe(true);
+  });
 });

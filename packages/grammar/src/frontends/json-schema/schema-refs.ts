@@ -36,12 +36,18 @@ export function isOnlyRef(schema: SchemaObject, draft: SchemaDraft): boolean {
 
 /** The schema `ref` (met at `pointer`) points to in `root`, read in `draft`. */
 export function resolveRef(root: unknown, ref: string, pointer: string, draft: SchemaDraft): ResolvedSchema {
-  const { schema, keys } = locate(root, ref, pointer, draft);
-  return { schema, pointer: keys.reduce<string>(pointerJoin, '') };
+  const { node, keys } = locate(root, ref, pointer, draft);
+  return { schema: node as Schema, pointer: keys.reduce<string>(pointerJoin, '') };
 }
 
-// A reference's target and the keys (decoded) that lead to it from the root.
-function locate(root: unknown, ref: string, pointer: string, draft: SchemaDraft): { schema: Schema; keys: string[] } {
+/** A place in the document: the value there, and the keys (decoded) that lead to it from the root. */
+interface Place {
+  readonly node: unknown;
+  readonly keys: readonly string[];
+}
+
+// The schema a reference names.
+function locate(root: unknown, ref: string, pointer: string, draft: SchemaDraft): Place {
   const hash = ref.indexOf('#');
   const address = hash < 0 ? ref : ref.slice(0, hash);
   const path = hash < 0 ? '' : ref.slice(hash + 1);
@@ -52,7 +58,7 @@ function locate(root: unknown, ref: string, pointer: string, draft: SchemaDraft)
     address === '' ? resourceAround(root, pointer, draft) : address === ROOTED ? { node: root, keys: [] } : resourceNamed(root, address, ref, pointer, draft);
   if (path !== '' && !path.startsWith('/')) {
     // "#name": a plain-name anchor.
-    const found = findAnchor(resource.node, ANCHOR_KEYWORDS[draft], path, resource.keys, draft);
+    const found = findAnchor(resource, ANCHOR_KEYWORDS[draft], path, draft);
     if (found === null) throw new InvalidSchemaError(pointer, '$ref', `no ${ANCHOR_KEYWORDS[draft].join(' or ')} named ${JSON.stringify(path)}`);
     return found;
   }
@@ -74,7 +80,7 @@ function locate(root: unknown, ref: string, pointer: string, draft: SchemaDraft)
   if (typeof node !== 'boolean' && (typeof node !== 'object' || node === null)) {
     throw new InvalidSchemaError(pointer, '$ref', `${JSON.stringify(ref)} is not a schema`);
   }
-  return { schema: node as Schema, keys };
+  return { node, keys };
 }
 
 /**
@@ -82,54 +88,128 @@ function locate(root: unknown, ref: string, pointer: string, draft: SchemaDraft)
  * the root (`sieve:rooted#/properties/b/$defs/t`), so that equal references mean the same
  * wherever they are written: the compiler numbers a `$ref` by its text, and `#/$defs/t` in two
  * resources (schemas with an `$id`) may mean two schemas. A reference it cannot resolve stays
- * as written (its error comes when it is used). The document itself when it has no resource
- * but the root and no reference but fragments.
+ * as written (its error comes when it is used, in its own resource). The document itself when
+ * it has no resource but the root and no reference but fragments.
  */
 export function rootedRefs(root: unknown): unknown {
   const draft = schemaDraft(root);
-  if (!hasResourcesOrUris(root, draft, true)) return root;
-  const rewrite = (node: unknown, keys: string[]): unknown => {
-    if (typeof node !== 'object' || node === null) return node;
-    if (Array.isArray(node)) return node.map((item, i) => rewrite(item, [...keys, String(i)]));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) {
-      if (DATA_KEYWORDS.has(k)) out[k] = v;
-      else if (k === '$ref' && typeof v === 'string') out[k] = rooted(v, keys);
-      else out[k] = rewrite(v, [...keys, k]);
-    }
-    return out;
-  };
-  const rooted = (ref: string, keys: string[]): string => {
+  let needed = false;
+  walkSchemas(root, (node, keys) => {
+    if (keys.length > 0 && resourceId(node, draft) !== undefined) needed = true;
+    const ref = (node as Record<string, unknown>).$ref;
+    if (typeof ref === 'string' && !ref.startsWith('#')) needed = true;
+  });
+  if (!needed) return root;
+  const rooted = (ref: string, keys: readonly string[]): string => {
     try {
       const target = locate(root, ref, keys.reduce<string>(pointerJoin, ''), draft).keys;
       return `${ROOTED}#${target.map((k) => `/${encodeURIComponent(k.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}`;
     } catch (error) {
-      if (error instanceof InvalidSchemaError || error instanceof UnsupportedSchemaError) return ref;
+      // (A name no URI spells — a lone surrogate — keeps the reference as written too.)
+      if (error instanceof InvalidSchemaError || error instanceof UnsupportedSchemaError || error instanceof URIError) return ref;
       throw error;
     }
   };
-  return rewrite(root, []);
+  const rewrite = (node: unknown, keys: readonly string[], within: Within): unknown => {
+    if (typeof node !== 'object' || node === null || within === 'data') return node;
+    if (Array.isArray(node)) return node.map((item, i) => rewrite(item, [...keys, String(i)], 'schema'));
+    // (Defined, not assigned: a name such as `__proto__` stays a name.)
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => {
+        const inside = childWithin(within, k);
+        return [k, within === 'schema' && k === '$ref' && typeof v === 'string' ? rooted(v, keys) : rewrite(v, [...keys, k], inside)];
+      }),
+    );
+  };
+  return rewrite(root, [], 'schema');
 }
 
 // The address `rootedRefs` gives a reference it read from the root.
 const ROOTED = 'sieve:rooted';
 
-// Whether the document has a resource other than the root, or a `$ref` with a URI.
-function hasResourcesOrUris(node: unknown, draft: SchemaDraft, top: boolean): boolean {
-  if (typeof node !== 'object' || node === null) return false;
-  if (!Array.isArray(node)) {
-    if (!top && startsResource(node, draft)) return true;
-    const ref = (node as Record<string, unknown>).$ref;
-    if (typeof ref === 'string' && !ref.startsWith('#')) return true;
+// What a value in the document is: a schema (or a list of them), a map of names to schemas
+// (`properties`, `$defs`, …), or data (`const`, `enum`, `default`, …: no schema inside).
+type Within = 'schema' | 'names' | 'data';
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+// Keywords whose values are data, not schemas: an anchor's or a reference's spelling there names nothing.
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+
+// What the value under key `k` of a value that is `within` is.
+function childWithin(within: Within, k: string): Within {
+  if (within !== 'schema') return within === 'names' ? 'schema' : 'data';
+  return DATA_KEYWORDS.has(k) ? 'data' : NAME_MAPS.has(k) ? 'names' : 'schema';
+}
+
+// Calls `visit` on every schema object of the document (not inside data), with its keys from
+// the root; below a node for which it returns false, on none.
+function walkSchemas(root: unknown, visit: (node: object, keys: readonly string[]) => boolean | void): void {
+  const go = (node: unknown, keys: readonly string[], within: Within): void => {
+    if (typeof node !== 'object' || node === null || within === 'data') return;
+    if (within === 'schema' && !Array.isArray(node) && visit(node, keys) === false) return;
+    for (const [k, v] of Object.entries(node)) go(v, [...keys, k], Array.isArray(node) ? 'schema' : childWithin(within, k));
+  };
+  go(root, [], 'schema');
+}
+
+// The schema objects on the way to `pointer` (the root first), each with its keys.
+function schemasAlong(root: unknown, pointer: string): Place[] {
+  const out: Place[] = [{ node: root, keys: [] }];
+  let node = root;
+  let within: Within = 'schema';
+  const keys: string[] = [];
+  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) break;
+    within = Array.isArray(node) ? 'schema' : childWithin(within, key);
+    node = (node as Record<string, unknown>)[key];
+    keys.push(key);
+    if (within === 'data') break;
+    if (within === 'schema' && typeof node === 'object' && node !== null && !Array.isArray(node)) out.push({ node, keys: [...keys] });
   }
-  return Object.entries(node).some(([k, v]) => !(DATA_KEYWORDS.has(k) && !Array.isArray(node)) && hasResourcesOrUris(v, draft, false));
+  return out;
+}
+
+// A schema's `$id` (`id` in draft 4) when it names a resource (a URI, not a fragment alone:
+// `"#name"` is drafts 4 to 7's anchor).
+function resourceId(node: unknown, draft: SchemaDraft): string | undefined {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+  const id = (node as Record<string, unknown>)[draft === '4' ? 'id' : '$id'];
+  return typeof id === 'string' && !id.startsWith('#') ? id : undefined;
 }
 
 // The base URI of a document with no `$id` of its own (what relative ones resolve against).
 const DOCUMENT_BASE = 'https://sieve.invalid/document.json';
 
+// A resource's URI from its `$id` and the base around it (undefined when it names none).
+function resourceUri(node: unknown, base: string, draft: SchemaDraft): string | undefined {
+  const id = resourceId(node, draft);
+  if (id === undefined) return undefined;
+  try {
+    return withoutFragment(new URL(id, base).href);
+  } catch {
+    return undefined;
+  }
+}
+
+const withoutFragment = (uri: string): string => {
+  const hash = uri.indexOf('#');
+  return hash < 0 ? uri : uri.slice(0, hash);
+};
+
+// The innermost schema on the way to `pointer` that starts a resource, else the root.
+function resourceAround(root: unknown, pointer: string, draft: SchemaDraft): Place {
+  const along = schemasAlong(root, pointer);
+  for (let i = along.length - 1; i > 0; i--) if (resourceId(along[i]!.node, draft) !== undefined) return along[i]!;
+  return along[0]!;
+}
+
+// The base URI at `pointer`: the document's, changed by every `$id` on the way.
+function baseAt(root: unknown, pointer: string, draft: SchemaDraft): string {
+  return schemasAlong(root, pointer).reduce((base, place) => resourceUri(place.node, base, draft) ?? base, DOCUMENT_BASE);
+}
+
 // The resource of the document whose URI `address` (met at `pointer`) names.
-function resourceNamed(root: unknown, address: string, ref: string, pointer: string, draft: SchemaDraft): { node: unknown; keys: string[] } {
+function resourceNamed(root: unknown, address: string, ref: string, pointer: string, draft: SchemaDraft): Place {
   let target: string;
   try {
     target = withoutFragment(new URL(address, baseAt(root, pointer, draft)).href);
@@ -147,76 +227,19 @@ function resourceNamed(root: unknown, address: string, ref: string, pointer: str
   return found;
 }
 
-const withoutFragment = (uri: string): string => {
-  const hash = uri.indexOf('#');
-  return hash < 0 ? uri : uri.slice(0, hash);
-};
-
-// A resource's URI from its `$id` and the base around it (undefined when it names none).
-function resourceUri(node: unknown, base: string, draft: SchemaDraft): string | undefined {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
-  const id = (node as Record<string, unknown>)[draft === '4' ? 'id' : '$id'];
-  if (typeof id !== 'string' || id.startsWith('#')) return undefined;
-  try {
-    return withoutFragment(new URL(id, base).href);
-  } catch {
-    return undefined;
-  }
-}
-
-// The base URI at `pointer`: the document's, changed by every `$id` on the way.
-function baseAt(root: unknown, pointer: string, draft: SchemaDraft): string {
-  let base = resourceUri(root, DOCUMENT_BASE, draft) ?? DOCUMENT_BASE;
-  let node = root;
-  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) break;
-    node = (node as Record<string, unknown>)[key];
-    base = resourceUri(node, base, draft) ?? base;
-  }
-  return base;
-}
-
 // Every resource of the document by its URI (the root under the document's base too).
-const resourceMaps = new WeakMap<object, Map<string, { node: unknown; keys: string[] }>>();
-function resourcesOf(root: unknown, draft: SchemaDraft): Map<string, { node: unknown; keys: string[] }> {
+const resourceMaps = new WeakMap<object, Map<string, Place>>();
+function resourcesOf(root: unknown, draft: SchemaDraft): Map<string, Place> {
   let map = typeof root === 'object' && root !== null ? resourceMaps.get(root) : undefined;
   if (map !== undefined) return map;
-  map = new Map([[DOCUMENT_BASE, { node: root, keys: [] }]]);
-  const found = map;
-  const visit = (node: unknown, keys: string[], base: string): void => {
-    if (typeof node !== 'object' || node === null) return;
-    const uri = resourceUri(node, base, draft);
-    if (uri !== undefined && !found.has(uri)) found.set(uri, { node, keys });
-    const here = uri ?? base;
-    for (const [k, v] of Object.entries(node)) if (Array.isArray(node) || !DATA_KEYWORDS.has(k)) visit(v, [...keys, k], here);
-  };
-  visit(root, [], DOCUMENT_BASE);
+  const found = new Map<string, Place>([[DOCUMENT_BASE, { node: root, keys: [] }]]);
+  walkSchemas(root, (node, keys) => {
+    const base = baseAt(root, keys.reduce<string>(pointerJoin, ''), draft);
+    if (resourceId(node, draft) !== undefined && !found.has(base)) found.set(base, { node, keys });
+  });
+  map = found;
   if (typeof root === 'object' && root !== null) resourceMaps.set(root, map);
   return map;
-}
-
-// Whether a schema (not the document's root) starts a resource of its own: an `$id` (`id` in
-// draft 4) that is a URI, not a fragment alone (`"#name"`, drafts 4 to 7's anchor).
-function startsResource(node: unknown, draft: SchemaDraft): boolean {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) return false;
-  const id = (node as Record<string, unknown>)[draft === '4' ? 'id' : '$id'];
-  return typeof id === 'string' && !id.startsWith('#');
-}
-
-// The innermost schema on the way to `pointer` that starts a resource, else the root.
-function resourceAround(root: unknown, pointer: string, draft: SchemaDraft): { node: unknown; keys: string[] } {
-  let resource = { node: root, keys: [] as string[] };
-  let node = root;
-  const keys: string[] = [];
-  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) break;
-    node = (node as Record<string, unknown>)[key];
-    keys.push(key);
-    if (startsResource(node, draft)) resource = { node, keys: [...keys] };
-  }
-  return resource;
 }
 
 // The keywords that name a plain-name anchor in each draft: drafts 4 to 7 spell it as an id
@@ -228,32 +251,18 @@ const ANCHOR_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
   '2019-09': ['$anchor'],
   '2020-12': ['$anchor', '$dynamicAnchor'],
 };
-// Keywords whose values are data, not schemas: an anchor's spelling there names nothing.
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 
-// A plain-name anchor in the resource at `node` (reached by `keys`): not inside another
-// resource (its anchors are its own).
-function findAnchor(
-  node: unknown,
-  keywords: readonly string[],
-  anchor: string,
-  keys: string[],
-  draft: SchemaDraft,
-  top = true,
-): { schema: Schema; keys: string[] } | null {
-  if (typeof node !== 'object' || node === null) return null;
-  if (!top && startsResource(node, draft)) return null;
-  if (!Array.isArray(node)) {
+// A plain-name anchor in `resource`: not inside another resource (its anchors are its own).
+function findAnchor(resource: Place, keywords: readonly string[], anchor: string, draft: SchemaDraft): Place | null {
+  let found: Place | null = null;
+  walkSchemas(resource.node, (node, keys) => {
+    if (found !== null || (keys.length > 0 && resourceId(node, draft) !== undefined)) return false;
     const object = node as Record<string, unknown>;
     const names = (k: string): boolean => (k === 'id' || k === '$id' ? object[k] === `#${anchor}` : object[k] === anchor);
-    if (keywords.some(names)) return { schema: node as Schema, keys };
-  }
-  for (const [k, v] of Object.entries(node)) {
-    if (!Array.isArray(node) && DATA_KEYWORDS.has(k)) continue;
-    const found = findAnchor(v, keywords, anchor, [...keys, k], draft, false);
-    if (found) return found;
-  }
-  return null;
+    if (keywords.some(names)) found = { node, keys: [...resource.keys, ...keys] };
+    return true;
+  });
+  return found;
 }
 
 /** Whether `keyword` is a key of any object in the document. */

@@ -10,16 +10,25 @@ import { spellAnnexB } from '../regex.ts';
 import { jsonStringBytes } from './json-strings.ts';
 import { FORMAT_PATTERNS } from './string-formats.ts';
 import { formatRegex } from './string-schema.ts';
-import { InvalidSchemaError } from './schema-error.ts';
+import { InvalidSchemaError, SchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import type { MemberSide, MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
 import type { SchemaDraft } from './schema-refs.ts';
 
-/** Whether `value` satisfies `schema` (local `$ref`s resolve against the root document). */
+/** Whether `value` satisfies `schema` (`$ref`s resolve within the document, as the compiler resolves them). */
 export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean {
-  // Local `$ref`s resolve as the compiler resolves them (a dangling one is an error here).
+  // References resolve as the compiler resolves them (fragments, and the root-relative
+  // spelling `rootedRefs` gives the others); one that resolves nowhere is an error here.
   const lookup = new Proxy({} as Record<string, CfSchema>, {
-    get: (_, key) => (typeof key === 'string' && key.startsWith('#') ? (compiler.resolve(key, pointer).schema as CfSchema) : undefined),
+    get: (_, key) => {
+      if (typeof key !== 'string') return undefined;
+      try {
+        return compiler.resolve(key, pointer).schema as CfSchema;
+      } catch (error) {
+        if (error instanceof SchemaError) return undefined;
+        throw error;
+      }
+    },
   });
   try {
     return withOwnFormats(compiler, pointer, () => withAnnexBPatterns(() => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid));
