@@ -100,6 +100,9 @@ describe('objects whose member names must be distinct', () => {
     const runsOut = { ...witnessed, propertyNames: { enum: ['a', 'x', 'y'] } };
     expect(schemaErrorOf(runsOut)).toMatchObject({ code: 'unsupported', keyword: 'not' });
     expect(schemaErrorOf({ ...witnessed, propertyNames: { pattern: '^....$' } })).toMatchObject({ code: 'unsupported', keyword: 'not' });
+    // An object whose names may run out but whose complements speak of named members only compiles.
+    const other = { propertyNames: { maxLength: 2 }, not: { required: ['zz'] } };
+    expect(schemaErrorOf({ properties: { p: witnessed, q: other } })).toBeUndefined();
     // Names of endlessly many completions (a pattern that repeats): kept distinct, as without propertyNames.
     const endless = { ...witnessed, propertyNames: { pattern: '^(?:[a-z][0-9])+$' } };
     const grammar = compileSchema(endless);

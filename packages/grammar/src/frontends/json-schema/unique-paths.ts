@@ -259,7 +259,7 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
   // Where names may run out, a name kept distinct could leave no name for the witness, and a
   // name written again (read as its last value) could undo one: refused where the object has
   // a complement in it that a member could witness.
-  if (objects.some(({ s, keys }) => keys === 'may run out' && negates(s)))
+  if (objects.some(({ s, keys }) => keys === 'may run out' && complementsOtherMembers(compiler, s)))
     compiler.unsupported(
       '',
       'not',
@@ -268,12 +268,29 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
   return objects.every(({ keys }) => keys === 'endless');
 }
 
-// Whether an object schema has a complement in it (a `not`, a `oneOf`'s other branches, an
-// `if`'s else side), whose witness may be a member no name tracks.
-function negates(s: SchemaObject): boolean {
-  if (['not', 'oneOf', 'if', '__oneOf', '__conditions', '__otherWitness'].some((k) => s[k] !== undefined)) return true;
-  const subschemas = ['anyOf', 'allOf', 'then', 'else'].flatMap((k) => [s[k]].flat(2));
-  return subschemas.some((sub) => typeof sub === 'object' && sub !== null && negates(sub as SchemaObject));
+// Keywords about members no name tracks: a member no name tracks witnesses a complement of one.
+const OTHER_MEMBER_KEYWORDS = ['additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties', '__memberSides'];
+// How deep combinations are looked into for such a complement (deeper: taken to have one).
+const MAX_COMPLEMENT_DEPTH = 8;
+
+// Whether an object schema has a complement in it (under a `not`, a `oneOf`'s other branches,
+// an `if` on its else side) of a keyword about members no name tracks, which such a member
+// would witness (`negated`: the schema itself stands complemented).
+function complementsOtherMembers(compiler: SchemaCompiler, s: SchemaObject, negated = false, depth = 0): boolean {
+  if (s.__otherWitness !== undefined || (negated && OTHER_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
+  if (depth >= MAX_COMPLEMENT_DEPTH) return true;
+  // (oneOf branches and conditions are complemented too; their other uses are not, but to
+  // take them as complemented is only more careful.)
+  const parts: [unknown, boolean][] = [
+    [s.not, !negated],
+    ...['anyOf', 'allOf', 'then', 'else'].flatMap((k) => [s[k]].flat().map((sub): [unknown, boolean] => [sub, negated])),
+    ...['oneOf', 'if', '__oneOf', '__conditions'].flatMap((k) => [s[k]].flat(2).map((sub): [unknown, boolean] => [sub, true])),
+  ];
+  return parts.some(([sub, complemented]) => {
+    if (typeof sub !== 'object' || sub === null) return false;
+    const flat = compiler.flatten(sub as SchemaObject, '');
+    return flat !== false && complementsOtherMembers(compiler, flat, complemented, depth + 1);
+  });
 }
 
 // Whether an object schema counts its members so that a name written twice could pass for
