@@ -364,7 +364,18 @@ const UNSUPPORTED: [unknown, string, string][] = [
   [{ properties: { a: { if: { type: 'string', format: 'email' }, else: { minLength: 1 } } } }, '/properties/a', 'if'],
   [{ type: 'array', uniqueItems: true, minItems: 2, items: { type: 'integer', maximum: 100 } }, '', 'uniqueItems'],
   [{ type: 'array', items: { type: 'array', uniqueItems: true, items: { type: ['number', 'string'], maximum: 1, maxLength: 1 } } }, '/items', 'uniqueItems'],
-  [{ type: 'array', contains: { type: 'integer' }, minContains: 2 }, '', 'contains'],
+  // Counts of four contains on arrays of up to 40 items: 41 × 4 × 3^3 rules.
+  [
+    {
+      type: 'array',
+      maxItems: 40,
+      contains: { type: 'integer' },
+      minContains: 3,
+      allOf: [1, 2, 3].map((n) => ({ contains: { const: n }, minContains: 2 })),
+    },
+    '',
+    'contains',
+  ],
   [
     { properties: { a: { type: 'object', dependentSchemas: { c: { properties: { b: {} } } }, unevaluatedProperties: false } } },
     '/properties/a',

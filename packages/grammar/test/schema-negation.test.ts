@@ -639,7 +639,8 @@ const REFUSED: [unknown, string, string, string][] = [
     'uniqueItems',
   ],
   [{ type: 'number', not: { enum: [2.5, 1e21] } }, '', 'not', 'numeric constants'],
-  [{ type: 'array', contains: { type: 'integer' }, maxContains: 2 }, '', 'contains', 'maxContains'],
+  // maxContains: each item satisfies contains or its complement, which hostname has not.
+  [{ type: 'array', contains: { type: 'string', format: 'hostname' }, maxContains: 1 }, '/items', 'not', 'hostname'],
   // Six witnesses on arrays of up to 40 items: 41 × 64 rules, each with up to 64 ways on.
   [{ type: 'array', maxItems: 40, allOf: Array.from({ length: 6 }, (_, i) => ({ contains: { const: i } })) }, '', 'contains', 'positions × witnesses'],
   [{ oneOf: Array.from({ length: 8 }, (_, i) => ({ type: 'object', minProperties: i, required: [`p${i}`, `q${i}`] })) }, '', 'oneOf', 'branches'],

@@ -25,6 +25,7 @@ import {
   type Schema,
   type SchemaObject,
   type Witness,
+  witnessCounts,
 } from './schema-keywords.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import { takesFreshMember } from './fresh-members.ts';
@@ -868,16 +869,18 @@ function itemsFrom(compiler: SchemaCompiler, items: ItemSchemas, i: number, min:
   return i >= min ? expr.alt([here, expr.empty]) : here;
 }
 
-/** Most rules (positions × witnesses found) an array with witnesses may take. */
+/** Most rules (positions × counts of witnesses found) an array with witnesses may take. */
 export const MAX_WITNESS_RULES = 4096;
-// Most ways of writing items all those rules may hold together (each item may be several
-// witnesses at once: a rule holds a way per subset of the witnesses not found yet).
+// Most ways of writing items all those rules may hold together (an item is written one way
+// per choice, for each witness, of counting it or not).
 const MAX_WITNESS_CHOICES = 65_536;
 
 // Arrays with witnesses (`contains`, or an item failing the rest's schema): one rule per
 // (items written, witnesses found), items written counted up to where positions become
 // alike (past the prefix, minItems and every witness's start) when there is no maxItems.
-// An item may be a witness or not (both where it could be: the union is the language).
+// Witnesses found are counted per witness up to what decides: its `max` where it has one
+// (an item then either satisfies its schema, counted, or its complement), else its `min` (an
+// item that satisfies it may be counted or not: the union is the language).
 function witnessedItems(
   compiler: SchemaCompiler,
   items: ItemSchemas,
@@ -886,41 +889,52 @@ function witnessedItems(
   witnesses: readonly Witness[],
   pointer: string,
 ): Expr {
-  if (maxItems === 0) return expr.alt([]); // no item to witness
   const parts = compiler.parts;
-  const full = (1 << witnesses.length) - 1;
+  const counts = witnesses.map(witnessCounts);
+  const caps = counts.map(({ min, max }) => (max < Infinity ? max : min));
+  // Found counts as one number: witness k's count times the product of the caps before it.
+  const radix = caps.map((_, k) => caps.slice(0, k).reduce((p, c) => p * (c + 1), 1));
+  const states = caps.reduce((p, c) => p * (c + 1), 1);
+  const countOf = (found: number, k: number): number => Math.floor(found / radix[k]!) % (caps[k]! + 1);
+  const done = (found: number): boolean => counts.every(({ min }, k) => countOf(found, k) >= min);
   const alike = Math.max(1, items.prefix.length, minItems, ...witnesses.map((w) => w.from));
   const last = maxItems === Infinity ? alike : maxItems;
-  if ((last + 1) * (full + 1) > MAX_WITNESS_RULES || (last + 1) * (full + 1) ** 2 > MAX_WITNESS_CHOICES) {
-    const message = `contains (or the complement of items) on arrays of more than ${MAX_WITNESS_RULES} (positions × witnesses) states, or ${MAX_WITNESS_CHOICES} ways of writing an item across them, is not supported`;
+  if ((last + 1) * states > MAX_WITNESS_RULES || (last + 1) * states * 2 ** witnesses.length > MAX_WITNESS_CHOICES) {
+    const message = `contains (or the complement of items) on arrays of more than ${MAX_WITNESS_RULES} (positions × witnesses found) states, or ${MAX_WITNESS_CHOICES} ways of writing an item across them, is not supported`;
     compiler.unsupported(pointer, 'contains', message);
     return arrayExpr(compiler, { ...items.schema, __contains: undefined }, pointer);
   }
   const base = compiler.ruleName(`contains:${pointer}`);
   const name = (i: number, found: number): string => `${base}@${Math.min(i, last)},${found}`;
-  // The item at position i, witnessing `these` too.
-  const item = (i: number, these: number): Expr => {
-    const [schema, at] = itemSchema(items, i);
-    const also = witnesses.filter((_, k) => these & (1 << k)).map((w) => w.schema);
-    return compiler.schemaExpr(also.length === 0 ? schema : { allOf: [schema, ...also] }, at);
-  };
-  // Each way of writing item i after `found`: the witnesses it adds (none included).
+  // Each way of writing item i after `found`: the item's schema (with the witnesses it
+  // satisfies, and the complements of those it must not) and the counts after it.
   const ways = (i: number, found: number): [Expr, number][] => {
-    const open = witnesses.reduce((m, w, k) => (w.from <= i && !(found & (1 << k)) ? m | (1 << k) : m), 0);
-    const out: [Expr, number][] = [];
-    for (let these = open; ; these = (these - 1) & open) {
-      out.push([item(i, these), found | these]);
-      if (these === 0) return out;
-    }
+    let options: [Schema[], number][] = [[[], found]];
+    witnesses.forEach((w, k) => {
+      if (w.from > i) return;
+      const count = countOf(found, k);
+      const { max } = counts[k]!;
+      options = options.flatMap(([also, now]): [Schema[], number][] => {
+        // Counted: it satisfies the witness (within the cap: past max, no way on).
+        const counted: [Schema[], number][] = count < caps[k]! ? [[[...also, w.schema], now + radix[k]!]] : max < Infinity ? [] : [[also, now]];
+        // Not counted: with a max, it must not satisfy the witness; without one, it may or not.
+        const passed: [Schema[], number][] = max < Infinity ? [[[...also, { not: w.schema }], now]] : count < caps[k]! ? [[also, now]] : [];
+        return [...counted, ...passed];
+      });
+    });
+    const [schema, at] = itemSchema(items, i);
+    return options.map(([also, now]) => [compiler.schemaExpr(also.length === 0 ? schema : { allOf: [schema, ...also] }, at), now]);
   };
   const sep = parts.itemSeparator();
   for (let i = 1; i <= last; i++) {
-    for (let found = 0; found <= full; found++) {
-      const choices: Expr[] = i >= minItems && found === full ? [expr.empty] : [];
+    for (let found = 0; found < states; found++) {
+      const choices: Expr[] = i >= minItems && done(found) ? [expr.empty] : [];
       if (i < maxItems) for (const [next, now] of ways(i, found)) choices.push(expr.seq([sep, next, expr.ref(name(i + 1, now))]));
       parts.builder.rules.set(name(i, found), expr.alt(choices));
     }
   }
-  const first = expr.alt(ways(0, 0).map(([next, now]) => expr.seq([next, expr.ref(name(1, now))])));
-  return expr.seq([parts.token('['), parts.ws(), first, parts.ws(), parts.token(']')]);
+  const first = expr.alt(maxItems === 0 ? [] : ways(0, 0).map(([next, now]) => expr.seq([next, expr.ref(name(1, now))])));
+  // The empty array, where no witness needs an item.
+  const empty = minItems === 0 && done(0) ? [expr.empty] : [];
+  return expr.seq([parts.token('['), parts.ws(), expr.alt([expr.seq([first, parts.ws()]), ...empty]), parts.token(']')]);
 }

@@ -12,7 +12,7 @@ import { namedPatterns } from './pattern-names.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { INTERNAL, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
 const MAX_CONJUNCT_DEPTH = 50;
@@ -88,14 +88,18 @@ export class SchemaFlattener {
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
       const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
-      // `contains` as a witness of a list too (from draft 6; with maxContains or a minContains
-      // above 1 it stays, refused).
-      const minContains = schema.minContains ?? 1;
-      if (schema.contains !== undefined && compiler.draft !== '4' && schema.maxContains === undefined && (minContains === 0 || minContains === 1)) {
-        if (minContains === 1) own.__contains = [{ schema: schema.contains, from: 0 }];
-        delete own.contains;
-        delete own.minContains;
+      // `contains` as a witness of a list too (from draft 6; minContains and maxContains from
+      // 2019-09: before, they are unknown keywords, and draft 4 has no contains).
+      if (schema.contains !== undefined && compiler.draft !== '4') {
+        const counted = compiler.draft === '2019-09' || compiler.draft === '2020-12';
+        const min = counted ? (nonNegativeInt(schema.minContains, pointer, 'minContains') ?? 1) : 1;
+        const max = counted ? (nonNegativeInt(schema.maxContains, pointer, 'maxContains') ?? Infinity) : Infinity;
+        // (minContains 0 and no maxContains: every array holds.)
+        if (min > 0 || max < Infinity) own.__contains = [{ schema: schema.contains, from: 0, ...(min !== 1 && { min }), ...(max < Infinity && { max }) }];
       }
+      delete own.contains;
+      delete own.minContains;
+      delete own.maxContains;
       // A `not`, `anyOf` or `oneOf` that combines one kind's keywords: one test of that kind.
       const tests: SchemaObject[] = [];
       for (const keyword of ['not', 'anyOf', 'oneOf']) {

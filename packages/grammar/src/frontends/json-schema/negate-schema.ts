@@ -24,6 +24,7 @@ import {
   type Schema,
   type SchemaObject,
   type Witness,
+  witnessCounts,
 } from './schema-keywords.ts';
 import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 import { validatesValue } from './value-validation.ts';
@@ -361,8 +362,14 @@ class Negation {
         if (this.#numbers !== null) this.#out.push({ type: 'integer' });
         return;
       case '__contains':
-        // No item from `from` on holds.
-        for (const { schema, from } of value as Witness[]) this.#add('array', { prefixItems: Array<Schema>(from).fill(true), items: { not: schema } });
+        for (const witness of value as Witness[]) {
+          const { schema, from } = witness;
+          const { min, max } = witnessCounts(witness);
+          // Fewer than min items from `from` on hold (min 1: none does), or more than max.
+          if (min === 1) this.#add('array', { prefixItems: Array<Schema>(from).fill(true), items: { not: schema } });
+          else if (min > 1) this.#add('array', { __contains: [{ schema, from, min: 0, max: min - 1 }] });
+          if (max < Infinity) this.#add('array', { __contains: [{ schema, from, min: max + 1 }] });
+        }
         return;
       case 'dependentRequired':
       case 'dependentSchemas':

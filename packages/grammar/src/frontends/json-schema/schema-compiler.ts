@@ -44,7 +44,6 @@ const UNSUPPORTED_KEYWORDS: readonly (readonly [string, string])[] = [
   ['unevaluatedItems', 'unevaluatedItems is not supported'],
   ['$dynamicRef', '$dynamicRef is not supported'],
   ['$recursiveRef', '$recursiveRef is not supported'],
-  ['contains', 'contains with maxContains, or a minContains above 1, is not supported'],
 ];
 
 // Most times a oneOf is split into cases by discriminating members, one within another.

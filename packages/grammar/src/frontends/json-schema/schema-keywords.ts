@@ -62,11 +62,20 @@ export const INTERNAL = new Set([
   '__memberSides',
 ]);
 
-/** `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0). */
+/**
+ * `__contains`: some item from position `from` on satisfies `schema` (`contains` is from 0);
+ * with counts (`minContains`, `maxContains`, from 0 only), at least `min` (default 1) and at
+ * most `max` (default any number) of them do.
+ */
 export interface Witness {
   readonly schema: Schema;
   readonly from: number;
+  readonly min?: number;
+  readonly max?: number;
 }
+
+/** A witness's counts: at least `min`, at most `max` items satisfy its schema. */
+export const witnessCounts = (w: Witness): { min: number; max: number } => ({ min: w.min ?? 1, max: w.max ?? Infinity });
 
 /**
  * `__someMember`: some member whose key is none of `names`, matches none of `patterns`,

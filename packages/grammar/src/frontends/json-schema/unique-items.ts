@@ -10,7 +10,7 @@ import { expr, type Expr } from '../../ir/grammar-ir.ts';
 import { jsonValueExpr } from './enum-schema.ts';
 import { jsonEqual } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, lowerBound, upperBound, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
+import { allowedTypes, lowerBound, upperBound, witnessCounts, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 /** Most distinct values the items of a unique array may take (a set is a 30-bit mask). */
@@ -95,18 +95,23 @@ export function uniqueItemsExpr(
     const check = schema === true || schema === false ? null : standardSchema(schema, compiler.draft);
     return values.reduce<number>((set, v, i) => (schema === true || (check !== null && validatesValue(compiler, check, v, pointer)) ? set | (1 << i) : set), 0);
   });
-  const mayEnd = (used: number): boolean => bitCount(used) >= min && satisfying.every((set) => (used & set) !== 0);
+  const counts = witnesses.map(witnessCounts);
+  const mayEnd = (used: number): boolean => bitCount(used) >= min && satisfying.every((set, k) => bitCount(used & set) >= counts[k]!.min);
+  // A value that would make more items satisfy a witness than its max allows.
+  const tooMany = (used: number): boolean => satisfying.some((set, k) => bitCount(used & set) > counts[k]!.max);
   // Items after the set `used` (|used| ≥ 1 written): the end, or one more unused value.
   const after = (used: number): Expr => expr.ref(`${base}.${used.toString(36)}`);
   for (const used of reachable) {
     const count = bitCount(used);
     const choices: Expr[] = mayEnd(used) ? [expr.empty] : [];
     if (count < longest) {
-      for (const v of allowed[count]!) if (!(used & (1 << v))) choices.push(expr.seq([parts.itemSeparator(), exprs[v]!, after(used | (1 << v))]));
+      for (const v of allowed[count]!) {
+        if (!(used & (1 << v)) && !tooMany(used | (1 << v))) choices.push(expr.seq([parts.itemSeparator(), exprs[v]!, after(used | (1 << v))]));
+      }
     }
     parts.builder.rules.set(`${base}.${used.toString(36)}`, expr.alt(choices));
   }
-  const first = longest === 0 ? [] : allowed[0]!.map((v) => expr.seq([exprs[v]!, after(1 << v)]));
+  const first = longest === 0 ? [] : allowed[0]!.filter((v) => !tooMany(1 << v)).map((v) => expr.seq([exprs[v]!, after(1 << v)]));
   const list = expr.seq([expr.alt(first), parts.ws()]);
   return expr.seq([parts.token('['), parts.ws(), mayEnd(0) ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
 }

@@ -154,8 +154,14 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     delete out.__memberSides;
   }
   if (out.__contains !== undefined) {
-    // Some item from position `from` on holds: not all of them fail.
-    for (const { schema, from } of out.__contains as Witness[]) {
+    // Some item from position `from` on holds: not all of them fail (with counts, from 0:
+    // contains with minContains and maxContains).
+    for (const witness of out.__contains as Witness[]) {
+      const { schema, from } = witness;
+      if (witness.min !== undefined || witness.max !== undefined) {
+        extra.push({ contains: schema, minContains: witness.min ?? 1, ...(witness.max !== undefined && { maxContains: witness.max }) });
+        continue;
+      }
       const fail = { not: schema };
       const rest =
         from === 0
