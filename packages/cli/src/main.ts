@@ -21,7 +21,7 @@ const USAGE = `usage:
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
-  sieve index build --format F --grammar FILE --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
+  sieve index build --format F --grammar FILE [--flags F] --tokenizer T|FILE.vocab [-o FILE] [--max-states N] [--json]
   sieve fixtures build [--out DIR] [--json]   (tiny random-weight models with real tokenizers, default DIR .fixtures/models)
   sieve generate --model DIR|HUB_ID [--vocab FILE] [--format F --grammar FILE [--flags F]] [--system TEXT] --prompt TEXT [--raw] [--max-tokens N] [--seed S] [--temperature X] [--json]
 

@@ -72,6 +72,7 @@ export class SieveOutput extends LitElement {
     model: { type: String },
     kind: { type: String },
     constraint: {},
+    flags: { type: String },
     prompt: { type: String },
     maxTokens: { type: Number, attribute: 'max-tokens' },
     temperature: { type: Number },
@@ -108,6 +109,8 @@ export class SieveOutput extends LitElement {
   kind: SieveOutputKind = 'json-schema';
   /** The JSON Schema (object or JSON text) or grammar text; else the text of a child <script>. */
   constraint: unknown = undefined;
+  /** A regex constraint's RegExp flags (`u` for `\\p{L}` or astral characters). */
+  flags: string | undefined = undefined;
   prompt = '';
   maxTokens = 256;
   temperature = 1;
@@ -216,7 +219,10 @@ export class SieveOutput extends LitElement {
     if (source === undefined || source === '') return undefined;
     if (this.kind === 'json-schema') return { type: 'json-schema', schema: typeof source === 'string' ? (JSON.parse(source) as unknown) : source };
     if (typeof source !== 'string') throw new TypeError(`a ${this.kind} constraint is grammar text`);
-    return { type: this.kind, grammar: source };
+    if (this.flags !== undefined && this.kind !== 'regex') throw new TypeError(`flags apply to a regex constraint, not ${this.kind}`);
+    return this.kind === 'regex'
+      ? { type: 'regex', grammar: source, ...(this.flags === undefined ? {} : { flags: this.flags }) }
+      : { type: this.kind, grammar: source };
   }
 }
 

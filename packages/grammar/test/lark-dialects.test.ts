@@ -282,6 +282,18 @@ describe('rule prefixes and the start rule', () => {
     expect(accepts('ABD')).toBe(false);
   });
 
+  it("! and ? on a terminal, and BNF's ::=, are syntax errors that say so", () => {
+    for (const [source, message] of [
+      ['start: A\n!A: "a"\n', /modify rules/],
+      ['start: A\n?A: "a"\n', /modify rules/],
+      ['start::= "a"\n', /::=/],
+    ] as const) {
+      const error = failure(source);
+      expect(error.code, source).toBe('syntax');
+      expect(error.message).toMatch(message);
+    }
+  });
+
   it('a start rule that is a template says so', () => {
     const source = 'start{x}: x\n';
     const error = failure(source);

@@ -150,13 +150,16 @@ function readDefinitions(source: string): Definitions {
       reader.directive(start, defs);
       continue;
     }
-    // !rule (keep tokens), ?rule (inline), !?rule: the same language.
-    cursor.eat('!');
-    cursor.eat('?');
+    // !rule (keep tokens), ?rule (inline), !?rule: the same language (rules only, as in Lark).
+    const kept = cursor.eat('!');
+    const modified = cursor.eat('?') || kept;
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', 'expected a rule or terminal definition');
-    if (cursor.peek() === ':' && cursor.peek(1) === ':')
+    if (modified && isTerminal(name)) throw cursor.error('syntax', `! and ? modify rules, not terminals (${name})`, start, cursor.pos);
+    if (cursor.peek() === ':' && cursor.peek(1) === ':') {
+      if (cursor.peek(2) === '=') throw cursor.error('syntax', `"::=" is BNF; Lark writes a rule as ${name}: …`, cursor.pos, cursor.pos + 3);
       throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
+    }
     const span = { start, end: cursor.pos };
     let params: string[] | undefined;
     if (cursor.peek() === '{') {

@@ -9,8 +9,9 @@
  * - the order of `anyOf` branches (a set) and of `oneOf` branches (a list in sorted order);
  * - the order of keywords.
  *
- * A `$ref` is numbered by its text, not by what it points to (references are local to the
- * root document, and recursive ones would never end). Every other value is numbered by its
+ * A `$ref` is numbered by its text, not by what it points to (recursive ones would never end):
+ * `rootedRefs` spells every reference from the root before compiling, so that equal texts
+ * name one schema whatever resource they are written in. Every other value is numbered by its
  * JSON content, keeping the order of object keys (a `const` object is written in that order).
  *
  * The compiler merges intersections into new schema objects (`mergeSchemas`), whose property
