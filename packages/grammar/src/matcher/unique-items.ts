@@ -1067,8 +1067,10 @@ function itemContent(content: ByteRegex): ItemContent {
 }
 
 // Every value the automaton spells (each once, however spelled), or null when there are
-// more than MAX_LISTED_VALUES or the walk takes more than MAX_LISTING_STEPS steps.
+// endlessly many (a cycle within reach), more than MAX_LISTED_VALUES, or the walk takes more
+// than MAX_LISTING_STEPS steps.
 function listValues(dfa: LexerDfa): string[] | null {
+  if (reachesCycle(dfa)) return null;
   const values = new Set<string>();
   const stack: [number, StringReader][] = [[dfa.start(ITEM_LEXEME), new StringReader(true)]];
   let count = 0;
@@ -1084,6 +1086,43 @@ function listValues(dfa: LexerDfa): string[] | null {
     }
   }
   return [...values].sort();
+}
+
+// Whether a cycle is within reach of the item's start: its automaton's live states (every
+// lexer state can still end its lexeme) then spell endlessly many values. A depth-first walk
+// over the states (a run of bytes is one edge); more than MAX_LISTING_STEPS states count as
+// a cycle (too many to list anyway).
+function reachesCycle(dfa: LexerDfa): boolean {
+  // Per state: 1 on the walk's path, 2 done. The path: each state with the successors left.
+  const mark = new Map<number, number>();
+  const successors = (state: number): number[] => {
+    const cuts = dfa.byteCuts(state);
+    const out: number[] = [];
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const next = dfa.next(state, cuts[i]!);
+      if (next !== DEAD) out.push(next);
+    }
+    return out;
+  };
+  const start = dfa.start(ITEM_LEXEME);
+  const path: [number, number[]][] = [[start, successors(start)]];
+  mark.set(start, 1);
+  while (path.length > 0) {
+    const [state, left] = path[path.length - 1]!;
+    const next = left.pop();
+    if (next === undefined) {
+      mark.set(state, 2);
+      path.pop();
+      continue;
+    }
+    const seen = mark.get(next);
+    if (seen === 1 || mark.size > MAX_LISTING_STEPS) return true;
+    if (seen === undefined) {
+      mark.set(next, 1);
+      path.push([next, successors(next)]);
+    }
+  }
+  return false;
 }
 
 // Each byte the automaton takes from `state` (a run of bytes leads to one state): the state
