@@ -23,8 +23,11 @@ export type Outcome = 'passed' | 'valid_rejected' | 'invalid_accepted' | 'skippe
 /** A constrained-decoding engine as the runners drive it: Sieve, or a peer measured the same way. */
 export interface GrammarEngine {
   readonly name: 'sieve' | 'xgrammar';
-  /** A schema's grammar, or the key its compile error is counted under. */
-  compile(schema: unknown): Promise<EngineGrammar | { readonly error: string }>;
+  /**
+   * A schema's grammar, or the key its compile error is counted under (`formats`: how Sieve
+   * reads `format`, as `JsonSchemaOptions.formats`; other engines keep their own reading).
+   */
+  compile(schema: unknown, options?: { readonly formats?: 'assert' | 'annotate' }): Promise<EngineGrammar | { readonly error: string }>;
   dispose(): void;
 }
 
@@ -44,10 +47,10 @@ export interface EngineGrammar {
 export function sieveGrammarEngine(kernel: Kernel, vocab: KernelVocab, eosTokenIds: readonly number[]): GrammarEngine {
   return {
     name: 'sieve',
-    async compile(schema) {
+    async compile(schema, options = {}) {
       let compiled: CompiledGrammar;
       try {
-        compiled = compileGrammar(jsonSchemaGrammar(schema).grammar);
+        compiled = compileGrammar(jsonSchemaGrammar(schema, options).grammar);
       } catch (error) {
         if (!(error instanceof GrammarError)) throw error;
         const keyword = error instanceof SchemaError ? error.keyword || error.code : error.code;

@@ -7,7 +7,7 @@ import { GrammarError } from '@sieve/grammar';
 import { createEngine, Grammar, type GrammarSpec } from '@sieve/runtime';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CLI_FORMATS, GrammarCliError, parseSchemaJson, type GrammarArgs } from './grammar-command.ts';
+import { CLI_FORMATS, GrammarCliError, parseSchemaJson, schemaOptionsOf, type GrammarArgs } from './grammar-command.ts';
 import { CliError, type Output } from './output.ts';
 
 export interface GenerateArgs extends Omit<GrammarArgs, 'tokenizer'> {
@@ -108,7 +108,7 @@ export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly 
   try {
     const spec: GrammarSpec =
       args.format === 'json-schema'
-        ? { type: 'json-schema', schema: parseSchemaJson(source), options: { strict: args.strict ?? false, lenient: args.lenient ?? false } }
+        ? { type: 'json-schema', schema: parseSchemaJson(source), options: schemaOptionsOf(args) }
         : args.format === 'regex'
           ? { type: 'regex', grammar: source, ...(args.flags === undefined ? {} : { flags: args.flags }) }
           : { type: args.format as Exclude<GrammarSpec['type'], 'json-schema' | 'json' | 'tool-calls' | 'regex'>, grammar: source };

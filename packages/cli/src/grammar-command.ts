@@ -19,6 +19,7 @@ import {
   SchemaError,
   type CompiledGrammar,
   type GrammarIR,
+  type JsonSchemaOptions,
   type SchemaWarning,
 } from '@sieve/grammar';
 import { loadKernel } from '@sieve/kernel';
@@ -39,6 +40,8 @@ export interface GrammarArgs {
   readonly strict?: boolean | undefined;
   /** JSON Schema only: unsupported keywords become warnings instead of errors. */
   readonly lenient?: boolean | undefined;
+  /** JSON Schema only: `format` is an annotation (asserts nothing), as the default vocabulary has it. */
+  readonly annotateFormats?: boolean | undefined;
   /** Regex only: RegExp flags (`i`, `s`, `u`, `v`). */
   readonly flags?: string | undefined;
 }
@@ -84,7 +87,8 @@ function load(args: GrammarArgs, out: Output): Loaded {
     throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   }
   const format = args.format as CliFormat;
-  if (format !== 'json-schema' && (args.strict || args.lenient)) throw new CliError('usage', '--strict and --lenient apply to --format json-schema only');
+  if (format !== 'json-schema' && (args.strict || args.lenient || args.annotateFormats))
+    throw new CliError('usage', '--strict, --lenient and --annotate-formats apply to --format json-schema only');
   if (format !== 'regex' && args.flags !== undefined) throw new CliError('usage', '--flags applies to --format regex only');
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required');
   let source: string;
@@ -98,7 +102,7 @@ function load(args: GrammarArgs, out: Output): Loaded {
     let ir: GrammarIR;
     let warnings: readonly SchemaWarning[] | undefined;
     if (format === 'json-schema') {
-      const compiled = jsonSchemaGrammar(parseSchemaJson(source), { strict: args.strict ?? false, lenient: args.lenient ?? false });
+      const compiled = jsonSchemaGrammar(parseSchemaJson(source), schemaOptionsOf(args));
       ir = compiled.grammar;
       warnings = compiled.warnings;
       for (const warning of warnings) out.progress(`warning: ${warning.pointer || '#'}: ${warning.message} (${warning.keyword} not enforced)`);
@@ -228,6 +232,11 @@ export async function checkCommand(args: GrammarArgs, inputFile: string | undefi
     return result.complete ? 'accepted: complete' : 'accepted so far, but incomplete';
   });
   return result.accepted && result.complete ? 0 : 1;
+}
+
+/** The JSON Schema options the flags give. */
+export function schemaOptionsOf(args: Omit<GrammarArgs, 'tokenizer'>): JsonSchemaOptions {
+  return { strict: args.strict ?? false, lenient: args.lenient ?? false, ...(args.annotateFormats === true && { formats: 'annotate' as const }) };
 }
 
 function round(ms: number): number {

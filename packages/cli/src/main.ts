@@ -16,8 +16,8 @@ import { vocabBuild, vocabInfo } from './vocab-command.ts';
 const USAGE = `usage:
   sieve vocab build <preset|tokenizer.json> [-o FILE] [--json]
   sieve vocab info <preset|FILE> [--json]
-  sieve compile --format F --grammar FILE [--strict] [--lenient] [--flags F] [--tokenizer T] [--json]
-  sieve check --format F --grammar FILE [--strict] [--lenient] [--flags F] [--tokenizer T] [--input FILE] [--json]
+  sieve compile --format F --grammar FILE [--strict] [--lenient] [--annotate-formats] [--flags F] [--tokenizer T] [--json]
+  sieve check --format F --grammar FILE [--strict] [--lenient] [--annotate-formats] [--flags F] [--tokenizer T] [--input FILE] [--json]
   sieve bench suite --dir DIR [--tokenizer T] [--outcomes FILE] [--json]
   sieve bench maskbench --dir DIR [--tokenizer T] [--engine sieve|xgrammar] [--limit N] [--outcomes FILE] [--json]
   sieve bench report --input FILE [-o FILE]   (markdown from the JSON pnpm bench printed)
@@ -27,7 +27,8 @@ const USAGE = `usage:
 
 formats: json-schema, regex, gbnf, lark, ebnf
   (json-schema: --strict reads a missing additionalProperties as false,
-   --lenient turns unsupported keywords into warnings;
+   --lenient turns unsupported keywords into warnings,
+   --annotate-formats reads format as an annotation, as JSON Schema's default vocabulary does;
    regex: --flags takes RegExp flags i, s, u, v, e.g. --flags u for \\p{L} or astral characters)
 tokenizers: stories260k, llama3.1, qwen3, gemma3, or a path to tokenizer.json`;
 
@@ -57,6 +58,7 @@ export async function main(
         strict: { type: 'boolean' },
         lenient: { type: 'boolean' },
         flags: { type: 'string' },
+        'annotate-formats': { type: 'boolean' },
         model: { type: 'string' },
         prompt: { type: 'string' },
         system: { type: 'string' },
@@ -82,6 +84,7 @@ export async function main(
       strict: values.strict,
       lenient: values.lenient,
       flags: values.flags,
+      annotateFormats: values['annotate-formats'],
     };
     if (group === 'generate' && command === undefined) {
       // Loaded on demand: it brings transformers.js and onnxruntime-node.

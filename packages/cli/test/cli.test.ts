@@ -352,6 +352,13 @@ describe('sieve compile and sieve check --format json-schema', () => {
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout).error.code).toBe('usage');
   });
+
+  it('--annotate-formats reads format as an annotation, as the default vocabulary does', async () => {
+    const email = file('email.json', '{"type": "string", "format": "email"}');
+    const input = file('not-email.json', '"not an email"');
+    expect((await run('check', '--format', 'json-schema', '--grammar', email, '--input', input, '--json')).code).toBe(1);
+    expect((await run('check', '--format', 'json-schema', '--grammar', email, '--input', input, '--annotate-formats', '--json')).code).toBe(0);
+  });
 });
 
 describe('sieve bench maskbench', () => {

@@ -608,3 +608,19 @@ describe('documented limitations', () => {
     expect(['1ee21', '1e21x', '2e+21', '100000000000000000000'].filter((t) => accepts(grammar, t))).toEqual([]);
   });
 });
+
+describe('formats read as annotations (formats: "annotate", JSON Schema\'s default vocabulary)', () => {
+  // ajv without format validation: a format asserts nothing.
+  it.each([
+    [{ type: 'string', format: 'email' }, ['"x"', '"a@b.c"', '1'], [true, true, false]],
+    [{ format: 'idn-hostname' }, ['"x"', '{}'], [true, true]],
+    [{ type: 'array', items: { format: 'date-time' }, uniqueItems: true }, ['["x","y"]', '["x","x"]'], [true, false]],
+    [{ not: { format: 'hostname' } }, ['"a"', '1'], [false, false]],
+    [{ type: 'object', propertyNames: { format: 'uuid' } }, ['{"x":1}'], [true]],
+  ] as const)('%j', (schema, texts, expected) => {
+    const grammar = compileGrammar(jsonSchemaGrammar(schema, { formats: 'annotate' }).grammar);
+    texts.forEach((text, i) => expect(accepts(grammar, text), text).toBe(expected[i]));
+    // Asserted (the default), the same texts follow the formats.
+    expect(accepts(compileGrammar(jsonSchemaGrammar({ type: 'string', format: 'email' }).grammar), '"x"')).toBe(false);
+  });
+});

@@ -34,7 +34,15 @@ import {
 const limits = fields(Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((name) => [name, integer(0)])));
 const whitespace = fields({ style: oneOf('compact', 'any'), maxRun: integer(1), separators: fields({ item: string, key: string }, ['item', 'key']) });
 const repetition = fields({ maxItems: integer(0), maxProperties: integer(0), maxStringLength: integer(0) });
-const schemaOptions = fields({ strict: boolean, whitespace, repetition, lenient: boolean, maxRules: integer(1) });
+const schemaOptions = fields({
+  strict: boolean,
+  whitespace,
+  repetition,
+  lenient: boolean,
+  maxRules: integer(1),
+  integerFractions: boolean,
+  formats: oneOf('assert', 'annotate'),
+});
 const tokenIds = arrayOf(integer(0));
 const bias = (value: unknown, path: string): void => {
   record(value, path);

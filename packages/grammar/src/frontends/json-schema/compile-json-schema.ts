@@ -48,6 +48,12 @@ export interface JsonSchemaOptions {
    * passes false: a model's integers are written without a fraction.
    */
   readonly integerFractions?: boolean;
+  /**
+   * How `format` is read: `assert` (default) holds strings to the format, as generation
+   * wants; `annotate` reads it as JSON Schema's default vocabulary does, an annotation that
+   * asserts nothing (any string; `idn-email` and `idn-hostname` are then no refusal either).
+   */
+  readonly formats?: 'assert' | 'annotate';
 }
 
 /** Default `maxRules`: real-world schemas need under 10,000 rules. */

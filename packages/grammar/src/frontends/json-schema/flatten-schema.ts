@@ -88,6 +88,8 @@ export class SchemaFlattener {
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
       const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
+      // (A format read as an annotation asserts nothing.)
+      if (compiler.options.formats === 'annotate') delete own.format;
       // `contains` as a witness of a list too (from draft 6; minContains and maxContains from
       // 2019-09: before, they are unknown keywords, and draft 4 has no contains).
       if (schema.contains !== undefined && compiler.draft !== '4') {
