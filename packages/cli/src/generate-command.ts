@@ -7,7 +7,7 @@ import { GrammarError } from '@sieve/grammar';
 import { createEngine, Grammar, type GrammarSpec } from '@sieve/runtime';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CLI_FORMATS, GrammarCliError, parseSchemaJson, schemaOptionsOf, type GrammarArgs } from './grammar-command.ts';
+import { formatOf, GrammarCliError, parseSchemaJson, schemaOptionsOf, type GrammarArgs } from './grammar-command.ts';
 import { CliError, type Output } from './output.ts';
 
 export interface GenerateArgs extends Omit<GrammarArgs, 'tokenizer'> {
@@ -95,10 +95,8 @@ function compile(args: GenerateArgs): Grammar {
 
 /** The grammar spec `--format F --grammar FILE [--strict] [--lenient]` name, and the file's text. */
 export function grammarSpecOf(args: Omit<GrammarArgs, 'tokenizer'>): { readonly spec: GrammarSpec; readonly source: string } {
-  if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format))
-    throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
+  formatOf(args);
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required with --format');
-  if (args.format !== 'regex' && args.flags !== undefined) throw new CliError('usage', '--flags applies to --format regex only');
   let source: string;
   try {
     source = readFileSync(args.grammar, 'utf8');

@@ -82,7 +82,8 @@ interface Loaded {
   readonly warnings?: readonly SchemaWarning[];
 }
 
-function load(args: GrammarArgs, out: Output): Loaded {
+/** `--format`, checked with the options that belong to one format only. */
+export function formatOf(args: Omit<GrammarArgs, 'tokenizer'>): CliFormat {
   if (args.format === undefined || !(CLI_FORMATS as readonly string[]).includes(args.format)) {
     throw new CliError('usage', `--format must be one of ${CLI_FORMATS.join(', ')}`);
   }
@@ -90,6 +91,11 @@ function load(args: GrammarArgs, out: Output): Loaded {
   if (format !== 'json-schema' && (args.strict || args.lenient || args.annotateFormats))
     throw new CliError('usage', '--strict, --lenient and --annotate-formats apply to --format json-schema only');
   if (format !== 'regex' && args.flags !== undefined) throw new CliError('usage', '--flags applies to --format regex only');
+  return format;
+}
+
+function load(args: GrammarArgs, out: Output): Loaded {
+  const format = formatOf(args);
   if (args.grammar === undefined) throw new CliError('usage', '--grammar FILE is required');
   let source: string;
   try {

@@ -156,10 +156,8 @@ function readDefinitions(source: string): Definitions {
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', 'expected a rule or terminal definition');
     if (modified && isTerminal(name)) throw cursor.error('syntax', `! and ? modify rules, not terminals (${name})`, start, cursor.pos);
-    if (cursor.peek() === ':' && cursor.peek(1) === ':') {
-      if (cursor.peek(2) === '=') throw cursor.error('syntax', `"::=" is BNF; Lark writes a rule as ${name}: …`, cursor.pos, cursor.pos + 3);
-      throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
-    }
+    if (cursor.startsWith('::=')) throw cursor.error('syntax', `"::=" is BNF; Lark writes a rule as ${name}: …`, cursor.pos, cursor.pos + 3);
+    refuseParametric(cursor, name, start);
     const span = { start, end: cursor.pos };
     let params: string[] | undefined;
     if (cursor.peek() === '{') {
@@ -187,6 +185,11 @@ function readDefinitions(source: string): Definitions {
     table.set(name, params === undefined ? { body, span, priority } : { body, span, priority, params });
     reader.endOfLine();
   }
+}
+
+// llguidance's parametric rules (`name::params`, defined or used): refused, naming them.
+function refuseParametric(cursor: SourceCursor, name: string, start: number): void {
+  if (cursor.startsWith('::')) throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
 }
 
 class LarkReader {
@@ -452,8 +455,7 @@ class LarkReader {
     }
     const name = cursor.match(NAME);
     if (name === null) throw cursor.error('syntax', `unexpected ${JSON.stringify(c)}`);
-    if (cursor.peek() === ':' && cursor.peek(1) === ':')
-      throw cursor.error('unsupported', `llguidance's parametric rules (${name}::…) are not supported`, start, cursor.pos + 2);
+    refuseParametric(cursor, name, start);
     if (cursor.peek() === '{' && !this.#atCount()) return this.templateUsage(name, start);
     return { kind: 'name', name, span: { start, end: cursor.pos } };
   }

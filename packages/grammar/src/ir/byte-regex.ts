@@ -143,20 +143,21 @@ type ByteRange = readonly [lo: number, hi: number];
 // form: far fewer lexer states inside strings (a JSON string's character: 7 states between
 // bytes of one character instead of 18).
 function sharedSuffixes(sequences: readonly (readonly ByteRange[])[]): ByteRegex {
-  const groups = new Map<string, ByteRange[][]>();
+  // By the last range (its two bytes as one number): that range, and what comes before it.
+  const groups = new Map<number, { readonly last: ByteRange; readonly heads: ByteRange[][] }>();
   const whole: ByteRegex[] = [];
   for (const sequence of sequences) {
+    const last = sequence[sequence.length - 1]!;
     if (sequence.length === 1) {
-      whole.push(rx.byteRanges(sequence[0]!));
+      whole.push(rx.byteRanges(last));
       continue;
     }
-    const [lo, hi] = sequence[sequence.length - 1]!;
-    const key = `${lo},${hi}`;
+    const key = last[0] * 256 + last[1];
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, [sequence.slice(0, -1)]);
-    else group.push(sequence.slice(0, -1));
+    if (group === undefined) groups.set(key, { last, heads: [sequence.slice(0, -1)] });
+    else group.heads.push(sequence.slice(0, -1));
   }
-  const shared = [...groups].map(([key, heads]) => rx.seq([sharedSuffixes(heads), rx.byteRanges(key.split(',').map(Number))]));
+  const shared = [...groups.values()].map(({ last, heads }) => rx.seq([sharedSuffixes(heads), rx.byteRanges(last)]));
   return rx.alt([...whole, ...shared]);
 }
 
