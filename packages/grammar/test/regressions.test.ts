@@ -370,6 +370,13 @@ describe('a $ref means the schema it names where it is written', () => {
     const proto = JSON.parse('{"properties":{"__proto__":{"type":"integer"}},"$defs":{"o":{"$id":"http://x/o"}}}') as object;
     expect(schemaAccepts(proto, '{"__proto__":"s"}')).toBe(false);
     expect(schemaAccepts(proto, '{"__proto__":1}')).toBe(true);
+    // Beside keywords about other members it is refused (a JavaScript object's prototype, not
+    // a key, where declared names meet the others: it was read as an additional member).
+    for (const text of [
+      '{"properties":{"__proto__":{"const":0}},"additionalProperties":{"type":"string"}}',
+      '{"required":["__proto__"],"patternProperties":{"^a":{}}}',
+    ])
+      expect(schemaErrorOf(JSON.parse(text) as object), text).toMatchObject({ code: 'unsupported' });
     // enum values are checked with the references resolved as the compiler resolves them.
     const withEnum = {
       $defs: { s: { type: 'string', maxLength: 3 }, other: { $id: 'http://x/o', type: 'integer' } },
@@ -380,5 +387,17 @@ describe('a $ref means the schema it names where it is written', () => {
     // A name no URI spells (a lone surrogate) is no crash.
     const lone = { $defs: { '\ud800': { $anchor: 'x', type: 'string' }, o: { $id: 'http://x/o' } }, properties: { a: { $ref: '#x' } } };
     expect(schemaAccepts(lone, '{"a":"s"}')).toBe(true);
+  });
+});
+
+describe("prefixItems is 2020-12's: an unknown keyword under earlier drafts", () => {
+  it.each([
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{}], items: false }, '[0]', false],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{ const: 1 }] }, '[0]', true],
+    [{ $schema: 'http://json-schema.org/draft-04/schema#', prefixItems: [{ type: 'string' }], items: { type: 'integer' } }, '[0]', true],
+    [{ $schema: 'https://json-schema.org/draft/2019-09/schema', prefixItems: [{ const: 1 }] }, '[0]', true],
+    [{ prefixItems: [{ const: 1 }] }, '[0]', false],
+  ] as const)('%j on %s', (schema, text, expected) => {
+    expect(schemaAccepts(schema, text)).toBe(expected);
   });
 });

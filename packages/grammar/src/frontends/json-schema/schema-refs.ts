@@ -140,9 +140,11 @@ function childWithin(within: Within, k: string): Within {
   return DATA_KEYWORDS.has(k) ? 'data' : NAME_MAPS.has(k) ? 'names' : 'schema';
 }
 
-// Calls `visit` on every schema object of the document (not inside data), with its keys from
-// the root; below a node for which it returns false, on none.
-function walkSchemas(root: unknown, visit: (node: object, keys: readonly string[]) => boolean | void): void {
+/**
+ * Calls `visit` on every schema object of the document (not inside data: `const`, `enum`,
+ * `default`, …), with its keys from the root; below a node for which it returns false, on none.
+ */
+export function walkSchemas(root: unknown, visit: (node: object, keys: readonly string[]) => boolean | void): void {
   const go = (node: unknown, keys: readonly string[], within: Within): void => {
     if (typeof node !== 'object' || node === null || within === 'data') return;
     if (within === 'schema' && !Array.isArray(node) && visit(node, keys) === false) return;
