@@ -31,7 +31,7 @@ import {
   type UniqueArrays,
   type UniquePathState,
 } from '../ir/grammar-ir.ts';
-import { DEAD, type LexerDfa } from '../lexer/lexer-dfa.ts';
+import { DEAD, stringCount, type LexerDfa } from '../lexer/lexer-dfa.ts';
 import { canonicalNumber, itemAutomaton, ITEM_LEXEME, numberEndsAnew } from './number-values.ts';
 
 // An open array or object: its path state (-1: nothing checked below), the items begun (an
@@ -1060,17 +1060,17 @@ const MAX_LISTING_STEPS = 20_000;
 function itemContent(content: ByteRegex): ItemContent {
   let item = itemContents.get(content);
   if (item === undefined) {
+    // (Endlessly many spellings, or more states than a listing takes: no list, a search.)
+    const count = stringCount(content, MAX_LISTING_STEPS);
     const dfa = itemAutomaton(content);
-    itemContents.set(content, (item = { dfa, values: listValues(dfa) }));
+    itemContents.set(content, (item = { dfa, values: count === null || count === Infinity ? null : listValues(dfa) }));
   }
   return item;
 }
 
-// Every value the automaton spells (each once, however spelled), or null when there are
-// endlessly many (a cycle within reach), more than MAX_LISTED_VALUES, or the walk takes more
-// than MAX_LISTING_STEPS steps.
+// Every value the automaton spells (each once, however spelled; finitely many), or null when
+// there are more than MAX_LISTED_VALUES or the walk takes more than MAX_LISTING_STEPS steps.
 function listValues(dfa: LexerDfa): string[] | null {
-  if (reachesCycle(dfa)) return null;
   const values = new Set<string>();
   const stack: [number, StringReader][] = [[dfa.start(ITEM_LEXEME), new StringReader(true)]];
   let count = 0;
@@ -1086,43 +1086,6 @@ function listValues(dfa: LexerDfa): string[] | null {
     }
   }
   return [...values].sort();
-}
-
-// Whether a cycle is within reach of the item's start: its automaton's live states (every
-// lexer state can still end its lexeme) then spell endlessly many values. A depth-first walk
-// over the states (a run of bytes is one edge); more than MAX_LISTING_STEPS states count as
-// a cycle (too many to list anyway).
-function reachesCycle(dfa: LexerDfa): boolean {
-  // Per state: 1 on the walk's path, 2 done. The path: each state with the successors left.
-  const mark = new Map<number, number>();
-  const successors = (state: number): number[] => {
-    const cuts = dfa.byteCuts(state);
-    const out: number[] = [];
-    for (let i = 0; i + 1 < cuts.length; i++) {
-      const next = dfa.next(state, cuts[i]!);
-      if (next !== DEAD) out.push(next);
-    }
-    return out;
-  };
-  const start = dfa.start(ITEM_LEXEME);
-  const path: [number, number[]][] = [[start, successors(start)]];
-  mark.set(start, 1);
-  while (path.length > 0) {
-    const [state, left] = path[path.length - 1]!;
-    const next = left.pop();
-    if (next === undefined) {
-      mark.set(state, 2);
-      path.pop();
-      continue;
-    }
-    const seen = mark.get(next);
-    if (seen === 1 || mark.size > MAX_LISTING_STEPS) return true;
-    if (seen === undefined) {
-      mark.set(next, 1);
-      path.push([next, successors(next)]);
-    }
-  }
-  return false;
 }
 
 // Each byte the automaton takes from `state` (a run of bytes leads to one state): the state

@@ -24,7 +24,7 @@ import { pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schem
 import { SchemaCompiler } from './schema-compiler.ts';
 import { rootedRefs, walkSchemas } from './schema-refs.ts';
 import { uniqueArrayPaths } from './unique-paths.ts';
-import type { Schema } from './schema-keywords.ts';
+import { OTHER_MEMBER_KEYWORDS, type Schema } from './schema-keywords.ts';
 import { jsonSchemaOf } from './zod.ts';
 
 /** How to compile a schema. */
@@ -107,8 +107,6 @@ function checkDocumentDepth(document: unknown): void {
 
 // Keywords that name members: by their keys, or (required) by their values.
 const NAMING_KEYWORDS = ['properties', 'dependentSchemas', 'dependentRequired', 'dependencies', 'required'];
-// Keywords about the members no name tracks.
-const OTHER_MEMBER_KEYWORDS = ['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames'];
 
 // A member named `__proto__` beside keywords about other members (or under `strict`) is
 // refused: where the compiler aligns declared names with the other members it keys maps by

@@ -74,6 +74,9 @@ export interface Witness {
   readonly max?: number;
 }
 
+/** Keywords about the members of an object that no name of `properties` tracks. */
+export const OTHER_MEMBER_KEYWORDS: readonly string[] = ['additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties'];
+
 /** A witness's counts: at least `min`, at most `max` items satisfy its schema. */
 export const witnessCounts = (w: Witness): { min: number; max: number } => ({ min: w.min ?? 1, max: w.max ?? Infinity });
 

@@ -19,7 +19,7 @@ import { mergeSchemas } from './merge-schemas.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
-import { allowedTypes, memberSides, type MemberSide, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, isAssertion, memberSides, OTHER_MEMBER_KEYWORDS, type MemberSide, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
 
 // Most path states a schema may need.
@@ -268,8 +268,8 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
   return objects.every(({ keys }) => keys === 'endless');
 }
 
-// Keywords about members no name tracks: a member no name tracks witnesses a complement of one.
-const OTHER_MEMBER_KEYWORDS = ['additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties', '__memberSides'];
+// Keywords about members no name tracks (member sides too): a member no name tracks witnesses a complement of one.
+const UNNAMED_MEMBER_KEYWORDS = [...OTHER_MEMBER_KEYWORDS, '__memberSides'];
 // How deep combinations are looked into for such a complement (deeper: taken to have one).
 const MAX_COMPLEMENT_DEPTH = 8;
 
@@ -277,7 +277,7 @@ const MAX_COMPLEMENT_DEPTH = 8;
 // an `if` on its else side) of a keyword about members no name tracks, which such a member
 // would witness (`negated`: the schema itself stands complemented).
 function complementsOtherMembers(compiler: SchemaCompiler, s: SchemaObject, negated = false, depth = 0): boolean {
-  if (s.__otherWitness !== undefined || (negated && OTHER_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
+  if (s.__otherWitness !== undefined || (negated && UNNAMED_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
   if (depth >= MAX_COMPLEMENT_DEPTH) return true;
   // (oneOf branches and conditions are complemented too; their other uses are not, but to
   // take them as complemented is only more careful.)
@@ -318,12 +318,12 @@ function otherKeys(compiler: SchemaCompiler, s: SchemaObject): 'none' | 'endless
   if (compiler.parts.caps.maxStringLength !== Infinity || closedSides.length > 1) return 'may run out';
   // The names' content: what propertyNames allows (enum and const ones run out), within the
   // closed side's patterns.
-  const names = s.propertyNames === undefined || s.propertyNames === true ? [] : [propertyNamesContent(compiler, s.propertyNames)];
-  if (names.includes(null)) return 'may run out';
+  const names = s.propertyNames === undefined || s.propertyNames === true ? undefined : propertyNamesContent(compiler, s.propertyNames);
+  if (names === null) return 'may run out';
   const patterns = closedSides.map((side) =>
     rx.alt(Object.keys(side.patternProperties).map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties'))),
   );
-  const all = [...(names as ByteRegex[]), ...patterns];
+  const all = names === undefined ? patterns : [names, ...patterns];
   if (all.length === 0) return 'endless';
   return endlessCompletions(rx.and(all), MAX_ENDLESS_KEY_STATES) ? 'endless' : 'may run out';
 }
@@ -334,7 +334,9 @@ function propertyNamesContent(compiler: SchemaCompiler, names: unknown): ByteReg
   if (names === false || typeof names !== 'object' || names === null) return null;
   const flat = compiler.flatten(names as SchemaObject, '');
   if (flat === false || flat.enum !== undefined || flat.const !== undefined) return null;
-  const string = Object.keys(flat).every((k) => ['type', 'minLength', 'maxLength', 'pattern', 'format', 'title', 'description'].includes(k));
+  const string = Object.keys(flat)
+    .filter(isAssertion)
+    .every((k) => ['type', 'minLength', 'maxLength', 'pattern', 'format'].includes(k));
   return string && (flat.type === undefined || flat.type === 'string') ? stringContent(compiler, flat, '') : null;
 }
 

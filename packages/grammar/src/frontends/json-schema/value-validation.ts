@@ -12,7 +12,7 @@ import { FORMAT_PATTERNS } from './string-formats.ts';
 import { formatRegex } from './string-schema.ts';
 import { InvalidSchemaError, SchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { MemberSide, MemberWitness, SchemaObject, Witness } from './schema-keywords.ts';
+import { witnessCounts, type MemberSide, type MemberWitness, type SchemaObject, type Witness } from './schema-keywords.ts';
 import type { SchemaDraft } from './schema-refs.ts';
 
 /** Whether `value` satisfies `schema` (`$ref`s resolve within the document, as the compiler resolves them). */
@@ -159,7 +159,8 @@ export function standardSchema(merged: SchemaObject, draft: SchemaDraft): Schema
     for (const witness of out.__contains as Witness[]) {
       const { schema, from } = witness;
       if (witness.min !== undefined || witness.max !== undefined) {
-        extra.push({ contains: schema, minContains: witness.min ?? 1, ...(witness.max !== undefined && { maxContains: witness.max }) });
+        const { min, max } = witnessCounts(witness);
+        extra.push({ contains: schema, minContains: min, ...(max < Infinity && { maxContains: max }) });
         continue;
       }
       const fail = { not: schema };
