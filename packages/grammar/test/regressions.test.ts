@@ -370,13 +370,26 @@ describe('a $ref means the schema it names where it is written', () => {
     const proto = JSON.parse('{"properties":{"__proto__":{"type":"integer"}},"$defs":{"o":{"$id":"http://x/o"}}}') as object;
     expect(schemaAccepts(proto, '{"__proto__":"s"}')).toBe(false);
     expect(schemaAccepts(proto, '{"__proto__":1}')).toBe(true);
-    // Beside keywords about other members it is refused (a JavaScript object's prototype, not
-    // a key, where declared names meet the others: it was read as an additional member).
-    for (const text of [
-      '{"properties":{"__proto__":{"const":0}},"additionalProperties":{"type":"string"}}',
-      '{"required":["__proto__"],"patternProperties":{"^a":{}}}',
-    ])
-      expect(schemaErrorOf(JSON.parse(text) as object), text).toMatchObject({ code: 'unsupported' });
+    // Names an object inherits (__proto__, constructor) are members like any other where the
+    // compiler keys maps by name: merged with additional members, dependencies and allOf (an
+    // assigned __proto__ became the map's prototype; a missing one read Object.prototype).
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const spelled = (text: string) => text.replaceAll('N', name);
+      for (const [text, valid, invalid] of [
+        ['{"properties":{"N":{"const":0}},"additionalProperties":{"type":"string"}}', '{"N":0,"a":"s"}', '{"N":"s"}'],
+        ['{"properties":{"N":{"type":"integer"},"b":{}},"required":["N"],"additionalProperties":false}', '{"N":1}', '{"b":1}'],
+        ['{"patternProperties":{"^[_ct]":{"type":"integer"}},"properties":{"N":{"minimum":0}},"additionalProperties":false}', '{"N":1}', '{"N":-1}'],
+        ['{"dependencies":{"N":["b"]}}', '{"N":1,"b":1}', '{"N":1}'],
+        ['{"dependentRequired":{"N":["b"]}}', '{"b":1}', '{"N":1}'],
+        ['{"allOf":[{"properties":{"a":{"type":"integer"}}},{"properties":{"N":{"minimum":3}}}]}', '{"N":3}', '{"N":1}'],
+        ['{"unevaluatedProperties":false,"properties":{"N":{}}}', '{"N":1}', '{"a":1}'],
+        ['{"required":["N"],"properties":{"a":{}},"additionalProperties":false}', '"s"', '{"N":1}'],
+      ]) {
+        const schema = JSON.parse(spelled(text!)) as object;
+        expect(schemaAccepts(schema, spelled(valid!)), spelled(`${text}: ${valid}`)).toBe(true);
+        expect(schemaAccepts(schema, spelled(invalid!)), spelled(`${text}: ${invalid}`)).toBe(false);
+      }
+    }
     // enum values are checked with the references resolved as the compiler resolves them.
     const withEnum = {
       $defs: { s: { type: 'string', maxLength: 3 }, other: { $id: 'http://x/o', type: 'integer' } },

@@ -21,6 +21,8 @@ import {
   lowerBound,
   nonNegativeInt,
   memberNeeds,
+  ownName,
+  defineName,
   requiredLists,
   type Schema,
   type SchemaObject,
@@ -323,7 +325,7 @@ function conditionalShapes(compiler: SchemaCompiler, item: SchemaObject, pointer
   const flat = typeof constants === 'object' ? compiler.flatten(constants, pointer) : false;
   if (flat === false || !Object.keys(flat).every((k) => !isAssertion(k) || k === 'enum' || k === 'const')) return undefined;
   const among = enumValues(compiler, flat, pointer);
-  const all = finiteValues(compiler, ((item.properties ?? {}) as Record<string, Schema>)[name] ?? true, pointer);
+  const all = finiteValues(compiler, ownName(item.properties as Record<string, Schema> | undefined, name) ?? true, pointer);
   if (all === null) return undefined;
   const others = all.filter((v) => !among.some((a) => jsonEqual(a, v)));
   const rest: Record<string, unknown> = { ...item };
@@ -376,12 +378,13 @@ function shapeVariants(compiler: SchemaCompiler, branches: readonly SchemaObject
   for (const name of names) {
     const at = pointerJoin(pointerJoin(pointer, 'properties'), name);
     const declaring = shapes.flatMap(({ schema }, i) => {
-      const m = ((schema.properties ?? {}) as Record<string, Schema>)[name];
+      const m = ownName(schema.properties as Record<string, Schema> | undefined, name);
       return m === undefined ? [] : [{ i, m, text: assertionsText(compiler, m, at) }];
     });
     if (declaring.every((d) => d.text === declaring[0]!.text)) {
-      const known = declaring.map((d) => shapes[d.i]!.items?.members[name]).find((m) => m !== undefined) ?? memberValues(compiler, declaring[0]!.m, at, 0);
-      if (known !== undefined) members[name] = known;
+      const known =
+        declaring.map((d) => ownName(shapes[d.i]!.items?.members, name)).find((m) => m !== undefined) ?? memberValues(compiler, declaring[0]!.m, at, 0);
+      if (known !== undefined) defineName(members, name, known);
       continue;
     }
     // A member that tells the shapes apart: constants in each.
@@ -392,13 +395,17 @@ function shapeVariants(compiler: SchemaCompiler, branches: readonly SchemaObject
       if (typeof flat !== 'object' || (flat.enum === undefined && flat.const === undefined)) return undefined;
       const values = enumValues(compiler, flat, at);
       if (!values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null)) return undefined;
-      tells[i]![name] = values.map((v) => JSON.stringify(v));
+      defineName(
+        tells[i]!,
+        name,
+        values.map((v) => JSON.stringify(v)),
+      );
       for (const v of values) {
         if (typeof v === 'string') contents.push(jsonContentSpellings(v));
         else constants.add(JSON.stringify(v));
       }
     }
-    members[name] = { constants: [...constants].sort(), ...(contents.length > 0 && { strings: rx.alt(contents) }) };
+    defineName(members, name, { constants: [...constants].sort(), ...(contents.length > 0 && { strings: rx.alt(contents) }) });
   }
   // (Shapes that take any other member first: see `objectEndsAnew`.)
   const variants = shapes.map(({ items }, i) => ({ ...(items !== undefined && { items }), tells: tells[i]! }));
@@ -426,7 +433,7 @@ function namedMembers(compiler: SchemaCompiler, item: SchemaObject, pointer: str
   for (const [name, member] of Object.entries(declared)) {
     const values = memberValues(compiler, member, pointerJoin(pointerJoin(pointer, 'properties'), name), depth);
     if (values === undefined) return undefined;
-    members[name] = values;
+    defineName(members, name, values);
   }
   const known = (names: readonly string[]): string[] => names.filter((name) => Object.hasOwn(members, name));
   // (A set that names an undeclared member cannot be written: it counts for nothing.)
@@ -717,7 +724,7 @@ function endlessObjects(compiler: SchemaCompiler, flat: SchemaObject, pointer: s
   if (!knownSatisfiable(compiler, flat, pointer)) return false;
   // (Such a member must be one any item can take: it needs no other.)
   const needs = memberNeeds(flat) ?? {};
-  const addable = ([name]: [string, unknown]): boolean => (needs[name] ?? []).length === 0;
+  const addable = ([name]: [string, unknown]): boolean => (ownName(needs, name) ?? []).length === 0;
   const scalars = Object.entries((flat.properties ?? {}) as Record<string, Schema>)
     .filter(addable)
     .some(([name, member]) => {

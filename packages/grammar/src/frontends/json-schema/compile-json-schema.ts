@@ -22,9 +22,9 @@ import { expr, type GrammarIR } from '../../ir/grammar-ir.ts';
 import type { JsonRepetition, JsonWhitespace } from '../json.ts';
 import { pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaCompiler } from './schema-compiler.ts';
-import { rootedRefs, walkSchemas } from './schema-refs.ts';
+import { rootedRefs } from './schema-refs.ts';
 import { uniqueArrayPaths } from './unique-paths.ts';
-import { OTHER_MEMBER_KEYWORDS, type Schema } from './schema-keywords.ts';
+import type { Schema } from './schema-keywords.ts';
 import { jsonSchemaOf } from './zod.ts';
 
 /** How to compile a schema. */
@@ -76,7 +76,6 @@ export interface JsonSchemaGrammar {
 export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
   const written = jsonSchemaOf(schemaOrZod);
   checkDocumentDepth(written);
-  refuseProtoNames(written, options.strict === true);
   const schema = rootedRefs(written);
   const compiler = new SchemaCompiler(schema, options, options.maxRules ?? MAX_SCHEMA_RULES);
   const root = compiler.schemaExpr(schema as Schema, '');
@@ -105,31 +104,3 @@ function checkDocumentDepth(document: unknown): void {
   }
 }
 
-// Keywords that name members: by their keys, or (required) by their values.
-const NAMING_KEYWORDS = ['properties', 'dependentSchemas', 'dependentRequired', 'dependencies', 'required'];
-
-// A member named `__proto__` beside keywords about other members (or under `strict`) is
-// refused: where the compiler aligns declared names with the other members it keys maps by
-// name, and in a JavaScript object that name is the prototype, not a key (it was read as an
-// additional member). Declared alone, it is read right.
-function refuseProtoNames(root: unknown, strict: boolean): void {
-  let named: { pointer: string; keyword: string } | null = null;
-  let others = strict;
-  walkSchemas(root, (node, keys) => {
-    const schema = node as Record<string, unknown>;
-    if (OTHER_MEMBER_KEYWORDS.some((k) => schema[k] !== undefined)) others = true;
-    for (const keyword of NAMING_KEYWORDS) {
-      const value = schema[keyword];
-      const names = Array.isArray(value) ? value.includes('__proto__') : typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__');
-      if (names) named ??= { pointer: keys.reduce<string>(pointerJoin, ''), keyword };
-    }
-  });
-  if (named !== null && others) {
-    const { pointer, keyword } = named;
-    throw new UnsupportedSchemaError(
-      pointer,
-      keyword,
-      'a member named __proto__ beside keywords about other members (additionalProperties, patternProperties, …) is not supported',
-    );
-  }
-}

@@ -15,6 +15,7 @@ import {
   KIND_KEYWORDS,
   KIND_SPECIFIC,
   lowerBound,
+  ownName,
   upperBound,
   type JsonType,
   type Schema,
@@ -107,7 +108,7 @@ export function discriminatorCases(compiler: SchemaCompiler, branches: readonly 
   const names = new Set(branches.flatMap((b) => Object.keys((b.properties ?? {}) as object)));
   for (const name of names) {
     const valueSets = branches.flatMap((b) => {
-      const member = ((b.properties ?? {}) as Record<string, Schema>)[name];
+      const member = ownName(b.properties as Record<string, Schema> | undefined, name);
       const flat = member === undefined || typeof member === 'boolean' ? false : compiler.flatten(member, pointer);
       if (flat === false) return [];
       const values = flat.const !== undefined ? [flat.const] : Array.isArray(flat.enum) ? flat.enum : null;

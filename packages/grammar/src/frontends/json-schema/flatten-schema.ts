@@ -12,7 +12,7 @@ import { namedPatterns } from './pattern-names.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { defineName, INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
 const MAX_CONJUNCT_DEPTH = 50;
@@ -171,7 +171,7 @@ function distributeUnevaluated(
     if (base !== 'all') {
       // Its own properties keep their schemas; the others' names are `true` beside them.
       const properties: Record<string, unknown> = { ...((own.properties ?? {}) as Record<string, unknown>) };
-      for (const name of base) if (!Object.hasOwn(properties, name)) properties[name] = true;
+      for (const name of base) if (!Object.hasOwn(properties, name)) defineName(properties, name, true);
       own.properties = properties;
       own.additionalProperties = unevaluated;
     }

@@ -4,7 +4,7 @@
  * accepts exactly the instances both sides accept, or the merge reports what it cannot keep
  * exact.
  */
-import { ALL_TYPES, ANNOTATIONS, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
+import { ALL_TYPES, ANNOTATIONS, defineName, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
 
 /** Deep equality of JSON values (numbers by value, objects regardless of key order). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -275,7 +275,7 @@ function crossProperties(self: SchemaObject, other: SchemaObject): Record<string
       const matching = matchingSchemas(Object.entries(patternProperties), name);
       return matching.length > 0 ? matching : additionalProperties !== undefined && additionalProperties !== true ? [additionalProperties] : [];
     });
-    if (schemas.length > 0) out[name] = schemas.length === 1 ? schemas[0] : { allOf: schemas };
+    if (schemas.length > 0) defineName(out, name, schemas.length === 1 ? schemas[0] : { allOf: schemas });
   }
   return out;
 }
@@ -292,7 +292,8 @@ const namesOfBoth = (a: unknown, b: unknown): string[] => [...new Set([...(a as 
 // Two maps from names to values as one, the values of a name on both sides joined.
 function byName(a: unknown, b: unknown, join: (x: unknown, y: unknown) => unknown): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-  for (const [name, value] of Object.entries(b as Record<string, unknown>)) merged[name] = Object.hasOwn(merged, name) ? join(merged[name], value) : value;
+  for (const [name, value] of Object.entries(b as Record<string, unknown>))
+    defineName(merged, name, Object.hasOwn(merged, name) ? join(merged[name], value) : value);
   return merged;
 }
 

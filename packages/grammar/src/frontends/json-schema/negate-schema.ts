@@ -16,6 +16,7 @@ import { constantsOf, jsonEqual, mergeSchemas, type ReportUnsupported } from './
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
   allowedTypes,
+  defineName,
   isAssertion,
   KEY_KEYWORDS,
   lowerBound,
@@ -145,7 +146,7 @@ function foldConstants(compiler: SchemaCompiler, schema: SchemaObject, pointer: 
     const spelled = kept.length === 0 ? false : { enum: kept };
     if (jsonEqual(spelled, member)) continue;
     folded ??= { ...(properties as Record<string, unknown>) };
-    folded[name] = spelled;
+    defineName(folded, name, spelled);
   }
   return folded === undefined ? schema : { ...schema, properties: folded };
 }

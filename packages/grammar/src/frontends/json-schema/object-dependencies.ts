@@ -8,7 +8,7 @@
  */
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { KNOWN, type SchemaObject } from './schema-keywords.ts';
+import { defineName, KNOWN, type SchemaObject } from './schema-keywords.ts';
 
 /** What an object's dependency keywords require of its members. */
 export interface PropertyDependencies {
@@ -79,7 +79,7 @@ export function dependentConditions(own: Record<string, unknown>): unknown[][] {
     const kept: Record<string, unknown> = {};
     for (const [name, dependent] of Object.entries(value)) {
       if (Array.isArray(dependent) || exclusiveSet(name, dependent) !== null || (typeof dependent !== 'object' && typeof dependent !== 'boolean'))
-        kept[name] = dependent;
+        defineName(kept, name, dependent);
       // (An object with the member: other values pass whatever the dependent schema says.)
       else if (dependent !== true) conditions.push([{ type: 'object', required: [name] }, dependent, true]);
     }

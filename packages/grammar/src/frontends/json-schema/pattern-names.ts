@@ -9,7 +9,7 @@ import { GrammarError } from '../../grammar-error.ts';
 import { DEAD, LexerDfa } from '../../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../../limits.ts';
 import { regexToByteRegex } from '../regex.ts';
-import type { Schema, SchemaObject } from './schema-keywords.ts';
+import { defineName, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 /** Most names the patterns of a closed object may match for them to become properties. */
 export const MAX_PATTERN_NAMES = 64;
@@ -33,7 +33,7 @@ export function namedPatterns(schema: SchemaObject): SchemaObject {
   const properties: Record<string, Schema> = { ...declared };
   for (const [name, values] of matching) {
     const all = Object.hasOwn(declared, name) ? [declared[name]!, ...values] : values;
-    properties[name] = all.length === 1 ? all[0]! : { allOf: all };
+    defineName(properties, name, all.length === 1 ? all[0]! : { allOf: all });
   }
   const named: Record<string, unknown> = { ...schema, properties };
   delete named.patternProperties;

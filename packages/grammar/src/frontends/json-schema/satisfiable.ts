@@ -10,7 +10,17 @@ import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { enumValues } from './enum-schema.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, memberNeeds, requiredLists, type Schema, type SchemaObject } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  KIND_KEYWORDS,
+  KIND_SPECIFIC,
+  memberNeeds,
+  ownName,
+  requiredLists,
+  type Schema,
+  type SchemaObject,
+} from './schema-keywords.ts';
 import { stringContent } from './string-schema.ts';
 
 // Most DFA states the proof that a string schema matches something may build.
@@ -96,7 +106,7 @@ function requiredMembers(compiler: SchemaCompiler, s: SchemaObject, pointer: str
   if (required.length === 0) return true;
   if (s.patternProperties !== undefined || s.propertyNames !== undefined) return false;
   const needs = memberNeeds(s);
-  if (needs === undefined || required.some((name) => (needs[name] ?? []).some((needed) => !required.includes(needed)))) return false;
+  if (needs === undefined || required.some((name) => (ownName(needs, name) ?? []).some((needed) => !required.includes(needed)))) return false;
   if (typeof s.maxProperties === 'number' && s.maxProperties < new Set(required).size) return false;
   const declared = (s.properties ?? {}) as Record<string, Schema>;
   return required.every((name) =>

@@ -74,6 +74,19 @@ export interface Witness {
   readonly max?: number;
 }
 
+/**
+ * Sets member `name` of a name-keyed map as the map's own property: a member may be named
+ * `__proto__`, which assigned would become the map's prototype instead of a key.
+ */
+export function defineName<T>(map: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Member `name` of a name-keyed map, if the map has it as its own (`constructor` or `__proto__` are inherited otherwise). */
+export function ownName<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
+}
+
 /** Keywords about the members of an object that no name of `properties` tracks. */
 export const OTHER_MEMBER_KEYWORDS: readonly string[] = ['additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties'];
 
@@ -252,7 +265,7 @@ export function memberNeeds(schema: SchemaObject): Record<string, string[]> | un
   const out: Record<string, string[]> = {};
   for (const [name, needed] of all.flatMap((d) => Object.entries(d))) {
     if (!Array.isArray(needed)) return undefined;
-    out[name] = [...(out[name] ?? []), ...(needed as string[])];
+    defineName(out, name, [...(ownName(out, name) ?? []), ...(needed as string[])]);
   }
   return out;
 }
