@@ -121,6 +121,24 @@ describe('known shortest completions', () => {
     expect(decoder.decode(matcher.shortestCompletion()!)).toBe(expected);
   });
 
+  it('finds a way past the checks beyond the grammar: a name written before, an item repeated', () => {
+    // The grammar's shortest candidates write the empty name again (the matcher keeps names
+    // distinct here) or repeat the item: a repair writes another byte where they are refused.
+    const cases: [object, string, string][] = [
+      [{ type: 'object', not: { additionalProperties: { type: 'string' } } }, '{"":"","b":"', '","a":0}'],
+      [{ type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 2 }, '["",', '"a"]'],
+    ];
+    for (const [schema, prefix, expected] of cases) {
+      const matcher = new Matcher(compileSchema(schema));
+      expect(matcher.commitBytes(encoder.encode(prefix))).toBe(true);
+      const completion = matcher.shortestCompletion();
+      expect(completion === null ? null : decoder.decode(completion), prefix).toBe(expected);
+      expect(matcher.completes(completion!)).toBe(true);
+      // The matcher is as it was.
+      expect(matcher.completes(encoder.encode(expected))).toBe(true);
+    }
+  });
+
   it('is empty for a complete output, null for a grammar with no sentence', () => {
     const matcher = new Matcher(compileGrammar(parseGrammar('regex', 'ab')));
     matcher.commitBytes(encoder.encode('ab'));

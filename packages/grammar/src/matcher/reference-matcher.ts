@@ -79,6 +79,10 @@ export interface Recognition {
 
 // Completions `shortestCompletion` tries, shortest first, before it gives up.
 const MAX_COMPLETION_CANDIDATES = 8;
+// Bytes a repair tries in place of one the matcher refused: letters and digits first, then
+// the rest of printable ASCII.
+const REPAIR_BYTES = [...'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'].map((c) => c.charCodeAt(0));
+for (let byte = 0x20; byte < 0x7f; byte++) if (!REPAIR_BYTES.includes(byte)) REPAIR_BYTES.push(byte);
 
 // Start states of the lexer per Earley set (expected terminals ∪ ignored lexemes).
 const lexerStarts = new WeakMap<EarleySet, number>();
@@ -126,11 +130,16 @@ export class Matcher implements TokenMatcher {
   /** Whether feeding `bytes` would leave the output complete; the matcher is unchanged. */
   completes(bytes: Uint8Array): boolean {
     if (this.#finished) return bytes.length === 0;
+    return this.#tentatively(() => this.commitBytes(bytes) && this.isAccepting());
+  }
+
+  // Runs `run`, then puts the matcher back as it was (bytes committed in it are undone).
+  #tentatively<T>(run: () => T): T {
     const saved = this.#save();
     const historyLength = this.#history.length;
     const unique = this.#unique;
     try {
-      return this.commitBytes(bytes) && this.isAccepting();
+      return run();
     } finally {
       this.#restore(saved);
       this.#history.length = historyLength;
@@ -312,8 +321,25 @@ export class Matcher implements TokenMatcher {
    */
   shortestCompletion(): Uint8Array | null {
     if (this.#finished || this.isAccepting()) return new Uint8Array(0);
-    for (const bytes of completionCandidates(this.grammar, this.#chart, this.#lex, this.#lexLen, MAX_COMPLETION_CANDIDATES)) {
-      if (this.completes(bytes)) return bytes;
+    return this.#tentatively(() => this.#completion(true));
+  }
+
+  // The candidates, checked. Where the matcher refuses them all at a byte the grammar allows
+  // (its checks beyond the grammar: a member name written twice, an item repeated), one
+  // repair: the first candidate up to that byte, another byte there, then the candidates
+  // from there (`bytes` committed on the way: the caller undoes them).
+  #completion(repair: boolean): Uint8Array | null {
+    const candidates = completionCandidates(this.grammar, this.#chart, this.#lex, this.#lexLen, MAX_COMPLETION_CANDIDATES);
+    for (const bytes of candidates) if (this.completes(bytes)) return bytes;
+    const first = candidates[0];
+    if (!repair || first === undefined) return null;
+    let kept = 0;
+    while (kept < first.length && this.commitBytes(first.subarray(kept, kept + 1))) kept++;
+    if (kept === first.length) return null;
+    for (const byte of REPAIR_BYTES) {
+      if (byte === first[kept]) continue;
+      const rest = this.#tentatively(() => (this.commitBytes(Uint8Array.of(byte)) ? this.#completion(false) : null));
+      if (rest !== null) return Uint8Array.of(...first.subarray(0, kept), byte, ...rest);
     }
     return null;
   }
