@@ -784,7 +784,7 @@ function listedArrays(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   const check = standardSchema({ ...s, type: 'array' }, compiler.draft);
   const out: string[] = [];
   const grow = (items: unknown[]): void => {
-    if (validatesValue(compiler, check, items, pointer)) out.push(JSON.stringify(items));
+    if (validatesValue(compiler, check, items, pointer, false)) out.push(JSON.stringify(items));
     if (items.length < longest) for (const v of values) if (!unique || !items.includes(v)) grow([...items, v]);
   };
   grow([]);

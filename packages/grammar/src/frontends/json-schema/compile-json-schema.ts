@@ -103,4 +103,3 @@ function checkDocumentDepth(document: unknown): void {
     for (const [key, value] of Object.entries(node)) stack.push([value, pointerJoin(pointer, key), depth + 1]);
   }
 }
-

@@ -114,7 +114,7 @@ export function discriminatorCases(compiler: SchemaCompiler, branches: readonly 
       const values = flat.const !== undefined ? [flat.const] : Array.isArray(flat.enum) ? flat.enum : null;
       if (values === null) return [];
       const own = standardSchema(flat, compiler.draft);
-      return [values.filter((v) => validatesValue(compiler, own, v, pointer))];
+      return [values.filter((v) => validatesValue(compiler, own, v, pointer, false))];
     });
     if (valueSets.length < 2) continue;
     // Values grouped by which value sets hold them.
@@ -166,9 +166,10 @@ function disjoint(compiler: SchemaCompiler, a: SchemaObject, b: SchemaObject, po
     const values = x.const !== undefined ? [x.const] : Array.isArray(x.enum) ? x.enum : null;
     if (values === null) continue;
     const own = standardSchema(x, compiler.draft);
-    const both = values.filter((v) => validatesValue(compiler, own, v, pointer));
+    // (Values that may hold are taken to: a proof of disjointness must not miss one.)
+    const both = values.filter((v) => validatesValue(compiler, own, v, pointer, true));
     const other = standardSchema(y, compiler.draft);
-    return !both.some((v) => validatesValue(compiler, other, v, pointer));
+    return !both.some((v) => validatesValue(compiler, other, v, pointer, true));
   }
   if (shared.length === 1 && shared[0] === 'string' && noStringInBoth(compiler, a, b, pointer)) return true;
   if (shared.every((t) => t === 'number' || t === 'integer')) {

@@ -36,7 +36,7 @@ export function enumValues(compiler: SchemaCompiler, schema: SchemaObject, point
   if (Object.keys(rest).some(isAssertion)) {
     if (compiler.hasDynamicRef()) compiler.unsupported(pointer, '$dynamicRef', '$dynamicRef is not supported');
     const check = standardSchema(rest, compiler.draft);
-    values = values.filter((v) => validatesValue(compiler, check, v, pointer));
+    values = values.filter((v) => validatesValue(compiler, check, v, pointer, false));
   }
   const unique: unknown[] = [];
   for (const v of values) if (!unique.some((u) => jsonEqual(u, v))) unique.push(v);

@@ -13,7 +13,7 @@ import { checkKeywordShapes } from './keyword-shapes.ts';
 import { pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { typeList, type JsonType, type Schema, type SchemaObject, isAssertion } from './schema-keywords.ts';
-import { EXACT_FORMATS } from './string-formats.ts';
+import { COMPLEMENTED_FORMATS } from './string-formats.ts';
 
 /** The kinds a test speaks of. */
 export type TestKind = 'string' | 'number';
@@ -142,10 +142,10 @@ class TestReader {
       } else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') {
         const branches = (v as Schema[]).map((b, i) => this.read(b, pointerJoin(at, i), depth + 1));
         parts.push(k === 'allOf' ? this.#all(branches) : k === 'anyOf' ? this.#any(branches) : this.#one(branches));
-      } else if (k !== 'format' || EXACT_FORMATS.has(String(v))) {
+      } else if (k !== 'format' || COMPLEMENTED_FORMATS.has(String(v))) {
         parts.push({ others: this.#others(), test: { [k]: v } });
       } else {
-        throw new NotATest(); // a format enforced in part, or not at all
+        throw new NotATest(); // a format with no superset to exclude (regex), or not enforced
       }
     }
     return this.#all(parts);

@@ -27,7 +27,7 @@ import {
   type Witness,
   witnessCounts,
 } from './schema-keywords.ts';
-import { EXACT_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
+import { COMPLEMENTED_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 import { validatesValue } from './value-validation.ts';
 
 /** Most branches one complement (or one product of complements) may have. */
@@ -142,7 +142,7 @@ function foldConstants(compiler: SchemaCompiler, schema: SchemaObject, pointer: 
     // (Only members merges made: `allOf`s, where `not`s stack.)
     const values = typeof member === 'object' && member !== null && Array.isArray((member as SchemaObject).allOf) ? constantsOf(member) : null;
     if (values === null) continue;
-    const kept = values.filter((value) => validatesValue(compiler, member as SchemaObject, value, `${pointer}/properties/${name}`));
+    const kept = values.filter((value) => validatesValue(compiler, member as SchemaObject, value, `${pointer}/properties/${name}`, false));
     const spelled = kept.length === 0 ? false : { enum: kept };
     if (jsonEqual(spelled, member)) continue;
     folded ??= { ...(properties as Record<string, unknown>) };
@@ -312,7 +312,7 @@ class Negation {
       case 'format': {
         // Strings the format does not match; a format that is an annotation always holds.
         const format = String(value);
-        if (EXACT_FORMATS.has(format)) this.#add('string', { __notFormats: [format] });
+        if (COMPLEMENTED_FORMATS.has(format)) this.#add('string', { __notFormats: [format] });
         else if (FORMAT_PATTERNS[format] !== undefined) throw new NotNegatable('format', `format ${JSON.stringify(format)} is enforced only in part`);
         else if (UNSUPPORTED_FORMATS.has(format)) throw new NotNegatable('format', `format ${JSON.stringify(format)} is not supported`);
         return;

@@ -20,6 +20,10 @@ const A = '[a-zA-Z0-9]';
 const H = '[a-zA-Z0-9-]';
 const LABEL = `${A}(?:${A}|${H}${A}|${H}(?:${A}${A}|-${A})|${H}(?:${A}${H}|-${A})${H}{0,58}${A})?`;
 const HOSTNAME = `${LABEL}(?:\\.${LABEL})*`;
+// Any label of letters, digits and hyphens, at most 63: a superset of those a host name may
+// have (an A-label is one when its Punycode is valid, which no regex here tells).
+const ANY_LABEL = `${H}{1,63}`;
+const ANY_HOSTNAME = `${ANY_LABEL}(?:\\.${ANY_LABEL})*`;
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 const H16 = '[0-9a-fA-F]{1,4}';
@@ -123,6 +127,9 @@ const regexPattern = (depth: number): string => {
   return `(?:${term}|\\|)*`;
 };
 
+// An email address whose domain's host names are `hostname`'s.
+const email = (hostname: string): string => `(?:${ATOM}(?:\\.${ATOM})*|"(?:[ !#-\\[\\]-~]|\\\\[ -~])*")@(?:${hostname}|\\[${IPV4}\\]|\\[IPv6:(?:${IPV6})\\])`;
+
 /** Regex source for each supported format, or undefined. */
 export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   date: DATE,
@@ -130,7 +137,7 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'date-time': `${DATE}[Tt]${TIME}`,
   duration: DURATION,
   // A quoted local part holds printable ASCII (RFC 5321's qtextSMTP and quoted-pairSMTP).
-  email: `(?:${ATOM}(?:\\.${ATOM})*|"(?:[ !#-\\[\\]-~]|\\\\[ -~])*")@(?:${HOSTNAME}|\\[${IPV4}\\]|\\[IPv6:(?:${IPV6})\\])`,
+  email: email(HOSTNAME),
   hostname: HOSTNAME,
   ipv4: IPV4,
   ipv6: IPV6,
@@ -153,6 +160,47 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
  * the valid A-labels.
  */
 export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format) => format !== 'hostname' && format !== 'email' && format !== 'regex'));
+
+/**
+ * The formats enforced only in part, each with the pattern of a superset of its strings: one
+ * outside it is surely not in the format; one inside that the format's pattern refuses may be
+ * (host names with an A-label, email addresses at them).
+ */
+export const FORMAT_SUPERSETS: Readonly<Record<string, string>> = { hostname: ANY_HOSTNAME, email: email(ANY_HOSTNAME) };
+
+/**
+ * The formats a `not` can exclude: the exact ones (their complement), and those with a
+ * superset (the strings outside it; an undecided one is refused there as in the format).
+ */
+export const COMPLEMENTED_FORMATS = new Set([...EXACT_FORMATS, ...Object.keys(FORMAT_SUPERSETS)]);
+
+const supersetRegexes = new Map<string, RegExp>();
+
+/**
+ * Whether a string the pattern of `format` refuses is in the format anyway: false (surely
+ * not: every format but those enforced only in part), true (a regex ECMAScript reads with
+ * and without the u flag) or undefined (not known: in the format's superset; a regex only
+ * one of the two reads; any string of an idn- format but its ASCII twin's).
+ */
+export function formatAnswer(format: string, value: string): boolean | undefined {
+  if (format === 'regex') {
+    const reads = [undefined, 'u'].map((flags) => {
+      try {
+        new RegExp(value, flags);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    return reads[0] === reads[1] ? reads[0] : undefined;
+  }
+  if (UNSUPPORTED_FORMATS.has(format)) return undefined;
+  const superset = FORMAT_SUPERSETS[format];
+  if (superset === undefined) return false;
+  let regex = supersetRegexes.get(format);
+  if (regex === undefined) supersetRegexes.set(format, (regex = new RegExp(`^(?:${superset})$`, 'u')));
+  return regex.test(value) && (format !== 'hostname' || value.length <= HOSTNAME_MAX_LENGTH) ? undefined : false;
+}
 
 /** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */
 export const TIME_FORMATS = new Set(['time', 'date-time']);
@@ -254,6 +302,9 @@ function sortTriples(list: number[]): void {
 
 /** Formats 2020-12 defines that Sieve does not enforce: compiling them is an error. */
 export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname']);
+
+/** Of those, the formats their ASCII strings are in: an ASCII host name is an idn-hostname. */
+export const ASCII_TWINS: Readonly<Record<string, string>> = { 'idn-hostname': 'hostname', 'idn-email': 'email' };
 
 /** Longest host name (RFC 1123), enforced beside the label pattern. */
 export const HOSTNAME_MAX_LENGTH = 253;

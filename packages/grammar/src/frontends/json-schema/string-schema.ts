@@ -10,7 +10,7 @@ import { jsonChars, jsonString, jsonStringSpellings } from './json-strings.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { capped, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
-import { FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, leapSecondTimes, TIME_FORMATS, UNSUPPORTED_FORMATS } from './string-formats.ts';
+import { FORMAT_PATTERNS, FORMAT_SUPERSETS, HOSTNAME_MAX_LENGTH, leapSecondTimes, TIME_FORMATS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 /** A JSON string (quotes included) the string keywords allow, none of the `excluded` strings. */
 export function stringRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string, excluded: readonly unknown[]): ByteRegex {
@@ -36,9 +36,9 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
     const format = formatRegex(compiler, String(schema.format), pointer);
     if (format !== null) parts.push(format);
   }
-  // Formats a `not` excludes (only those `EXACT_FORMATS` holds: see `negate-schema.ts`).
+  // Formats a `not` excludes (`COMPLEMENTED_FORMATS`: see `negate-schema.ts`).
   for (const format of (schema.__notFormats ?? []) as string[]) {
-    const regex = formatRegex(compiler, format, pointer);
+    const regex = formatOrSuperset(compiler, format, pointer);
     parts.push(regex === null ? rx.nothing : rx.not(regex));
   }
   // Boolean combinations of string keywords (see `kind-tests.ts`).
@@ -85,7 +85,8 @@ function stringTest(compiler: SchemaCompiler, test: Schema, negated: boolean, po
       return negated ? rx.not(pattern) : pattern;
     }
     case 'format': {
-      const format = formatRegex(compiler, String(value), pointer);
+      // (Negated, the strings surely outside it: `formatOrSuperset`.)
+      const format = (negated ? formatOrSuperset : formatRegex)(compiler, String(value), pointer);
       if (format === null) return stringTest(compiler, true, negated, pointer);
       return negated ? rx.not(format) : format;
     }
@@ -107,11 +108,25 @@ export function formatRegex(compiler: SchemaCompiler, format: string, pointer: s
   }
   if (source !== undefined) {
     const pattern = schemaPattern(compiler, source, 'match', pointer, 'format');
-    return format === 'hostname' ? rx.and([pattern, rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH)]) : pattern;
+    return format === 'hostname' ? hostnameLength(pattern) : pattern;
   }
   if (UNSUPPORTED_FORMATS.has(format)) compiler.unsupported(pointer, 'format', `format ${JSON.stringify(format)} is not supported`);
   return null;
 }
+
+/**
+ * The strings a complement of `format` leaves out: the format's own where it is enforced
+ * exactly, else its superset's (`FORMAT_SUPERSETS`: what is outside is surely not in it).
+ */
+export function formatOrSuperset(compiler: SchemaCompiler, format: string, pointer: string): ByteRegex | null {
+  const superset = FORMAT_SUPERSETS[format];
+  if (superset === undefined) return formatRegex(compiler, format, pointer);
+  const pattern = schemaPattern(compiler, superset, 'match', pointer, 'format');
+  return format === 'hostname' ? hostnameLength(pattern) : pattern;
+}
+
+// A host name pattern within the longest host name.
+const hostnameLength = (pattern: ByteRegex): ByteRegex => rx.and([pattern, rx.repeat(jsonChars(ANY), 1, HOSTNAME_MAX_LENGTH)]);
 
 /**
  * A schema's ECMAScript regex (`pattern`, a format's pattern, a patternProperties key) over

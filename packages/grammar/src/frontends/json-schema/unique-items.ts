@@ -11,7 +11,7 @@ import { jsonValueExpr } from './enum-schema.ts';
 import { jsonEqual } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { allowedTypes, lowerBound, upperBound, witnessCounts, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
-import { standardSchema, validatesValue } from './value-validation.ts';
+import { standardSchema, validatesValue, valueValidity } from './value-validation.ts';
 
 /** Most distinct values the items of a unique array may take (a set is a 30-bit mask). */
 export const MAX_UNIQUE_VALUES = 30;
@@ -93,7 +93,12 @@ export function uniqueItemsExpr(
   // Per witness, the values that satisfy it (a set of them).
   const satisfying = witnesses.map(({ schema }) => {
     const check = schema === true || schema === false ? null : standardSchema(schema, compiler.draft);
-    return values.reduce<number>((set, v, i) => (schema === true || (check !== null && validatesValue(compiler, check, v, pointer)) ? set | (1 << i) : set), 0);
+    return values.reduce<number>((set, v, i) => {
+      const satisfies = schema === true || (check !== null && valueValidity(compiler, check, v, pointer));
+      // (A value that may or may not satisfy it could count either way.)
+      if (satisfies === undefined) compiler.unsupported(pointer, 'contains', `contains over values of a format enforced only in part (${JSON.stringify(v)})`);
+      return satisfies === true ? set | (1 << i) : set;
+    }, 0);
   });
   const counts = witnesses.map(witnessCounts);
   const mayEnd = (used: number): boolean => bitCount(used) >= min && satisfying.every((set, k) => bitCount(used & set) >= counts[k]!.min);
@@ -129,7 +134,7 @@ export function finiteValues(compiler: SchemaCompiler, schema: Schema, pointer: 
   const check = standardSchema(schema, compiler.draft);
   const out: unknown[] = [];
   for (const v of candidates) {
-    if (!out.some((u) => jsonEqual(u, v)) && validatesValue(compiler, check, v, pointer)) out.push(v);
+    if (!out.some((u) => jsonEqual(u, v)) && validatesValue(compiler, check, v, pointer, false)) out.push(v);
   }
   return out;
 }

@@ -8,15 +8,53 @@ import { GrammarError } from '../../grammar-error.ts';
 import { matchesBytes } from '../../ir/byte-regex.ts';
 import { spellAnnexB } from '../regex.ts';
 import { jsonStringBytes } from './json-strings.ts';
-import { FORMAT_PATTERNS } from './string-formats.ts';
+import { ASCII_TWINS, FORMAT_PATTERNS, formatAnswer, UNSUPPORTED_FORMATS } from './string-formats.ts';
 import { formatRegex } from './string-schema.ts';
 import { InvalidSchemaError, SchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { witnessCounts, type MemberSide, type MemberWitness, type SchemaObject, type Witness } from './schema-keywords.ts';
 import type { SchemaDraft } from './schema-refs.ts';
 
-/** Whether `value` satisfies `schema` (`$ref`s resolve within the document, as the compiler resolves them). */
-export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean {
+/**
+ * Whether `value` satisfies `schema` (`$ref`s resolve within the document, as the compiler
+ * resolves them); `undecided` where that turns on a string of a format enforced only in part
+ * (`valueValidity`): true where taking an invalid value for valid is safe, false where the
+ * other way round is.
+ */
+export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string, undecided: boolean): boolean {
+  return valueValidity(compiler, schema, value, pointer) ?? undecided;
+}
+
+// Most strings of formats enforced only in part one check answers both ways (each
+// combination of answers is a validation).
+const MAX_UNDECIDED_STRINGS = 6;
+
+/**
+ * Whether `value` satisfies `schema`, or undefined when that is not known: a string of a
+ * format enforced only in part may be in it or not (`formatAnswer`), and the validity differs
+ * between the answers such strings could get (each combination is tried).
+ */
+export function valueValidity(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string): boolean | undefined {
+  const answers: UndecidedAnswers = { strings: new Map(), combination: 0 };
+  const valid = validateOnce(compiler, schema, value, pointer, answers);
+  for (let combination = 1; combination < 1 << answers.strings.size; combination++) {
+    if (answers.strings.size > MAX_UNDECIDED_STRINGS) return undefined;
+    answers.combination = combination;
+    if (validateOnce(compiler, schema, value, pointer, answers) !== valid) return undefined;
+  }
+  return valid;
+}
+
+/**
+ * The answers one validation gives the strings whose format is undecided: string i (by the
+ * order they were met in) is in its format when bit i of `combination` is set.
+ */
+interface UndecidedAnswers {
+  readonly strings: Map<string, number>;
+  combination: number;
+}
+
+function validateOnce(compiler: SchemaCompiler, schema: SchemaObject, value: unknown, pointer: string, answers: UndecidedAnswers): boolean {
   // References resolve as the compiler resolves them (fragments, and the root-relative
   // spelling `rootedRefs` gives the others); one that resolves nowhere is an error here.
   const lookup = new Proxy({} as Record<string, CfSchema>, {
@@ -31,7 +69,9 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
     },
   });
   try {
-    return withOwnFormats(compiler, pointer, () => withAnnexBPatterns(() => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid));
+    return withOwnFormats(compiler, pointer, answers, () =>
+      withAnnexBPatterns(() => validateInstance(value, schema as CfSchema, compiler.draft, lookup, true).valid),
+    );
   } catch (error) {
     if (error instanceof GrammarError) throw error;
     throw new InvalidSchemaError(pointer, 'enum', `cannot check the enum values: ${(error as Error).message.split('\n')[0]}`);
@@ -42,22 +82,42 @@ export function validatesValue(compiler: SchemaCompiler, schema: SchemaObject, v
  * Runs `check` with the validator's format checks replaced by the grammar's own (the byte
  * regexes strings are built from, matched against a value's JSON spelling), so a value
  * checked here and a string the grammar writes never disagree on a format (the validator's
- * are looser for uri, uri-reference and hostname). Restored after: the validator is shared.
+ * are looser for uri, uri-reference and hostname, and know formats 2020-12 does not). Its
+ * table loses its prototype meanwhile: a format named `hasOwnProperty` is no format. Restored
+ * after: the validator is shared.
  */
-function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, check: () => T): T {
+function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, answers: UndecidedAnswers, check: () => T): T {
   const formats = cfFormats as Record<string, ((value: string) => boolean) | undefined>;
-  const saved = Object.keys(FORMAT_PATTERNS).map((name) => [name, formats[name]] as const);
-  for (const [name] of saved) {
-    formats[name] = (value) => {
-      const regex = formatRegex(compiler, name, pointer);
-      return regex === null || matchesBytes(regex, jsonStringBytes(value).subarray(1, -1));
-    };
-  }
+  const names = new Set([...Object.keys(formats), ...Object.keys(FORMAT_PATTERNS), ...UNSUPPORTED_FORMATS]);
+  const saved = [...names].map((name) => [name, Object.getOwnPropertyDescriptor(formats, name)] as const);
+  const prototype = Object.getPrototypeOf(formats) as object | null;
+  Object.setPrototypeOf(formats, null);
+  for (const name of names) formats[name] = (value) => formatHolds(compiler, name, value, pointer, answers);
   try {
     return check();
   } finally {
-    for (const [name, own] of saved) formats[name] = own;
+    Object.setPrototypeOf(formats, prototype);
+    for (const [name, descriptor] of saved) {
+      if (descriptor === undefined) delete formats[name];
+      else Object.defineProperty(formats, name, descriptor);
+    }
   }
+}
+
+// Whether string `value` is in `format` as the grammar reads it: by the format's regex (an
+// idn- format's ASCII strings by its ASCII twin's); one the regex refuses that may still be in
+// it (`formatAnswer`) by its answer in `answers`. An annotation always holds.
+function formatHolds(compiler: SchemaCompiler, format: string, value: string, pointer: string, answers: UndecidedAnswers): boolean {
+  const ascii = ASCII_TWINS[format] ?? format;
+  if (compiler.options.formats === 'annotate' || FORMAT_PATTERNS[ascii] === undefined) return true;
+  const regex = formatRegex(compiler, ascii, pointer);
+  if (regex === null || matchesBytes(regex, jsonStringBytes(value).subarray(1, -1))) return true;
+  const answer = formatAnswer(format, value);
+  if (answer !== undefined) return answer;
+  const key = `${format}\u0000${value}`;
+  let index = answers.strings.get(key);
+  if (index === undefined) answers.strings.set(key, (index = answers.strings.size));
+  return index < 31 && (answers.combination & (1 << index)) !== 0;
 }
 
 /**
