@@ -2,52 +2,14 @@
 // Punycode is; regex; the idn- formats) never let an invalid value through: a constant is
 // checked against them three ways (in, out, not known: then kept only where either answer
 // is safe), and their complements exclude only strings surely outside them.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatSuiteCases } from './support/format-suite.ts';
 import { accepts, ajvValidator, compileSchema } from './support/json-schema-oracle.ts';
-
-const FORMAT_TESTS = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  '..',
-  'shared',
-  'corpora',
-  'json-schema-test-suite',
-  'tests',
-  'draft2020-12',
-  'optional',
-  'format',
-);
-
-interface FormatCase {
-  readonly format: string;
-  readonly data: unknown;
-  readonly valid: boolean;
-  readonly description: string;
-}
-
-// Every test of the suite's optional format files whose schema is a format alone.
-function formatCases(): FormatCase[] {
-  return readdirSync(FORMAT_TESTS).flatMap((file) => {
-    const groups = JSON.parse(readFileSync(join(FORMAT_TESTS, file), 'utf8')) as {
-      schema: Record<string, unknown>;
-      tests: { data: unknown; valid: boolean; description: string }[];
-    }[];
-    return groups.flatMap(({ schema, tests }) =>
-      typeof schema.format === 'string' && Object.keys(schema).every((k) => k === 'format' || k === '$schema')
-        ? tests.map((t) => ({ format: schema.format as string, ...t }))
-        : [],
-    );
-  });
-}
 
 const text = (value: unknown): string => JSON.stringify(value);
 
 describe('constants under formats enforced in part', () => {
-  const cases = formatCases();
+  const cases = formatSuiteCases();
 
   it('has the format tests (idn-hostname and A-labels among them)', () => {
     expect(cases.length).toBeGreaterThan(600);
@@ -101,7 +63,7 @@ describe('constants under formats enforced in part', () => {
 });
 
 describe('complements of hostname and email: strings surely outside them', () => {
-  const valid = (format: string): string[] => formatCases().flatMap((c) => (c.format === format && c.valid && typeof c.data === 'string' ? [c.data] : []));
+  const valid = (format: string): string[] => formatSuiteCases().flatMap((c) => (c.format === format && c.valid && typeof c.data === 'string' ? [c.data] : []));
 
   it.each(['hostname', 'email'])('not %s refuses every valid one of the suite, A-labels too', (format) => {
     const strings = valid(format);

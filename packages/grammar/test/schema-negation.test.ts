@@ -4,36 +4,14 @@
 // ajv on random instances near hand-picked valid and invalid ones (accepted iff ajv accepts,
 // both kinds met), and the complements the compiler cannot build exactly are refused with the
 // schema's pointer.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SchemaError } from '../src/index.ts';
 import { EXACT_FORMATS } from '../src/frontends/json-schema/string-formats.ts';
+import { formatSuiteStrings } from './support/format-suite.ts';
 import { accepts, compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { nearInstances, nearStrings } from './support/json-instances.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
-
-const FORMAT_SUITE = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  '..',
-  'shared',
-  'corpora',
-  'json-schema-test-suite',
-  'tests',
-  'draft2020-12',
-  'optional',
-  'format',
-);
-
-// The test suite's string instances of a format, with whether each is one.
-function suiteStrings(format: string): { data: string; valid: boolean }[] {
-  const groups = JSON.parse(readFileSync(join(FORMAT_SUITE, `${format}.json`), 'utf8')) as { tests: { data: unknown; valid: boolean }[] }[];
-  return groups.flatMap((g) => g.tests).filter((t): t is { data: string; valid: boolean } => typeof t.data === 'string');
-}
 
 const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
   {
@@ -551,7 +529,7 @@ describe('complements of formats', () => {
     ['ipv6', '0123456789abcdef:.'],
     ['relative-json-pointer', '0123456789#/~'],
   ])('not: {type: string, format: %s} against ajv', (format, alphabet) => {
-    const strings = suiteStrings(format).map((t) => t.data);
+    const strings = formatSuiteStrings(format).map((t) => t.data);
     const instances = fc.oneof(nearStrings(strings, alphabet), nearInstances([5, null, {}]));
     expectAgreement({ not: { type: 'string', format } }, instances, { numRuns: 400, seed: 11, minEach: 15 });
   });
@@ -562,7 +540,7 @@ describe('complements of formats', () => {
   it.each([...EXACT_FORMATS])('%s: the complement is the strings the format refuses', (format) => {
     const positive = compileSchema({ type: 'string', format });
     const negative = compileSchema({ not: { format } });
-    const suite = suiteStrings(format);
+    const suite = formatSuiteStrings(format);
     for (const { data, valid } of suite) expect(accepts(negative, JSON.stringify(data)), data).toBe(!valid);
     // (iri-reference has two strings of the suite outside the format; the edits below add more.)
     expect(suite.filter((t) => t.valid).length).toBeGreaterThanOrEqual(2);
