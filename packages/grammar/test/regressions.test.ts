@@ -410,6 +410,12 @@ describe("prefixItems is 2020-12's: an unknown keyword under earlier drafts", ()
     [{ $schema: 'http://json-schema.org/draft-04/schema#', prefixItems: [{ type: 'string' }], items: { type: 'integer' } }, '[0]', true],
     [{ $schema: 'https://json-schema.org/draft/2019-09/schema', prefixItems: [{ const: 1 }] }, '[0]', true],
     [{ prefixItems: [{ const: 1 }] }, '[0]', false],
+    // The compiler's own schemas (complements of array constants) use it in every draft.
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', not: { const: [1] } }, '[1]', false],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', not: { const: [1] } }, '[2]', true],
+    [{ $schema: 'https://json-schema.org/draft/2019-09/schema', if: { const: [1] }, then: false }, '[1]', false],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', oneOf: [{ const: [1] }, { type: 'array' }] }, '[1]', false],
+    [{ $schema: 'http://json-schema.org/draft-06/schema#', not: { const: { k: [1] } } }, '{"k":[1]}', false],
   ] as const)('%j on %s', (schema, text, expected) => {
     expect(schemaAccepts(schema, text)).toBe(expected);
   });

@@ -88,9 +88,9 @@ export class SchemaFlattener {
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
       const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
-      // (prefixItems is 2020-12's: before, an unknown keyword — drafts 4 to 2019-09 spell a
-      // tuple as an items array.)
-      if (compiler.draft !== '2020-12') delete own.prefixItems;
+      // (prefixItems is 2020-12's: before, an unknown keyword where a schema writes it — drafts
+      // 4 to 2019-09 spell a tuple as an items array; the compiler's own schemas use it in all.)
+      if (written && compiler.draft !== '2020-12') delete own.prefixItems;
       // (A format read as an annotation asserts nothing.)
       if (compiler.options.formats === 'annotate') delete own.format;
       // `contains` as a witness of a list too (from draft 6; minContains and maxContains from
