@@ -420,3 +420,14 @@ describe("prefixItems is 2020-12's: an unknown keyword under earlier drafts", ()
     expect(schemaAccepts(schema, text)).toBe(expected);
   });
 });
+
+describe('a propertyNames schema the compiler cannot read as a key regex is refused, not ignored', () => {
+  it.each([
+    { propertyNames: { if: true, then: { maxLength: 1 } } },
+    { propertyNames: { if: { const: 'a' }, then: false } },
+    { $defs: { p: { if: { const: 'a' }, then: false } }, propertyNames: { $ref: '#/$defs/p' } },
+  ])('%j', (schema) => {
+    // (It accepted {"ab":1} and {"a":1}: the conditional, flattened to the compiler's own keyword, was dropped.)
+    expect(schemaErrorOf(schema)).toMatchObject({ code: 'unsupported', pointer: '/propertyNames' });
+  });
+});

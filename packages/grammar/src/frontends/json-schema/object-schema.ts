@@ -20,7 +20,8 @@ import {
   matchingSchemas,
   memberSides,
   nonNegativeInt,
-  PROPERTY_NAME_KEYWORDS,
+  KEY_KEYWORDS,
+  INTERNAL,
   safeTest,
   typeList,
   type MemberWitness,
@@ -347,8 +348,9 @@ function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, poin
   const at = pointerJoin(pointer, 'propertyNames');
   const flat = compiler.flatten(names as SchemaObject, at);
   if (flat === false) return rx.nothing;
-  const keys = Object.keys(flat).filter((k) => KNOWN.has(k));
-  if (keys.some((k) => !PROPERTY_NAME_KEYWORDS.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
+  // (The compiler's own keywords too: a conditional is `__conditions` once flattened.)
+  const keys = Object.keys(flat).filter((k) => KNOWN.has(k) || INTERNAL.has(k));
+  if (keys.some((k) => !KEY_KEYWORDS.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
     compiler.unsupported(at, 'propertyNames', 'propertyNames must be a string schema (type, length, pattern, format, enum, const)');
     return null;
   }

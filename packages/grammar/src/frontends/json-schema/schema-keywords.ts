@@ -167,7 +167,7 @@ export const KNOWN = new Set([
 ]);
 
 /** Keywords a `propertyNames` schema may use (it must be a string schema). */
-export const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
+const PROPERTY_NAME_KEYWORDS = new Set(['type', 'enum', 'const', ...KIND_KEYWORDS.string!]);
 
 /** Keywords a key's string schema may use: those of `propertyNames`, and constants excluded. */
 export const KEY_KEYWORDS = new Set([...PROPERTY_NAME_KEYWORDS, '__notValues']);
