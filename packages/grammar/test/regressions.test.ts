@@ -431,3 +431,17 @@ describe('a propertyNames schema the compiler cannot read as a key regex is refu
     expect(schemaErrorOf(schema)).toMatchObject({ code: 'unsupported', pointer: '/propertyNames' });
   });
 });
+
+describe('a complement that leaves no type allows nothing, witnesses of members included', () => {
+  // The else side of `if: {additionalProperties: false}` is an object with a member (a
+  // witness); `not: {type: object}` beside it left no type, and the witness read as an object.
+  const validate = (schema: object, text: string) => ajvValidator(schema)(JSON.parse(text));
+  it.each([
+    { if: { additionalProperties: false }, then: false, not: { type: 'object' } },
+    { allOf: [{ if: { additionalProperties: false }, then: false }, { not: { type: 'object' } }] },
+    { oneOf: [{ if: { additionalProperties: false }, then: false }, { not: { not: { type: 'object' } } }] },
+    { allOf: [{ not: { additionalProperties: false } }, { not: { type: ['object', 'string'] } }] },
+  ])('%j', (schema) => {
+    for (const text of ['{"y":1}', '{}', '1', '"s"', '[]']) expect(schemaAccepts(schema, text), text).toBe(validate(schema, text));
+  });
+});

@@ -347,7 +347,9 @@ export class SchemaCompiler {
       const kept = allowedTypes(rest, pointer).filter((t) => !excluded.has(t));
       // Numbers but not integers: fractions (see `nonIntegerRegex`).
       const fraction = excluded.has('integer') && !excluded.has('number') && kept.includes('number');
-      return this.#branches({ ...rest, type: kept.length > 0 ? kept : [], ...(fraction && { __fraction: true }) }, pointer);
+      // (No type left: nothing, whatever else the schema says of one.)
+      if (kept.length === 0) return expr.alt([]);
+      return this.#branches({ ...rest, type: kept, ...(fraction && { __fraction: true }) }, pointer);
     }
     if (keys.length === 1 && (keys[0] === 'enum' || keys[0] === 'const')) {
       const values = keys[0] === 'const' ? [n.const] : (n.enum as unknown[]);
@@ -391,6 +393,8 @@ export class SchemaCompiler {
   // object tracks (declared, required, in dependencies) that the witness allows, written with
   // the witness's schema too; or else a member no name tracks (`__otherWitness`).
   #someMember(schema: SchemaObject, pointer: string): Expr {
+    // (Witnesses come with objects: where no object is allowed, nothing is.)
+    if (!allowedTypes(schema, pointer).includes('object')) return expr.alt([]);
     const [witness, ...more] = schema.__someMember as MemberWitness[];
     const rest: Record<string, unknown> = { ...schema, type: 'object' };
     if (more.length > 0) rest.__someMember = more;
