@@ -445,3 +445,19 @@ describe('a complement that leaves no type allows nothing, witnesses of members 
     for (const text of ['{"y":1}', '{}', '1', '"s"', '[]']) expect(schemaAccepts(schema, text), text).toBe(validate(schema, text));
   });
 });
+
+describe('reference cycles with no way out are errors, not empty grammars or stack overflows', () => {
+  it.each([
+    [{ $ref: '#' }, ''],
+    [{ $defs: { r: { $ref: '#/$defs/r' } }, $ref: '#/$defs/r' }, ''],
+    [{ $defs: { r: { $ref: '#/$defs/s' }, s: { $ref: '#/$defs/r' } }, properties: { a: { $ref: '#/$defs/r' } } }, '/properties/a'],
+  ])('%j is invalid', (schema, pointer) => {
+    expect(schemaErrorOf(schema)).toMatchObject({ code: 'invalid_schema', keyword: '$ref', pointer });
+  });
+
+  it('a cycle through a complement is refused (it overflowed the stack)', () => {
+    expect(schemaErrorOf({ oneOf: [{ type: 'integer' }, { $ref: '#' }] })).toMatchObject({ code: 'unsupported' });
+    // A way out through anyOf stays: the integers.
+    expect(schemaAccepts({ anyOf: [{ type: 'integer' }, { $ref: '#' }] }, '1')).toBe(true);
+  });
+});

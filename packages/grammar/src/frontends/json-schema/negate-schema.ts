@@ -79,14 +79,23 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
   const id = compiler.ids.of(flat, true);
   const known = refused.get(id);
   if (known !== undefined) throw known;
+  // A complement asked for again while it is being built: a reference cycle through
+  // complements (`oneOf: [A, {$ref: "#"}]`), which has no complement to build.
+  let open = underway.get(compiler);
+  if (open === undefined) underway.set(compiler, (open = new Set()));
+  if (open.has(id)) throw new NotNegatable('$ref', 'a reference cycle runs through the complement');
+  open.add(id);
   try {
     return new Negation(compiler, flat, pointer).branches();
   } catch (error) {
     if (error instanceof NotNegatable) refused.set(id, error);
     throw error;
+  } finally {
+    open.delete(id);
   }
 }
 const refusals = new WeakMap<SchemaCompiler, Map<number, NotNegatable>>();
+const underway = new WeakMap<SchemaCompiler, Set<number>>();
 
 /**
  * The intersection of unions: every way of picking one branch of each, merged, the ones

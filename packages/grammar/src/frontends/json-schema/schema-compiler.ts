@@ -207,6 +207,7 @@ export class SchemaCompiler {
     const target = this.resolve(ref, pointer);
     let name = this.#refRules.get(target.pointer);
     if (name === undefined) {
+      checkRefChain(this, target, pointer);
       name = this.ruleName(`ref:${target.pointer}`);
       this.#refRules.set(target.pointer, name);
       this.parts.builder.rules.set(name, expr.empty); // reserved for recursion
@@ -505,4 +506,16 @@ function constantShape(value: unknown): SchemaObject {
     };
   }
   return { const: value };
+}
+
+// A chain of schemas that are each their `$ref` alone, coming back to one of them, means no
+// schema at all (a validator following it never ends): an invalid schema.
+function checkRefChain(compiler: SchemaCompiler, target: ResolvedSchema, pointer: string): void {
+  const chain = [target.pointer];
+  for (let at = target; typeof at.schema === 'object' && typeof at.schema.$ref === 'string' && compiler.onlyRef(at.schema);) {
+    at = compiler.resolve(at.schema.$ref, at.pointer);
+    if (chain.includes(at.pointer))
+      throw new InvalidSchemaError(pointer, '$ref', `a $ref cycle with no way out: ${[...chain, at.pointer].map((p) => `#${p}`).join(' → ')}`);
+    chain.push(at.pointer);
+  }
 }
