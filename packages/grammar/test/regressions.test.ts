@@ -461,3 +461,32 @@ describe('reference cycles with no way out are errors, not empty grammars or sta
     expect(schemaAccepts({ anyOf: [{ type: 'integer' }, { $ref: '#' }] }, '1')).toBe(true);
   });
 });
+
+describe('regexes without the u flag read as code points only where that means the same', () => {
+  const regexAccepts = (source: string, flags: string, text: string): boolean => {
+    const result = recognize(compileGrammar(parseGrammar('regex', source, { flags })), encoder.encode(text));
+    return result.accepted && result.complete;
+  };
+  // Annex B forms (a lone ], \-) beside an astral character: the pair was two halves, and
+  // nothing matched.
+  it.each([
+    [']😀', '', ']😀'],
+    ['\\-\\ud83d\\ude00', '', '-😀'],
+    [']😀|a', '', 'a'],
+  ])('%s (flags %j) matches %s, as RegExp does', (source, flags, text) => {
+    expect(new RegExp(`^(?:${source})$`, flags).test(text)).toBe(true);
+    expect(regexAccepts(source, flags, text)).toBe(true);
+  });
+
+  it.each([
+    ['\\101😀', 'i'],
+    ['(?=a){1}a|😀+', ''],
+  ])('%s (flags %j), read otherwise with the u flag, is refused', (source, flags) => {
+    expect(() => parseGrammar('regex', source, { flags })).toThrow(/reads differently without the u flag/);
+  });
+
+  it('a negated class that may contain strings is invalid with the v flag, wherever it is', () => {
+    expect(() => new RegExp('(?:(?=a)[^a-b\\q{}]){0}x', 'v')).toThrow();
+    expect(() => parseGrammar('regex', '(?:(?=a)[^a-b\\q{}]){0}x', { flags: 'v' })).toThrow(/negated class may contain strings/);
+  });
+});

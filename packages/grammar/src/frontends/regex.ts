@@ -132,6 +132,7 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
   let ast: AST.Pattern;
   try {
     ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
+    if (unicodeSets) checkNegatedClasses(ast, offset);
   } catch (unicodeError) {
     if (unicodeSets) throw syntaxError(unicodeError, offset);
     if (flags.includes('u')) {
@@ -145,11 +146,25 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
       }
     }
     // Without the u flag, ECMAScript accepts Annex B forms such as a lone `{` or `\-`.
+    let plain: AST.Pattern;
     try {
-      return { ast: parser.parsePattern(pattern, 0, pattern.length, { unicode: false }), at };
+      plain = parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
     } catch {
       throw syntaxError(unicodeError, offset);
     }
+    // Read as code points, it must mean the same: with those forms spelled for the u flag,
+    // the same tree (a surrogate pair one character); else no surrogate in it at all.
+    const spelled = spellAnnexB(pattern);
+    if (spelled !== null) {
+      try {
+        const ast = parser.parsePattern(spelled.source, 0, spelled.source.length, { unicode: true });
+        if (shape(ast) === shape(plain)) return { ast, at: (index) => offset + (spelled.origin[index] ?? pattern.length) };
+      } catch {
+        // (Read only without the u flag: an octal escape, a quantified lookahead.)
+      }
+    }
+    if (hasSurrogates(plain)) throw readsDifferently(offset, pattern.length);
+    return { ast: plain, at };
   }
   // Characters are code points, as the u flag reads them; without it, a pattern must read
   // the same (`\p{L}` would be `p{L}`, `\u{41}` 41 u's, `[😀]` either half of a pair).
@@ -160,17 +175,63 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
     } catch {
       // (Read only with the u flag: a class range of astral characters, say.)
     }
-    if (plain === null || shape(plain) !== shape(ast))
-      throw new GrammarError(
-        'unsupported',
-        'this pattern reads differently without the u flag; give the u (or v) flag (flags: "u"; on the command line, --flags u)',
-        {
-          start: offset,
-          end: offset + pattern.length,
-        },
-      );
+    if (plain === null || shape(plain) !== shape(ast)) throw readsDifferently(offset, pattern.length);
   }
   return { ast, at };
+}
+
+// With the v flag, a negated class that may contain strings (of other than one character)
+// is an early error ECMAScript reports and the parser may miss (`[^a-b\\q{}]`).
+function checkNegatedClasses(ast: AST.Pattern, offset: number): void {
+  JSON.stringify(ast, (key, value: unknown) => {
+    if (key === 'parent') return undefined;
+    const node = value as AST.Node | null;
+    if ((node?.type === 'CharacterClass' || node?.type === 'ExpressionCharacterClass') && node.negate && mayContainStrings({ ...node, negate: false })) {
+      throw new GrammarError('syntax', `invalid regex: a negated class may contain strings (${node.raw})`, {
+        start: offset + node.start,
+        end: offset + node.end,
+      });
+    }
+    return value;
+  });
+}
+
+// ECMAScript's MayContainStrings of a class operand.
+function mayContainStrings(node: AST.Node): boolean {
+  switch (node.type) {
+    case 'ClassStringDisjunction':
+      return node.alternatives.some((a) => a.elements.length !== 1);
+    case 'CharacterSet':
+      return node.kind === 'property' && node.strings;
+    case 'CharacterClass':
+      return !node.negate && node.elements.some(mayContainStrings);
+    case 'ExpressionCharacterClass':
+      return !node.negate && mayContainStrings(node.expression);
+    case 'ClassIntersection':
+      return mayContainStrings(node.left) && mayContainStrings(node.right);
+    case 'ClassSubtraction':
+      return mayContainStrings(node.left);
+    default:
+      return false;
+  }
+}
+
+const readsDifferently = (offset: number, length: number): GrammarError =>
+  new GrammarError('unsupported', 'this pattern reads differently without the u flag; give the u (or v) flag (flags: "u"; on the command line, --flags u)', {
+    start: offset,
+    end: offset + length,
+  });
+
+// Whether a syntax tree read without the u flag has a surrogate in it (half of a pair, to it).
+function hasSurrogates(ast: AST.Pattern): boolean {
+  let found = false;
+  JSON.stringify(ast, (key, value: unknown) => {
+    if (key === 'parent') return undefined;
+    const node = value as { type?: string; value?: number } | null;
+    if (node?.type === 'Character' && node.value! >= 0xd800 && node.value! <= 0xdfff) found = true;
+    return value;
+  });
+  return found;
 }
 
 // A syntax tree as text, without positions or source: two readings of a pattern that print
