@@ -110,16 +110,40 @@ export function rootedRefs(root: unknown): unknown {
       throw error;
     }
   };
+  return rewriteSchemas(root, (entries, keys) => entries.map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rooted(v, keys) : v]));
+}
+
+// Keywords of later drafts: in a document of an earlier one they are unknown, annotations.
+// (Drafts 4 to 7 read `const`, `propertyNames` and the dependent keywords as later ones do.)
+const LATER_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
+  '4': ['if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'prefixItems'],
+  '7': ['minContains', 'maxContains', 'prefixItems'],
+  '2019-09': ['prefixItems'],
+  '2020-12': [],
+};
+
+/**
+ * The document without the keywords its draft does not have (`LATER_KEYWORDS`), so that the
+ * compiler and the validator of constants (which reads them in every draft) agree.
+ */
+export function withoutLaterKeywords(root: unknown): unknown {
+  const later = LATER_KEYWORDS[schemaDraft(root)];
+  let found = false;
+  walkSchemas(root, (node) => {
+    if (later.some((k) => Object.hasOwn(node, k))) found = true;
+  });
+  return found ? rewriteSchemas(root, (entries) => entries.filter(([k]) => !later.includes(k))) : root;
+}
+
+// A copy of the document whose schema objects' entries `entries` rewrites (given the
+// object's keys from the root); data (`const`, `enum`, …) is kept as it is.
+function rewriteSchemas(root: unknown, entries: (pairs: [string, unknown][], keys: readonly string[]) => [string, unknown][]): unknown {
   const rewrite = (node: unknown, keys: readonly string[], within: Within): unknown => {
     if (typeof node !== 'object' || node === null || within === 'data') return node;
     if (Array.isArray(node)) return node.map((item, i) => rewrite(item, [...keys, String(i)], 'schema'));
+    const pairs = Object.entries(node);
     // (Defined, not assigned: a name such as `__proto__` stays a name.)
-    return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => {
-        const inside = childWithin(within, k);
-        return [k, within === 'schema' && k === '$ref' && typeof v === 'string' ? rooted(v, keys) : rewrite(v, [...keys, k], inside)];
-      }),
-    );
+    return Object.fromEntries((within === 'schema' ? entries(pairs, keys) : pairs).map(([k, v]) => [k, rewrite(v, [...keys, k], childWithin(within, k))]));
   };
   return rewrite(root, [], 'schema');
 }
