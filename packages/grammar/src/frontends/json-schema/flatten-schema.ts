@@ -81,24 +81,19 @@ export class SchemaFlattener {
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k) && !(written && INTERNAL.has(k))) own[k] = v;
       localUnevaluated(own, schema, compiler.draft);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
-      // intersections keep every one (`then` and `else` without `if` assert nothing).
-      // (Draft 4 has no conditionals: there `if` is an unknown keyword.)
-      const conditional = schema.if !== undefined && compiler.draft !== '4';
-      let condition: Schema[] | undefined = conditional ? [schema.if as Schema, (schema.then ?? true) as Schema, (schema.else ?? true) as Schema] : undefined;
+      // intersections keep every one (`then` and `else` without `if` assert nothing). (Keywords
+      // a document's draft does not have are gone: `withoutLaterKeywords`.)
+      let condition: Schema[] | undefined =
+        schema.if !== undefined ? [schema.if as Schema, (schema.then ?? true) as Schema, (schema.else ?? true) as Schema] : undefined;
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
       const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
-      // (prefixItems is 2020-12's: before, an unknown keyword where a schema writes it — drafts
-      // 4 to 2019-09 spell a tuple as an items array; the compiler's own schemas use it in all.)
-      if (written && compiler.draft !== '2020-12') delete own.prefixItems;
       // (A format read as an annotation asserts nothing.)
       if (compiler.options.formats === 'annotate') delete own.format;
-      // `contains` as a witness of a list too (from draft 6; minContains and maxContains from
-      // 2019-09: before, they are unknown keywords, and draft 4 has no contains).
-      if (schema.contains !== undefined && compiler.draft !== '4') {
-        const counted = compiler.draft === '2019-09' || compiler.draft === '2020-12';
-        const min = counted ? (nonNegativeInt(schema.minContains, pointer, 'minContains') ?? 1) : 1;
-        const max = counted ? (nonNegativeInt(schema.maxContains, pointer, 'maxContains') ?? Infinity) : Infinity;
+      // `contains` as a witness of a list too.
+      if (schema.contains !== undefined) {
+        const min = nonNegativeInt(schema.minContains, pointer, 'minContains') ?? 1;
+        const max = nonNegativeInt(schema.maxContains, pointer, 'maxContains') ?? Infinity;
         // (minContains 0 and no maxContains: every array holds.)
         if (min > 0 || max < Infinity) own.__contains = [{ schema: schema.contains, from: 0, ...(min !== 1 && { min }), ...(max < Infinity && { max }) }];
       }

@@ -137,8 +137,8 @@ class TestReader {
       } else if (k === 'not') {
         parts.push(this.#not(this.read(v as Schema, at, depth + 1)));
       } else if (k === 'if' || k === 'then' || k === 'else') {
-        // (`if` with its `then` and `else`, which alone assert nothing; draft 4 has no `if`.)
-        if (k === 'if' && this.compiler.draft !== '4') parts.push(this.#conditional(schema, pointer, depth));
+        // (`if` with its `then` and `else`, which alone assert nothing.)
+        if (k === 'if') parts.push(this.#conditional(schema, pointer, depth));
       } else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') {
         const branches = (v as Schema[]).map((b, i) => this.read(b, pointerJoin(at, i), depth + 1));
         parts.push(k === 'allOf' ? this.#all(branches) : k === 'anyOf' ? this.#any(branches) : this.#one(branches));
