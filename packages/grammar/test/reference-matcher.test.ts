@@ -9,7 +9,9 @@ import { vocab } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const form = compileGrammar(parseGrammar('gbnf', 'root ::= "{\\"name\\": \\"" [a-z]+ "\\", \\"age\\": " [0-9]+ "}"\n'));
+// (The TypeScript matcher walks the whole 128k vocabulary for a mask: no time limit, a loaded
+// machine takes seconds.)
+const form = compileGrammar(parseGrammar('gbnf', 'root ::= "{\\"name\\": \\"" [a-z]+ "\\", \\"age\\": " [0-9]+ "}"\n'), { maxMaskMs: Infinity });
 
 function llamaEncoder(): (bytes: Uint8Array) => number[] {
   const tokenizer = loadTokenizer('llama3.1');
