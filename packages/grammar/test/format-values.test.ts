@@ -49,6 +49,8 @@ describe('constants under formats enforced in part', () => {
     [{ const: 'garbage', not: { format: 'url' } }, 'garbage', false],
     [{ const: 'x', not: { format: 'hasOwnProperty' } }, 'x', false],
     [{ const: 'x', format: 'hasOwnProperty' }, 'x', true],
+    [{ type: 'string', format: 'constructor' }, 'x', true],
+    [{ type: 'string', not: { format: 'toString' } }, 'x', false],
     // An ASCII host name is an idn-hostname.
     [{ const: 'example.com', format: 'idn-hostname' }, 'example.com', true],
     [{ const: 'example.com', not: { format: 'idn-hostname' } }, 'example.com', false],

@@ -130,8 +130,14 @@ const regexPattern = (depth: number): string => {
 // An email address whose domain's host names are `hostname`'s.
 const email = (hostname: string): string => `(?:${ATOM}(?:\\.${ATOM})*|"(?:[ !#-\\[\\]-~]|\\\\[ -~])*")@(?:${hostname}|\\[${IPV4}\\]|\\[IPv6:(?:${IPV6})\\])`;
 
+// A map looked up by names a schema writes: no prototype, so `constructor` or `toString` is
+// no entry.
+function byName<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}
+
 /** Regex source for each supported format, or undefined. */
-export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
+export const FORMAT_PATTERNS: Readonly<Record<string, string>> = byName({
   date: DATE,
   time: TIME,
   'date-time': `${DATE}[Tt]${TIME}`,
@@ -150,7 +156,7 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'relative-json-pointer': '(?:0|[1-9]\\d*)(?:#|(?:/(?:[^~/]|~[01])*)*)',
   'uri-template': `(?:${TEMPLATE_LITERAL}|${TEMPLATE_EXPRESSION})*`,
   regex: regexPattern(REGEX_DEPTH),
-};
+});
 
 /**
  * The formats whose language here is exactly the format's, so that its complement is the
@@ -166,7 +172,7 @@ export const EXACT_FORMATS = new Set(Object.keys(FORMAT_PATTERNS).filter((format
  * outside it is surely not in the format; one inside that the format's pattern refuses may be
  * (host names with an A-label, email addresses at them).
  */
-export const FORMAT_SUPERSETS: Readonly<Record<string, string>> = { hostname: ANY_HOSTNAME, email: email(ANY_HOSTNAME) };
+export const FORMAT_SUPERSETS: Readonly<Record<string, string>> = byName({ hostname: ANY_HOSTNAME, email: email(ANY_HOSTNAME) });
 
 /**
  * The formats a `not` can exclude: the exact ones (their complement), and those with a
@@ -304,7 +310,7 @@ function sortTriples(list: number[]): void {
 export const UNSUPPORTED_FORMATS = new Set(['idn-email', 'idn-hostname']);
 
 /** Of those, the formats their ASCII strings are in: an ASCII host name is an idn-hostname. */
-export const ASCII_TWINS: Readonly<Record<string, string>> = { 'idn-hostname': 'hostname', 'idn-email': 'email' };
+export const ASCII_TWINS: Readonly<Record<string, string>> = byName({ 'idn-hostname': 'hostname', 'idn-email': 'email' });
 
 /** Longest host name (RFC 1123), enforced beside the label pattern. */
 export const HOSTNAME_MAX_LENGTH = 253;
