@@ -132,7 +132,6 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
   let ast: AST.Pattern;
   try {
     ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: !unicodeSets, unicodeSets });
-    if (unicodeSets) checkNegatedClasses(ast, offset);
   } catch (unicodeError) {
     if (unicodeSets) throw syntaxError(unicodeError, offset);
     if (flags.includes('u')) {
@@ -166,6 +165,7 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
     if (hasSurrogates(plain)) throw readsDifferently(offset, pattern.length);
     return { ast: plain, at };
   }
+  if (unicodeSets) checkNegatedClasses(ast, offset);
   // Characters are code points, as the u flag reads them; without it, a pattern must read
   // the same (`\p{L}` would be `p{L}`, `\u{41}` 41 u's, `[😀]` either half of a pair).
   if (!unicodeSets && !flags.includes('u')) {
@@ -183,17 +183,15 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
 // With the v flag, a negated class that may contain strings (of other than one character)
 // is an early error ECMAScript reports and the parser may miss (`[^a-b\\q{}]`).
 function checkNegatedClasses(ast: AST.Pattern, offset: number): void {
-  JSON.stringify(ast, (key, value: unknown) => {
-    if (key === 'parent') return undefined;
-    const node = value as AST.Node | null;
-    if ((node?.type === 'CharacterClass' || node?.type === 'ExpressionCharacterClass') && node.negate && mayContainStrings({ ...node, negate: false })) {
-      throw new GrammarError('syntax', `invalid regex: a negated class may contain strings (${node.raw})`, {
-        start: offset + node.start,
-        end: offset + node.end,
-      });
-    }
-    return value;
-  });
+  const negated = findNode(
+    ast,
+    (node) => (node.type === 'CharacterClass' || node.type === 'ExpressionCharacterClass') && node.negate && mayContainStrings({ ...node, negate: false }),
+  );
+  if (negated !== undefined)
+    throw new GrammarError('invalid_regex', `invalid regex: a negated class may contain strings (${negated.raw})`, {
+      start: offset + negated.start,
+      end: offset + negated.end,
+    });
 }
 
 // ECMAScript's MayContainStrings of a class operand.
@@ -223,12 +221,16 @@ const readsDifferently = (offset: number, length: number): GrammarError =>
   });
 
 // Whether a syntax tree read without the u flag has a surrogate in it (half of a pair, to it).
-function hasSurrogates(ast: AST.Pattern): boolean {
-  let found = false;
-  JSON.stringify(ast, (key, value: unknown) => {
-    if (key === 'parent') return undefined;
-    const node = value as { type?: string; value?: number } | null;
-    if (node?.type === 'Character' && node.value! >= 0xd800 && node.value! <= 0xdfff) found = true;
+const hasSurrogates = (ast: AST.Pattern): boolean =>
+  findNode(ast, (node) => node.type === 'Character' && node.value >= 0xd800 && node.value <= 0xdfff) !== undefined;
+
+// The first node of a syntax tree (depth first) that `test` holds for.
+function findNode(root: AST.Node, test: (node: AST.Node) => boolean): AST.Node | undefined {
+  let found: AST.Node | undefined;
+  JSON.stringify(root, (key, value: unknown) => {
+    if (key === 'parent' || found !== undefined) return undefined;
+    const node = value as AST.Node | null;
+    if (typeof node?.type === 'string' && test(node)) found = node;
     return value;
   });
   return found;
