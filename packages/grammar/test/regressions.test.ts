@@ -420,6 +420,8 @@ describe("prefixItems is 2020-12's (minContains 2019-09's, if and contains draft
     [{ $schema: 'http://json-schema.org/draft-07/schema#', const: [0], not: { prefixItems: [{ const: 1 }] } }, '[0]', false],
     [{ $schema: 'http://json-schema.org/draft-07/schema#', const: [1], not: { contains: { const: 1 }, minContains: 2 } }, '[1]', false],
     [{ $schema: 'http://json-schema.org/draft-04/schema#', const: 1, not: { if: { const: 1 }, then: false } }, '1', false],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', const: { a: 1 }, not: { unevaluatedProperties: false } }, '{"a":1}', false],
+    [{ $schema: 'http://json-schema.org/draft-07/schema#', const: [1], not: { unevaluatedItems: false } }, '[1]', false],
   ] as const)('%j on %s', (schema, text, expected) => {
     expect(schemaAccepts(schema, text)).toBe(expected);
   });

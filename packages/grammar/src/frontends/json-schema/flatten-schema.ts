@@ -79,7 +79,7 @@ export class SchemaFlattener {
       // (A written keyword named like one of the compiler's own is an annotation: dropped.)
       const written = compiler.written(schema);
       for (const [k, v] of Object.entries(schema)) if (!['allOf', '$ref', 'if', 'then', 'else'].includes(k) && !(written && INTERNAL.has(k))) own[k] = v;
-      localUnevaluated(own, schema, compiler.draft);
+      localUnevaluated(own, schema);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing). (Keywords
       // a document's draft does not have are gone: `withoutLaterKeywords`.)
@@ -255,13 +255,9 @@ const IN_PLACE = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSch
 
 // unevaluatedProperties / unevaluatedItems of a schema no in-place subschema evaluates
 // anything for: what its own properties and items leave, additionalProperties and the items
-// past the prefix (nothing when those are set). Before 2019-09 they are unknown keywords.
-function localUnevaluated(own: Record<string, unknown>, schema: SchemaObject, draft: string): void {
-  if (draft === '4' || draft === '7') {
-    delete own.unevaluatedProperties;
-    delete own.unevaluatedItems;
-    return;
-  }
+// past the prefix (nothing when those are set). (Before 2019-09 they are unknown keywords,
+// gone from the document: `withoutLaterKeywords`.)
+function localUnevaluated(own: Record<string, unknown>, schema: SchemaObject): void {
   if (IN_PLACE.some((k) => schema[k] !== undefined)) return;
   if (own.unevaluatedProperties !== undefined) {
     own.additionalProperties ??= own.unevaluatedProperties;

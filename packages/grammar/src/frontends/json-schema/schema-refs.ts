@@ -116,8 +116,8 @@ export function rootedRefs(root: unknown): unknown {
 // Keywords of later drafts: in a document of an earlier one they are unknown, annotations.
 // (Drafts 4 to 7 read `const`, `propertyNames` and the dependent keywords as later ones do.)
 const LATER_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
-  '4': ['if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'prefixItems'],
-  '7': ['minContains', 'maxContains', 'prefixItems'],
+  '4': ['if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
+  '7': ['minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
   '2019-09': ['prefixItems'],
   '2020-12': [],
 };
