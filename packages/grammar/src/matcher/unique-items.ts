@@ -998,12 +998,12 @@ class StringReader {
 // The reader of no string (outside strings, until one begins).
 const DONE_READER = new StringReader(false);
 
-// The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
-// items (a frame's `seen` is replaced, never changed).
 // A name's entry in a name-keyed map, if the map's own (an instance may name a member
 // `constructor` or `__proto__`, which every object inherits).
 const own = <T>(map: Readonly<Record<string, T>>, name: string): T | undefined => (Object.hasOwn(map, name) ? map[name] : undefined);
 
+// The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
+// items (a frame's `seen` is replaced, never changed).
 const decoded = new WeakMap<readonly string[], readonly string[]>();
 
 function earlierStrings(seen: readonly string[]): readonly string[] {

@@ -180,13 +180,11 @@ export const FORMAT_SUPERSETS: Readonly<Record<string, string>> = byName({ hostn
  */
 export const COMPLEMENTED_FORMATS = new Set([...EXACT_FORMATS, ...Object.keys(FORMAT_SUPERSETS)]);
 
-const supersetRegexes = new Map<string, RegExp>();
-
 /**
- * Whether a string the pattern of `format` refuses is in the format anyway: false (surely
- * not: every format but those enforced only in part), true (a regex ECMAScript reads with
- * and without the u flag) or undefined (not known: in the format's superset; a regex only
- * one of the two reads; any string of an idn- format but its ASCII twin's).
+ * Whether a string the pattern of `format` refuses is in the format anyway, for the formats
+ * with no superset: false (surely not: every other format), true (a regex ECMAScript reads
+ * with and without the u flag) or undefined (not known: a regex only one of the two reads;
+ * any string of an idn- format but its ASCII twin's).
  */
 export function formatAnswer(format: string, value: string): boolean | undefined {
   if (format === 'regex') {
@@ -200,12 +198,7 @@ export function formatAnswer(format: string, value: string): boolean | undefined
     });
     return reads[0] === reads[1] ? reads[0] : undefined;
   }
-  if (UNSUPPORTED_FORMATS.has(format)) return undefined;
-  const superset = FORMAT_SUPERSETS[format];
-  if (superset === undefined) return false;
-  let regex = supersetRegexes.get(format);
-  if (regex === undefined) supersetRegexes.set(format, (regex = new RegExp(`^(?:${superset})$`, 'u')));
-  return regex.test(value) && (format !== 'hostname' || value.length <= HOSTNAME_MAX_LENGTH) ? undefined : false;
+  return UNSUPPORTED_FORMATS.has(format) ? undefined : false;
 }
 
 /** The formats whose pattern ends in a time: it may also end in `leapSecondTimes()`. */

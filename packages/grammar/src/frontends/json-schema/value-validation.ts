@@ -8,8 +8,8 @@ import { GrammarError } from '../../grammar-error.ts';
 import { matchesBytes } from '../../ir/byte-regex.ts';
 import { spellAnnexB } from '../regex.ts';
 import { jsonStringBytes } from './json-strings.ts';
-import { ASCII_TWINS, FORMAT_PATTERNS, formatAnswer, UNSUPPORTED_FORMATS } from './string-formats.ts';
-import { formatRegex } from './string-schema.ts';
+import { ASCII_TWINS, FORMAT_PATTERNS, FORMAT_SUPERSETS, formatAnswer, UNSUPPORTED_FORMATS } from './string-formats.ts';
+import { formatOrSuperset, formatRegex } from './string-schema.ts';
 import { InvalidSchemaError, SchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { witnessCounts, type MemberSide, type MemberWitness, type SchemaObject, type Witness } from './schema-keywords.ts';
@@ -106,13 +106,19 @@ function withOwnFormats<T>(compiler: SchemaCompiler, pointer: string, answers: U
 
 // Whether string `value` is in `format` as the grammar reads it: by the format's regex (an
 // idn- format's ASCII strings by its ASCII twin's); one the regex refuses that may still be in
-// it (`formatAnswer`) by its answer in `answers`. An annotation always holds.
+// it (inside its superset, `formatOrSuperset`, or as `formatAnswer` says) by its answer in
+// `answers`. An annotation always holds.
 function formatHolds(compiler: SchemaCompiler, format: string, value: string, pointer: string, answers: UndecidedAnswers): boolean {
   const ascii = ASCII_TWINS[format] ?? format;
   if (compiler.options.formats === 'annotate' || FORMAT_PATTERNS[ascii] === undefined) return true;
-  const regex = formatRegex(compiler, ascii, pointer);
-  if (regex === null || matchesBytes(regex, jsonStringBytes(value).subarray(1, -1))) return true;
-  const answer = formatAnswer(format, value);
+  const content = jsonStringBytes(value).subarray(1, -1);
+  if (matchesBytes(formatRegex(compiler, ascii, pointer)!, content)) return true;
+  const answer =
+    FORMAT_SUPERSETS[format] === undefined
+      ? formatAnswer(format, value)
+      : matchesBytes(formatOrSuperset(compiler, format, pointer)!, content)
+        ? undefined
+        : false;
   if (answer !== undefined) return answer;
   const key = `${format}\u0000${value}`;
   let index = answers.strings.get(key);
