@@ -614,7 +614,7 @@ class ThinkConstraint implements ActiveConstraint {
     if (!this.#thinking) return this.#inner.commitBytes(bytes);
     const rest = this.#afterTrigger(bytes);
     if (rest === null) {
-      const joined = concat(this.#tail, bytes);
+      const joined = concatBytes(this.#tail, bytes);
       this.#tail = joined.slice(Math.max(0, joined.length - (this.#trigger.length - 1)));
       return true;
     }
@@ -628,7 +628,7 @@ class ThinkConstraint implements ActiveConstraint {
 
   // The bytes of `bytes` after the first trigger occurrence in tail + bytes, or null if none.
   #afterTrigger(bytes: Uint8Array): Uint8Array | null {
-    const text = concat(this.#tail, bytes);
+    const text = concatBytes(this.#tail, bytes);
     const trigger = this.#trigger;
     outer: for (let i = 0; i + trigger.length <= text.length; i++) {
       for (let j = 0; j < trigger.length; j++) if (text[i + j] !== trigger[j]) continue outer;
@@ -638,7 +638,8 @@ class ThinkConstraint implements ActiveConstraint {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+/** `a` then `b` (`b` itself when `a` is empty). */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
   const out = new Uint8Array(a.length + b.length);
   out.set(a);

@@ -11,7 +11,7 @@
  */
 import { bitsetAdd, bitsetWords, brleAllows, brleCount, brleFromBitset, type Brle, type VocabIndex } from '@sieve/format';
 import type { Kernel } from '@sieve/kernel';
-import type { ActiveConstraint } from './constraints.ts';
+import { concatBytes, type ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
 import type { ModelSequence } from './model.ts';
 import {
@@ -232,14 +232,40 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     proof = next;
     return true;
   };
+  // During healing the budget holds through `healProof`, a spelling of the healed bytes left
+  // and a completion after them, found again at every healing step: a healing token fits when
+  // it is the proof's first, or a prefix of the healed bytes after which the rest of the proof
+  // is spelled in the tokens left, or an extension after whose extra bytes a completion is.
+  let healProof: Proof | null = null;
+  const healingFits = (token: number, heal: Uint8Array, proof: Proof): boolean => {
+    if (token === proof.tokens[0]) return true;
+    const bytes = vocabIndex.tokenBytes(token);
+    const left = options.maxTokens - tokens.length - 1;
+    if (bytes.length <= heal.length) return proofWithin(proof.bytes.subarray(bytes.length), left) !== null;
+    const extra = bytes.subarray(heal.length);
+    if (startsWith(proof.bytes, bytes) && proofWithin(proof.bytes.subarray(bytes.length), left) !== null) return true;
+    const probe = constraint.fork();
+    try {
+      const completion = probe.commitBytes(extra) ? probe.completion() : null;
+      return completion !== null && proofWithin(completion, left) !== null;
+    } finally {
+      probe.dispose();
+    }
+  };
   const output = new OutputText(vocabIndex);
   const logprobs: TokenLogprob[] | null = options.logprobs === null ? null : [];
   const tokenText = (id: number): string => new TextDecoder().decode(vocabIndex.tokenBytes(id));
   const tokenBytes = (id: number): Uint8Array => vocabIndex.tokenBytes(id).slice();
 
-  // Token healing: give the last prompt token back, so the first output token may extend it.
+  // Token healing: give the last prompt token back, so the first output token may extend it
+  // — unless the output then no longer fits in the budget where it would without healing.
   let prompt = options.promptTokens;
   let heal = options.tokenHealing ? healableBytes(prompt, vocabIndex, constraint) : null;
+  if (heal !== null) {
+    const completion = constraint.completion();
+    if (completion !== null && proofWithin(concatBytes(heal, completion), options.maxTokens) === null && proofWithin(completion, options.maxTokens) !== null)
+      heal = null;
+  }
   if (heal !== null) prompt = prompt.slice(0, -1);
   output.skip(heal?.length ?? 0);
   const healed = new TextDecoder().decode(heal ?? new Uint8Array(0));
@@ -300,6 +326,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (proof === null && heal === null) {
       const completion = constraint.completion();
       proof = completion === null ? null : proofWithin(completion, options.maxTokens - tokens.length);
+    } else if (heal !== null) {
+      const completion = constraint.completion();
+      healProof = completion === null ? null : proofWithin(concatBytes(heal, completion), options.maxTokens - tokens.length);
     }
 
     // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
@@ -402,6 +431,17 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         token = proof.tokens[0]!;
         if (!commitToken(token)) throw new Error(`internal: the budget's proof token ${token} was refused`);
         committed = true;
+        break;
+      }
+    } else if (healProof !== null) {
+      for (let refused = 1; token >= 0 && !healingFits(token, heal, healProof); refused++) {
+        budgetRejections++;
+        logits[token] = -Infinity;
+        if (refused < MAX_BUDGET_REJECTIONS) {
+          token = sampleToken(logits, options.sampling, rng, allowed);
+          continue;
+        }
+        token = healProof.tokens[0]!;
         break;
       }
     }
@@ -512,7 +552,7 @@ function spell(bytes: Uint8Array, context: DecodeContext, excluded: (token: numb
 }
 
 /** `bytes` written by the longest token at each point (none excluded), or null where none can. */
-function greedySpelling(bytes: Uint8Array, vocab: VocabIndex, excluded: (token: number) => boolean): number[] | null {
+export function greedySpelling(bytes: Uint8Array, vocab: VocabIndex, excluded: (token: number) => boolean): number[] | null {
   const tokens: number[] = [];
   for (let at = 0; at < bytes.length;) {
     const { token, length } = vocab.longestTokenAt(bytes, at);

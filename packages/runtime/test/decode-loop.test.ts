@@ -2,7 +2,7 @@
 // composition, custom constraints, think-then-constrain, stops, token healing, the
 // distribution masked sampling draws from, and the engine's APIs and errors.
 import { brleAllowedIds, brleFromBitset, bitsetAdd, bitsetWords, VocabIndex } from '@sieve/format';
-import { InvalidSchemaError } from '@sieve/grammar';
+import { InvalidSchemaError, Matcher } from '@sieve/grammar';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -12,7 +12,7 @@ import { activate, Grammar, keptCompletions, type ConstraintContext } from '../s
 import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
 import { beamSearch } from '../src/beam-search.ts';
 import type { ChatCompletionChunk } from '../src/chat-completions.ts';
-import { decode, type DecodeOptions } from '../src/decode-loop.ts';
+import { decode, greedySpelling, type DecodeOptions } from '../src/decode-loop.ts';
 import { InThreadEngine } from '../src/engine.ts';
 import { DeadEndError, NotLoadedError } from '../src/errors.ts';
 import { loadModel, type LoadedModel, type LoadProgress, type ModelSequence } from '../src/model.ts';
@@ -387,6 +387,30 @@ describe('token healing', () => {
     const asked = await engine.generate({ messages, chatTemplate, sampling: { temperature: 0 }, maxTokens: 6, tokenHealing: true });
     expect(chat.healed).toBe('');
     expect(asked.healed.length).toBeGreaterThan(0);
+  });
+
+  it('keeps the budget’s promise: where the shortest output fits in maxTokens, the output is complete', async () => {
+    // A healing token may write bytes the output then has to complete ("ti" → " tim"), and
+    // giving a token back costs one: the loop declines healing where only then the shortest
+    // output (spelled by the longest tokens) would no longer fit, and checks healing tokens
+    // against a completion that fits, as it checks every token after them.
+    let healedWithRefusals = 0;
+    for (const regex of ['a|b', 'x1', '[a-z]+\\.', '[0-9]{2,4}', ' (yes|no)', 'me|[a-z]{3}']) {
+      const grammar = new Grammar({ type: 'regex', grammar: regex });
+      const matcher = new Matcher(grammar.compiled, vocabIndex);
+      const shortest = greedySpelling(matcher.shortestCompletion()!, vocabIndex, () => false)!.length;
+      grammar.dispose();
+      for (const prompt of ['Once upon a ti', 'She was very ha', 'Tom had a b'])
+        for (let maxTokens = shortest; maxTokens <= shortest + 2; maxTokens++)
+          for (const seed of [1, 2, 3, 4]) {
+            const sampling = { temperature: 1.5, seed };
+            const result = await engine.generate({ prompt, constraint: Regex(regex), sampling, maxTokens, tokenHealing: true });
+            expect(result, `${regex} after ${JSON.stringify(prompt)} in ${maxTokens}`).toMatchObject({ complete: true });
+            expect(result.text).toMatch(new RegExp(`^(?:${regex})$`));
+            if (result.healed !== '' && result.stats.budgetRejections > 0) healedWithRefusals++;
+          }
+    }
+    expect(healedWithRefusals).toBeGreaterThan(0);
   });
 
   it('under a grammar, the healed token carries grammar bytes that the grammar checks', async () => {
