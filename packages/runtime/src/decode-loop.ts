@@ -451,7 +451,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (fromIndex) indexedMasks++;
     if (token < 0)
       throw new DeadEndError(
-        `no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`,
+        tokens.length === 0
+          ? 'no token is allowed at the start: the constraint admits no output (a JSON Schema no value satisfies, such as false or bounds that contradict each other, a grammar that matches nothing, or every token it needs banned)'
+          : `no token is allowed after ${tokens.length} generated tokens (${JSON.stringify(output.text([]))}): the constraint admits no continuation`,
       );
 
     // 5. Commit.

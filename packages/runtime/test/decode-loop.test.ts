@@ -301,6 +301,14 @@ describe('composition and custom constraints', () => {
   it('a constraint that allows nothing is a dead end, reported', async () => {
     const none: Constraint = { step: () => Uint32Array.of(vocabIndex.tokenCount) };
     await expect(engine.generate({ prompt: PROMPT, constraint: none, maxTokens: 3 })).rejects.toBeInstanceOf(DeadEndError);
+    // A schema no value satisfies compiles (as `false` does) and says so at the first step.
+    for (const schema of [
+      { type: 'string', minLength: 2, maxLength: 1 },
+      { type: 'string', format: 'uuid', maxLength: 27 },
+    ])
+      await expect(engine.generate({ prompt: PROMPT, constraint: JsonSchema(schema), maxTokens: 3 })).rejects.toThrow(
+        /at the start: the constraint admits no output/,
+      );
   });
 
   it('LogitBias pushes a token up; -Infinity bans it', async () => {
