@@ -21,6 +21,7 @@
  * agree with them); a member that is such an object itself is followed the same way, with
  * the values it may not take for earlier items as its earlier items.
  */
+import { ownName } from '../own-names.ts';
 import { matchesBytes, type ByteRegex } from '../ir/byte-regex.ts';
 import {
   endlessMember,
@@ -342,13 +343,13 @@ export class UniqueItems {
   #inReadArray(): boolean {
     const top = this.#stack[this.#stack.length - 1]!;
     const owner = this.#stack[this.#stack.length - 2];
-    const member = owner?.closed ? own(owner.closed.members, owner.key) : undefined;
+    const member = owner?.closed ? ownName(owner.closed.members, owner.key) : undefined;
     return top.array && member !== undefined && (listedOf(member).length > 0 || member.boundedArrays !== undefined);
   }
 
   // Whether the object item on top writes a member's string of endlessly many completions.
   #inEndlessString(items: ClosedObjectItems): boolean {
-    return this.#mode === STRING && !this.#name && own(items.members, this.#stack[this.#stack.length - 1]!.key)?.strings === 'endless';
+    return this.#mode === STRING && !this.#name && ownName(items.members, this.#stack[this.#stack.length - 1]!.key)?.strings === 'endless';
   }
 
   /**
@@ -438,7 +439,7 @@ export class UniqueItems {
         captureAt = this.#capture.length - 1;
       }
       // An object item of named members only, or a member's value that is one in such an object.
-      const member = !top?.array && top?.closed ? own(top.closed.members, top.key)?.object : undefined;
+      const member = !top?.array && top?.closed ? ownName(top.closed.members, top.key)?.object : undefined;
       const closed = b !== 0x7b ? null : (captureAt >= 0 && this.#table.states[top!.path]!.objectItems) || member || null;
       const names = b === 0x7b && path >= 0 && this.#table.states[path]!.distinctKeys === true ? [] : null;
       this.#stack.push({ array: b === 0x5b, path, items: 0, key: '', seen: [], captureAt, closed, written: {}, valueAt: -1, names });
@@ -575,14 +576,16 @@ function objectEndsAnew(
       if (!variantHolds(v, written, next)) return false;
       const shape = v.items;
       if (shape === undefined) return true;
-      const held = agree.filter((e) => [...e].every(([name, value]) => Object.hasOwn(shape.members, name) && (own(v.tells, name)?.includes(value) ?? true)));
+      const held = agree.filter((e) =>
+        [...e].every(([name, value]) => Object.hasOwn(shape.members, name) && (ownName(v.tells, name)?.includes(value) ?? true)),
+      );
       return objectEndsAnew(shape, held, written, next);
     });
   const unwritten = Object.keys(items.members).filter((name) => !Object.hasOwn(written, name));
   // Whether a member `name`, from `value`, may end as a value after which some way to finish
   // is new.
   const valueEndsAnew = (name: string, value: ValueSoFar): boolean => {
-    const member = own(items.members, name)!;
+    const member = ownName(items.members, name)!;
     if (value.kind === 'none' ? endlessMember(member) : value.kind === 'string' && member.strings === 'endless') return true;
     const rest = unwritten.filter((n) => n !== name);
     // (A member left with endlessly many values is a way out after any value.)
@@ -614,9 +617,9 @@ function objectEndsAnew(
 // have, or may still take, a value it allows.
 function variantHolds(v: ObjectVariant, written: Readonly<Record<string, string>>, next: ObjectNext): boolean {
   const mayHave = (name: string): boolean => v.items === undefined || Object.hasOwn(v.items.members, name);
-  if (!Object.entries(written).every(([name, value]) => mayHave(name) && (own(v.tells, name)?.includes(value) ?? true))) return false;
+  if (!Object.entries(written).every(([name, value]) => mayHave(name) && (ownName(v.tells, name)?.includes(value) ?? true))) return false;
   if (next.kind !== 'value') return true;
-  const allowed = own(v.tells, next.name);
+  const allowed = ownName(v.tells, next.name);
   if (allowed === undefined) return mayHave(next.name);
   const value = next.value;
   return allowed.some((c) =>
@@ -1000,8 +1003,6 @@ const DONE_READER = new StringReader(false);
 
 // A name's entry in a name-keyed map, if the map's own (an instance may name a member
 // `constructor` or `__proto__`, which every object inherits).
-const own = <T>(map: Readonly<Record<string, T>>, name: string): T | undefined => (Object.hasOwn(map, name) ? map[name] : undefined);
-
 // The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
 // items (a frame's `seen` is replaced, never changed).
 const decoded = new WeakMap<readonly string[], readonly string[]>();

@@ -5,6 +5,7 @@
  * (`unique-paths.ts`); items one of which must hold a schema (`contains`,
  * the complement of `items`) as rules that count the witnesses found.
  */
+import { defineName, ownName } from '../../own-names.ts';
 import { rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { endlessMember, expr, type ClosedMember, type ClosedObjectItems, type Expr } from '../../ir/grammar-ir.ts';
 import { enumValues } from './enum-schema.ts';
@@ -21,8 +22,6 @@ import {
   lowerBound,
   nonNegativeInt,
   memberNeeds,
-  ownName,
-  defineName,
   requiredLists,
   type Schema,
   type SchemaObject,

@@ -5,6 +5,7 @@
  * ranges and required properties; what cannot be proven goes the general way (each branch
  * less the others, `negate-schema.ts`).
  */
+import { ownName } from '../../own-names.ts';
 import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import type { Bound } from './numbers.ts';
 import { jsonEqual, mergeSchemas } from './merge-schemas.ts';
@@ -15,7 +16,6 @@ import {
   KIND_KEYWORDS,
   KIND_SPECIFIC,
   lowerBound,
-  ownName,
   upperBound,
   type JsonType,
   type Schema,

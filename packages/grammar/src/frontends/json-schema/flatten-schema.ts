@@ -5,6 +5,7 @@
  * repeat; a closed object's patterns that name finitely many members become those names
  * (`namedPatterns`).
  */
+import { defineName } from '../../own-names.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { kindTest } from './kind-tests.ts';
 import { mergeSchemas } from './merge-schemas.ts';
@@ -12,7 +13,7 @@ import { namedPatterns } from './pattern-names.ts';
 import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { defineName, INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
 const MAX_CONJUNCT_DEPTH = 50;

@@ -4,7 +4,8 @@
  * accepts exactly the instances both sides accept, or the merge reports what it cannot keep
  * exact.
  */
-import { ALL_TYPES, ANNOTATIONS, defineName, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
+import { defineName } from '../../own-names.ts';
+import { ALL_TYPES, ANNOTATIONS, KNOWN, matchingSchemas, memberSides, typeList, type MemberSide, type SchemaObject } from './schema-keywords.ts';
 
 /** Deep equality of JSON values (numbers by value, objects regardless of key order). */
 export function jsonEqual(a: unknown, b: unknown): boolean {

@@ -11,12 +11,12 @@
  * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
+import { defineName } from '../../own-names.ts';
 import { discriminatorCases, provablyDisjoint } from './disjoint-branches.ts';
 import { constantsOf, jsonEqual, mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import {
   allowedTypes,
-  defineName,
   isAssertion,
   KEY_KEYWORDS,
   lowerBound,

@@ -6,9 +6,10 @@
  * schemas are conditionals (`if: {required: [name]}, then: schema`), split off when a schema
  * is flattened (`dependentConditions`).
  */
+import { defineName } from '../../own-names.ts';
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { defineName, KNOWN, type SchemaObject } from './schema-keywords.ts';
+import { KNOWN, type SchemaObject } from './schema-keywords.ts';
 
 /** What an object's dependency keywords require of its members. */
 export interface PropertyDependencies {

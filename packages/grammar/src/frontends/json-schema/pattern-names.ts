@@ -5,11 +5,12 @@
  * intersection of its declared schema and the schemas of the patterns it matches: every
  * member is then tracked by name, so names stay distinct and `minProperties` counts them.
  */
+import { defineName } from '../../own-names.ts';
 import { GrammarError } from '../../grammar-error.ts';
 import { DEAD, LexerDfa } from '../../lexer/lexer-dfa.ts';
 import { DEFAULT_LIMITS } from '../../limits.ts';
 import { regexToByteRegex } from '../regex.ts';
-import { defineName, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { type Schema, type SchemaObject } from './schema-keywords.ts';
 
 /** Most names the patterns of a closed object may match for them to become properties. */
 export const MAX_PATTERN_NAMES = 64;

@@ -6,21 +6,12 @@
  * they allow no other values (`candidatesExact`); objects only in a schema without branches
  * (the candidates of a oneOf may stand for more objects than it allows).
  */
+import { ownName } from '../../own-names.ts';
 import { matchesSomething } from '../../lexer/lexer-dfa.ts';
 import { enumValues } from './enum-schema.ts';
 import { candidates, candidatesExact } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import {
-  allowedTypes,
-  isAssertion,
-  KIND_KEYWORDS,
-  KIND_SPECIFIC,
-  memberNeeds,
-  ownName,
-  requiredLists,
-  type Schema,
-  type SchemaObject,
-} from './schema-keywords.ts';
+import { allowedTypes, isAssertion, KIND_KEYWORDS, KIND_SPECIFIC, memberNeeds, requiredLists, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { stringContent } from './string-schema.ts';
 
 // Most DFA states the proof that a string schema matches something may build.

@@ -4,6 +4,7 @@
  * (types, counts, numeric bounds, patternProperties) that refuse a value of the wrong kind
  * with an `InvalidSchemaError` at its place.
  */
+import { defineName, ownName } from '../../own-names.ts';
 import type { Bound } from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 
@@ -72,19 +73,6 @@ export interface Witness {
   readonly from: number;
   readonly min?: number;
   readonly max?: number;
-}
-
-/**
- * Sets member `name` of a name-keyed map as the map's own property: a member may be named
- * `__proto__`, which assigned would become the map's prototype instead of a key.
- */
-export function defineName<T>(map: Record<string, T>, name: string, value: T): void {
-  Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
-}
-
-/** Member `name` of a name-keyed map, if the map has it as its own (`constructor` or `__proto__` are inherited otherwise). */
-export function ownName<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
-  return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
 }
 
 /** Keywords about the members of an object that no name of `properties` tracks. */
