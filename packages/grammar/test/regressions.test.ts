@@ -115,6 +115,69 @@ describe('integer spelling follows the declared draft', () => {
   });
 });
 
+describe('draft 3 documents are read in draft 3', () => {
+  // Draft 3's own keywords (a property's boolean `required`, `divisibleBy`, `extends`, `type`
+  // lists with schemas and `any`, `disallow`, a dependency on one name) were ignored, and
+  // later keywords read: `required: true` accepted `{}`. The verdicts are Python jsonschema's
+  // Draft3Validator's (ajv has no draft 3).
+  const draft3 = (schema: object): object => ({ $schema: 'http://json-schema.org/draft-03/schema#', ...schema });
+  it.each([
+    [
+      { type: 'object', properties: { a: { type: 'string', required: true }, b: { type: 'integer' } } },
+      ['{"a":"x"}', '{"a":"x","b":2}'],
+      ['{}', '{"b":1}', '{"a":1}', '{"a":"x","b":1.5}'],
+    ],
+    [{ type: 'number', divisibleBy: 2 }, ['2', '4', '-6'], ['3', '5']],
+    [{ type: 'number', divisibleBy: 0.5 }, ['1.5', '2'], ['1.25']],
+    [{ type: 'object', extends: { properties: { a: { required: true } } } }, ['{"a":1}'], ['{}']],
+    [{ extends: [{ type: 'string' }, { maxLength: 2 }] }, ['"ab"'], ['"abc"', '1']],
+    [{ type: ['string', { type: 'object', properties: { x: { type: 'integer', required: true } } }] }, ['"s"', '{"x":1}'], ['{}', '1', 'null']],
+    [{ type: [{ enum: [1, 2] }, { enum: ['a'] }] }, ['1', '2', '"a"'], ['3', '"b"']],
+    [{ type: ['null', 'any'] }, ['1', 'null', '{}'], []],
+    [{ disallow: ['string', { type: 'integer', minimum: 3 }] }, ['1', '2.5'], ['"a"', '4']],
+    [{ disallow: 'any' }, [], ['1', '"a"']],
+    [
+      { type: 'object', dependencies: { a: 'b', c: ['d', 'e'], f: { properties: { g: { type: 'string' } } } } },
+      ['{"a":1,"b":1}', '{"c":1,"d":1,"e":1}', '{"f":1,"g":"x"}', '{}'],
+      ['{"a":1}', '{"c":1,"d":1}', '{"f":1,"g":2}'],
+    ],
+    // Keywords draft 3 does not have are unknown there.
+    [
+      { allOf: [{ type: 'string' }], anyOf: [{ type: 'null' }], oneOf: [{ type: 'null' }], not: {}, minProperties: 3, const: 1, multipleOf: 7 },
+      ['1', '"a"', '{}', 'null'],
+      [],
+    ],
+    [{ type: 'object', required: ['a'], properties: { b: { required: false } } }, ['{}', '{"b":1}'], []],
+    [{ type: 'integer' }, ['1'], ['1.0', '1.5', '"1"']],
+    [{ type: 'number', minimum: 1, exclusiveMinimum: true, maximum: 3 }, ['1.1', '3'], ['1', '3.1']],
+    [
+      { type: 'array', items: { type: 'object', properties: { id: { required: true } } }, uniqueItems: true },
+      ['[]', '[{"id":1}]'],
+      ['[{}]', '[{"id":1},{"id":1}]'],
+    ],
+    // `required` is read where the property's schema is written, not where its `$ref` leads.
+    [
+      { properties: { a: { $ref: '#/definitions/r', required: true } }, definitions: { r: { type: 'string', required: true } } },
+      ['{"a":"x"}', '1'],
+      ['{}', '{"a":1}'],
+    ],
+    [{ properties: { a: { $ref: '#/definitions/r' } }, definitions: { r: { properties: { z: { required: true } } } } }, ['{}', '{"a":{"z":1}}'], ['{"a":{}}']],
+    [
+      { patternProperties: { '^x': { type: 'integer', extends: { minimum: 2 } } }, additionalProperties: { type: 'string' } },
+      ['{"x1":3}', '{"y":"s"}'],
+      ['{"x1":1}', '{"y":1}'],
+    ],
+    [
+      JSON.parse('{"properties": {"__proto__": {"required": true, "type": "string"}, "constructor": {"required": true}}}') as object,
+      ['{"__proto__":"x","constructor":1}'],
+      ['{}', '{"constructor":1}', '{"__proto__":1,"constructor":1}'],
+    ],
+  ])('%j', (schema, valid, invalid) => {
+    for (const text of valid) expect(schemaAccepts(draft3(schema), text), text).toBe(true);
+    for (const text of invalid) expect(schemaAccepts(draft3(schema), text), text).toBe(false);
+  });
+});
+
 describe("a pattern's complement keeps string content JSON's", () => {
   // `not: {pattern}` is a complement over bytes: without the length conjunct beside it the
   // string could run on past its closing quote, so the object after it never completed

@@ -22,7 +22,8 @@ import { expr, type GrammarIR } from '../../ir/grammar-ir.ts';
 import type { JsonRepetition, JsonWhitespace } from '../json.ts';
 import { pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
 import { SchemaCompiler } from './schema-compiler.ts';
-import { rootedRefs, withoutLaterKeywords } from './schema-refs.ts';
+import { inDeclaredDraft } from './schema-drafts.ts';
+import { rootedRefs } from './schema-refs.ts';
 import { uniqueArrayPaths } from './unique-paths.ts';
 import type { Schema } from './schema-keywords.ts';
 import { jsonSchemaOf } from './zod.ts';
@@ -76,7 +77,7 @@ export interface JsonSchemaGrammar {
 export function jsonSchemaGrammar(schemaOrZod: unknown, options: JsonSchemaOptions = {}): JsonSchemaGrammar {
   const written = jsonSchemaOf(schemaOrZod);
   checkDocumentDepth(written);
-  const schema = withoutLaterKeywords(rootedRefs(written));
+  const schema = inDeclaredDraft(rootedRefs(written));
   const compiler = new SchemaCompiler(schema, options, options.maxRules ?? MAX_SCHEMA_RULES);
   const root = compiler.schemaExpr(schema as Schema, '');
   const parts = compiler.parts;

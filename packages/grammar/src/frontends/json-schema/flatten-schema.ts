@@ -83,7 +83,7 @@ export class SchemaFlattener {
       localUnevaluated(own, schema);
       // A conditional (and a dependent schema, one too) as one conjunct of a list, so
       // intersections keep every one (`then` and `else` without `if` assert nothing). (Keywords
-      // a document's draft does not have are gone: `withoutLaterKeywords`.)
+      // a document's draft does not have are gone: `inDeclaredDraft`.)
       let condition: Schema[] | undefined =
         schema.if !== undefined ? [schema.if as Schema, (schema.then ?? true) as Schema, (schema.else ?? true) as Schema] : undefined;
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
@@ -257,7 +257,7 @@ const IN_PLACE = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSch
 // unevaluatedProperties / unevaluatedItems of a schema no in-place subschema evaluates
 // anything for: what its own properties and items leave, additionalProperties and the items
 // past the prefix (nothing when those are set). (Before 2019-09 they are unknown keywords,
-// gone from the document: `withoutLaterKeywords`.)
+// gone from the document: `inDeclaredDraft`.)
 function localUnevaluated(own: Record<string, unknown>, schema: SchemaObject): void {
   if (IN_PLACE.some((k) => schema[k] !== undefined)) return;
   if (own.unevaluatedProperties !== undefined) {

@@ -113,31 +113,9 @@ export function rootedRefs(root: unknown): unknown {
   return rewriteSchemas(root, (entries, keys) => entries.map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rooted(v, keys) : v]));
 }
 
-// Keywords of later drafts: in a document of an earlier one they are unknown, annotations.
-// (Drafts 4 to 7 read `const`, `propertyNames` and the dependent keywords as later ones do.)
-const LATER_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
-  '4': ['if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
-  '7': ['minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
-  '2019-09': ['prefixItems'],
-  '2020-12': [],
-};
-
-/**
- * The document without the keywords its draft does not have (`LATER_KEYWORDS`), so that the
- * compiler and the validator of constants (which reads them in every draft) agree.
- */
-export function withoutLaterKeywords(root: unknown): unknown {
-  const later = LATER_KEYWORDS[schemaDraft(root)];
-  let found = false;
-  walkSchemas(root, (node) => {
-    if (later.some((k) => Object.hasOwn(node, k))) found = true;
-  });
-  return found ? rewriteSchemas(root, (entries) => entries.filter(([k]) => !later.includes(k))) : root;
-}
-
 // A copy of the document whose schema objects' entries `entries` rewrites (given the
 // object's keys from the root); data (`const`, `enum`, …) is kept as it is.
-function rewriteSchemas(root: unknown, entries: (pairs: [string, unknown][], keys: readonly string[]) => [string, unknown][]): unknown {
+export function rewriteSchemas(root: unknown, entries: (pairs: [string, unknown][], keys: readonly string[]) => [string, unknown][]): unknown {
   const rewrite = (node: unknown, keys: readonly string[], within: Within): unknown => {
     if (typeof node !== 'object' || node === null || within === 'data') return node;
     if (Array.isArray(node)) return node.map((item, i) => rewrite(item, [...keys, String(i)], 'schema'));
