@@ -81,7 +81,10 @@ describe('complements of hostname and email: strings surely outside them', () =>
     const validate = ajvValidator(schema);
     const strings = ['example.com', '1.2.3.4', '256.1.1.1', 'a b', '-a', 'a-', 'a..b', '', 'a'.repeat(64), `${'a.'.repeat(126)}ab`, 'ab'];
     for (const s of strings) expect(accepts(grammar, text(s)), s).toBe(validate(s));
-    // Undecided strings (an A-label, or -- where one would begin) are in neither side's complement.
-    for (const s of ['xn--mnchen-3ya', 'ab--cd']) expect(accepts(compileSchema({ not: { format: 'hostname' } }), text(s)), s).toBe(false);
+    // An A-label (valid or not) is undecided, in neither side's complement; a label with `--`
+    // where an A-label's would be, or a hyphen at either end, is surely no host name.
+    const complement = compileSchema({ not: { format: 'hostname' } });
+    for (const s of ['xn--mnchen-3ya', 'XN--abc', 'a.xn--zz', 'xn--']) expect(accepts(complement, text(s)), s).toBe(false);
+    for (const s of ['ab--cd', '-a', 'a-', 'a.-b', `xn--${'a'.repeat(60)}`]) expect(accepts(complement, text(s)), s).toBe(true);
   });
 });

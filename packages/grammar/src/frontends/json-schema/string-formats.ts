@@ -20,10 +20,11 @@ const A = '[a-zA-Z0-9]';
 const H = '[a-zA-Z0-9-]';
 const LABEL = `${A}(?:${A}|${H}${A}|${H}(?:${A}${A}|-${A})|${H}(?:${A}${H}|-${A})${H}{0,58}${A})?`;
 const HOSTNAME = `${LABEL}(?:\\.${LABEL})*`;
-// Any label of letters, digits and hyphens, at most 63: a superset of those a host name may
-// have (an A-label is one when its Punycode is valid, which no regex here tells).
-const ANY_LABEL = `${H}{1,63}`;
-const ANY_HOSTNAME = `${ANY_LABEL}(?:\\.${ANY_LABEL})*`;
+// The labels a host name may have: those above, and any A-label candidate (`xn--` in any
+// case, then letters, digits and hyphens, at most 63 in all), which is a label when its
+// Punycode is valid, which no regex here tells.
+const MAYBE_A_LABEL = `[xX][nN]--${H}{0,59}`;
+const ANY_HOSTNAME = `(?:${LABEL}|${MAYBE_A_LABEL})(?:\\.(?:${LABEL}|${MAYBE_A_LABEL}))*`;
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 const H16 = '[0-9a-fA-F]{1,4}';
