@@ -310,6 +310,17 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
     ['"i"i', ['i', 'I', 'ı', 'İ'], ['x']],
     ['/[^i]/i', ['x'], ['i', 'I', 'ı', 'İ']],
     ['/k/i', ['k', 'K', 'K'], ['x']],
+    // Lark reads a Python string's escapes before re does (a sweep against Lark 1.1.5):
+    // \x5c is a backslash that escapes what follows, \x28 opens a group, \n under x is space.
+    ['/\\x5cd/', ['5'], ['\\d']],
+    ['/a\\x2eb/', ['axb', 'a.b'], ['ab']],
+    ['/\\x28a\\x29/', ['a'], ['(a)']],
+    ['/\\u00e9\\U0001F600/', ['é😀'], ['e']],
+    ['/\\na/x', ['a'], ['\na']],
+    ['/[\\n]/x', ['\n'], ['n']],
+    ['/a{,}b/', ['b', 'aab'], ['a{,}b']],
+    // Verbose mode drops ASCII whitespace only.
+    ['/a\u00a0b /x', ['a\u00a0b'], ['ab']],
   ] as const)('%s', (pattern, accepted, rejected) => {
     for (const text of accepted) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(true);
     for (const text of rejected) expect(accepts('lark', terminal(pattern), text), JSON.stringify(text)).toBe(false);
@@ -320,6 +331,22 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
       expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow();
     for (const pattern of ['/a+?/', '/".*?"/', '/a??b/', '/a{2,3}?/'])
       expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow(expect.objectContaining({ code: 'unsupported' }));
+  });
+
+  it('a pattern a terminal is defined by is that terminal, its priority too (as Lark reuses it)', () => {
+    expect(accepts('lark', 'start: "a" | TA "b"\nTA.2: "a"', 'a')).toBe(true);
+    expect(accepts('lark', 'start: "a" | TA "b"\nTA.2: "a"', 'ab')).toBe(true);
+    expect(accepts('lark', 'start: /a+/ "c" | TA\nTA.2: /a+/', 'aac')).toBe(true);
+    // A pattern no terminal is defined by alone stays its own lexeme: TA's priority takes "a".
+    expect(accepts('lark', 'start: "a" | TA "b"\nTA.2: "a" | "x"', 'a')).toBe(false);
+  });
+
+  it('spaces may come before a postfix operator; an alias ends its alternative', () => {
+    expect(accepts('lark', 'start: ("a") +', 'aa')).toBe(true);
+    expect(accepts('lark', 'start: "a" * "b"', 'aab')).toBe(true);
+    expect(accepts('lark', 'start: "a" ? "b"', 'b')).toBe(true);
+    expect(accepts('lark', 'start: "a" -> x\n    | "b" -> y', 'b')).toBe(true);
+    expect(() => parseGrammar('lark', 'start: "a" -> x "b"')).toThrow(expect.objectContaining({ code: 'syntax' }));
   });
 
   it('an imported terminal uses common’s own names; only imported names are seen; a name is defined once', () => {

@@ -370,6 +370,10 @@ class LarkReader {
         cursor.pos += 2;
         cursor.skipSpace(false);
         if (cursor.match(NAME) === null) throw cursor.error('syntax', 'expected an alias name after "->"');
+        // An alias names its whole alternative: nothing follows it but the next one.
+        cursor.skipSpace(this.#depth > 0);
+        if (!['', '\n', '|', ')', ']'].includes(cursor.peek()))
+          throw cursor.error('syntax', 'an alias ends its alternative: expected "|" or the end of the rule after it');
         continue;
       }
       items.push(this.postfix(this.complement()));
@@ -490,6 +494,12 @@ class LarkReader {
   postfix(item: LarkExpr): LarkExpr {
     const cursor = this.cursor;
     for (;;) {
+      // (Spaces may come before an operator, as in Lark: `("a") +`; a `?` after a space
+      // then a lowercase letter or `_` is none, as Lark reads it.)
+      const before = cursor.pos;
+      cursor.skipSpace(false);
+      const spaced = cursor.pos > before;
+      if (!'*+?'.includes(cursor.peek()) || cursor.peek() === '' || (spaced && cursor.peek() === '?' && /[a-z_]/.test(cursor.peek(1)))) cursor.pos = before;
       const start = cursor.pos;
       const span = (): Span => ({ start, end: cursor.pos });
       if (cursor.eat('*')) item = { kind: 'repeat', item, min: 0, max: Infinity, span: span() };
@@ -544,6 +554,8 @@ class LarkLowering {
   // Template instances and embedded schemas, by the rule they became.
   readonly #instances = new Set<string>();
   readonly #schemas = new Map<string, Expr>();
+  // Terminals defined by one literal, regex or range, by that pattern's text (see #rule).
+  #byPattern: Map<string, string> | null = null;
 
   constructor(
     private readonly terminals: ReadonlyMap<string, Definition>,
@@ -589,9 +601,24 @@ class LarkLowering {
       case 'not':
         // As in llguidance, they build terminals: a rule writes `X` with `X: A & B`.
         throw new GrammarError('unsupported', `${e.kind === 'and' ? '&' : '~'} is only supported in terminal definitions (X: A & ~B)`, e.span);
-      default:
+      default: {
+        // A pattern a terminal is defined by is that terminal, as in Lark (its priority too).
+        const named = this.#terminalOf(e);
+        if (named !== undefined) return expr.lexeme(this.#lexemeOf({ kind: 'name', name: named, span: e.span }, named));
         return expr.lexeme(this.#lexemeOf(e, e.kind === 'literal' ? JSON.stringify(e.text) : e.kind === 'regex' ? `/${e.pattern}/` : 'range'));
+      }
     }
+  }
+
+  // The terminal defined by exactly pattern `e` (the last such, as Lark keeps), if any.
+  #terminalOf(e: LarkExpr): string | undefined {
+    if (this.#byPattern === null) {
+      this.#byPattern = new Map();
+      for (const [name, def] of this.terminals) {
+        if (def.body.kind === 'literal' || def.body.kind === 'regex' || def.body.kind === 'range') this.#byPattern.set(larkKey(def.body), name);
+      }
+    }
+    return this.#byPattern.get(larkKey(e));
   }
 
   // One rule per template and list of arguments (named by them), its parameters replaced.
@@ -754,7 +781,8 @@ function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
         end: flagsAt + i + 1,
       });
   }
-  const source = ecmascriptSpelling(flags.includes('x') ? withoutVerboseSpace(pattern) : pattern, span);
+  const unescaped = larkUnescaped(pattern, span);
+  const source = ecmascriptSpelling(flags.includes('x') ? withoutVerboseSpace(unescaped) : unescaped, span);
   // Spans stay right where the verbose form and the spelling left the pattern unchanged.
   return regexToByteRegex(source, {
     flags: `${flags.replace(/[mux]/g, '')}u`,
@@ -767,8 +795,43 @@ function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
 }
 
 /**
- * Python's `re` syntax that ECMAScript spells otherwise, spelled so: `\U0001F600` (`\u{1F600}`),
- * `\a` (`\x07`), a count `{,n}` (`{0,n}`), a `]` first in a class (a member), a named group
+ * A regex as Lark hands it to `re`: Lark first reads the escapes of a Python string in it —
+ * `\\xHH`, `\\uHHHH`, `\\UHHHHHHHH`, `\\n`, `\\t`, `\\r`, `\\f` — as the characters they
+ * stand for, which `re` then reads as pattern text: `/\\x5cd/` is `\\d`, `/\\x28a\\x29/` a group,
+ * and under `x` an escaped newline is space. Other escapes reach `re` as written.
+ */
+function larkUnescaped(pattern: string, span: Span): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const next = pattern[i + 1] ?? '';
+    if (c !== '\\') {
+      out += c;
+    } else if (Object.hasOwn(CONTROL_ESCAPES, next)) {
+      out += CONTROL_ESCAPES[next];
+      i++;
+    } else if (Object.hasOwn(HEX_ESCAPE_DIGITS, next)) {
+      const digits = HEX_ESCAPE_DIGITS[next]!;
+      const hex = pattern.slice(i + 2, i + 2 + digits);
+      const code = /^[0-9a-fA-F]+$/.test(hex) && hex.length === digits ? parseInt(hex, 16) : -1;
+      if (code < 0 || code > 0x10ffff)
+        throw new GrammarError('syntax', `bad escape \\${next} in a Lark regex (it needs ${digits} hex digits of a code point)`, span);
+      // (A surrogate stays an escape: the regex front end refuses it there.)
+      out += code >= 0xd800 && code <= 0xdfff ? `\\u${hex.slice(-4)}` : String.fromCodePoint(code);
+      i += 1 + digits;
+    } else {
+      out += c + next;
+      i++;
+    }
+  }
+  return out;
+}
+const CONTROL_ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', f: '\f' };
+const HEX_ESCAPE_DIGITS: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
+
+/**
+ * Python's `re` syntax that ECMAScript spells otherwise, spelled so: `\a` (`\x07`), a count
+ * `{,n}` or `{,}` (`{0,n}`, `{0,}`), a `]` first in a class (a member), a named group
  * `(?P<name>…)`. `\c` (a control letter to ECMAScript) is an error, as in Python; other
  * escapes of letters and digits keep ECMAScript's meaning where Python's is the same, and are
  * errors where it has none (`\A`, `\Z`, `\N{…}`, `\e`).
@@ -780,11 +843,7 @@ function ecmascriptSpelling(pattern: string, span: Span): string {
     const c = pattern[i]!;
     if (c === '\\') {
       const next = pattern[i + 1] ?? '';
-      const hex = /^[0-9a-fA-F]{8}/.exec(pattern.slice(i + 2))?.[0];
-      if (next === 'U' && hex !== undefined) {
-        out += `\\u{${hex}}`;
-        i += 9;
-      } else if (next === 'a') {
+      if (next === 'a') {
         out += '\\x07';
         i++;
       } else if (next === 'c') {
@@ -806,7 +865,7 @@ function ecmascriptSpelling(pattern: string, span: Span): string {
         out += '\\]';
         i++;
       }
-    } else if (c === '{' && /^\{,\d+\}/.test(pattern.slice(i))) {
+    } else if (c === '{' && /^\{,\d*\}/.test(pattern.slice(i))) {
       out += '{0';
     } else if (pattern.startsWith('(?P<', i)) {
       out += '(?<';
@@ -818,8 +877,9 @@ function ecmascriptSpelling(pattern: string, span: Span): string {
   return out;
 }
 
-// Python's verbose mode: unescaped whitespace outside a character class is dropped, and so is
-// a `#` outside a class with the rest of its line.
+// Python's verbose mode: unescaped whitespace (ASCII's, VERBOSE_SPACE) outside a character
+// class is dropped, and so is a `#` outside a class with the rest of its line.
+const VERBOSE_SPACE = ' \t\n\r\v\f';
 function withoutVerboseSpace(pattern: string): string {
   let out = '';
   let inClass = false;
@@ -841,7 +901,7 @@ function withoutVerboseSpace(pattern: string): string {
       // A "]" first in a class is a member, not its end.
       if (pattern[i + 1] === '^') out += pattern[++i];
       if (pattern[i + 1] === ']') out += pattern[++i];
-    } else if (!/\s/.test(c)) {
+    } else if (!VERBOSE_SPACE.includes(c)) {
       out += c;
     }
   }
