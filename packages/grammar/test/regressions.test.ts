@@ -310,6 +310,10 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
     ['"i"i', ['i', 'I', 'ı', 'İ'], ['x']],
     ['/[^i]/i', ['x'], ['i', 'I', 'ı', 'İ']],
     ['/k/i', ['k', 'K', 'K'], ['x']],
+    // Python tests class escapes on the character as it is: U+0345 folds to ι but is no \w.
+    ['/\\w/i', ['a', 'K', '\u212a'], ['\u0345']],
+    ['/\\W/i', ['\u0345', '-'], ['a']],
+    ['/[k\\d]/i', ['K', '\u212a', '5'], ['x']],
     // Lark reads a Python string's escapes before re does (a sweep against Lark 1.1.5):
     // \x5c is a backslash that escapes what follows, \x28 opens a group, \n under x is space.
     ['/\\x5cd/', ['5'], ['\\d']],

@@ -671,21 +671,23 @@ class Converter {
   // A class escape's characters, closed under case with the `i` flag. ECMAScript closes
   // `\W` and `\P{…}` after negating them, except that `\w` with `iu` is itself widened (to
   // `ſ` and the Kelvin sign) before `\W` negates it, and the `v` flag folds before negating.
+  // Python tests its class escapes on the character as it is (`\w` with `i` is `\w`: U+0345,
+  // which folds to ι, is no word character).
   #characterSet(node: AST.CharacterSet): CodePointSet {
     switch (node.kind) {
       case 'any':
         return this.#fold(this.#dotAll ? ANY : complement(this.python ? NEWLINE : LINE_TERMINATORS));
       case 'digit': {
-        const digit = this.python ? PYTHON_DIGIT() : DIGIT;
-        return this.#fold(node.negate ? complement(digit) : digit);
+        if (this.python) return node.negate ? complement(PYTHON_DIGIT()) : PYTHON_DIGIT();
+        return this.#fold(node.negate ? complement(DIGIT) : DIGIT);
       }
       case 'word': {
-        const word = this.python ? this.#fold(PYTHON_WORD()) : this.#fold(WORD);
+        const word = this.python ? PYTHON_WORD() : this.#fold(WORD);
         return node.negate ? complement(word) : word;
       }
       case 'space': {
-        const space = this.python ? PYTHON_SPACE : SPACE;
-        return this.#fold(node.negate ? complement(space) : space);
+        if (this.python) return node.negate ? complement(PYTHON_SPACE) : PYTHON_SPACE;
+        return this.#fold(node.negate ? complement(SPACE) : SPACE);
       }
       case 'property': {
         if (node.strings) throw this.#unsupported(node, `properties of strings (${node.raw}) are not supported`);
