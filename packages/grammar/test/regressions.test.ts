@@ -497,7 +497,7 @@ describe('a $ref means the schema it names where it is written', () => {
   });
 });
 
-describe("prefixItems is 2020-12's (minContains 2019-09's, if and contains draft 6's): unknown keywords under earlier drafts", () => {
+describe("prefixItems is 2020-12's (minContains 2019-09's, if draft 7's, contains draft 6's): unknown keywords under earlier drafts", () => {
   it.each([
     [{ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{}], items: false }, '[0]', false],
     [{ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{ const: 1 }] }, '[0]', true],
@@ -510,6 +510,10 @@ describe("prefixItems is 2020-12's (minContains 2019-09's, if and contains draft
     [{ $schema: 'https://json-schema.org/draft/2019-09/schema', if: { const: [1] }, then: false }, '[1]', false],
     [{ $schema: 'http://json-schema.org/draft-07/schema#', oneOf: [{ const: [1] }, { type: 'array' }] }, '[1]', false],
     [{ $schema: 'http://json-schema.org/draft-06/schema#', not: { const: { k: [1] } } }, '{"k":[1]}', false],
+    // Draft 6 has contains but no conditionals (as Python's Draft6Validator reads it).
+    [{ $schema: 'http://json-schema.org/draft-06/schema#', if: { const: 1 }, then: false }, '1', true],
+    [{ $schema: 'http://json-schema.org/draft-06/schema#', const: 1, not: { if: { const: 1 }, then: false } }, '1', false],
+    [{ $schema: 'http://json-schema.org/draft-06/schema#', contains: { const: 1 } }, '[2]', false],
     // Constants are checked as the draft reads them too (the validator reads later keywords in every draft).
     [{ $schema: 'http://json-schema.org/draft-07/schema#', const: [0], not: { prefixItems: [{ const: 1 }] } }, '[0]', false],
     [{ $schema: 'http://json-schema.org/draft-07/schema#', const: [1], not: { contains: { const: 1 }, minContains: 2 } }, '[1]', false],

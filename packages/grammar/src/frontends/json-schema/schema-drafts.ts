@@ -8,8 +8,10 @@ import { rewriteSchemas, schemaDraft, walkSchemas, type SchemaDraft } from './sc
 
 // Keywords of later drafts: in a document of an earlier one they are unknown, annotations.
 // (Drafts 4 to 7 read `const`, `propertyNames` and the dependent keywords as later ones do.)
-const LATER_KEYWORDS: Readonly<Record<SchemaDraft, readonly string[]>> = {
+// Draft 6 is read as 7 elsewhere, but has no conditionals.
+const LATER_KEYWORDS: Readonly<Record<SchemaDraft | '6', readonly string[]>> = {
   '4': ['if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
+  '6': ['if', 'then', 'else', 'minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
   '7': ['minContains', 'maxContains', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems'],
   '2019-09': ['prefixItems'],
   '2020-12': [],
@@ -35,8 +37,8 @@ const NOT_IN_DRAFT_3 = new Set([
 
 /** The document as its declared draft reads it (see above). */
 export function inDeclaredDraft(root: unknown): unknown {
-  if (declaresDraft3(root)) return fromDraft3(root);
-  const later = LATER_KEYWORDS[schemaDraft(root)];
+  if (declares(root, /draft-03/)) return fromDraft3(root);
+  const later = LATER_KEYWORDS[declares(root, /draft-06/) ? '6' : schemaDraft(root)];
   let found = false;
   walkSchemas(root, (node) => {
     if (later.some((k) => Object.hasOwn(node, k))) found = true;
@@ -44,8 +46,8 @@ export function inDeclaredDraft(root: unknown): unknown {
   return found ? rewriteSchemas(root, (entries) => entries.filter(([k]) => !later.includes(k))) : root;
 }
 
-function declaresDraft3(root: unknown): boolean {
-  return typeof root === 'object' && root !== null && /draft-03/.test(String((root as { $schema?: unknown }).$schema ?? ''));
+function declares(root: unknown, draft: RegExp): boolean {
+  return typeof root === 'object' && root !== null && draft.test(String((root as { $schema?: unknown }).$schema ?? ''));
 }
 
 /**
