@@ -178,6 +178,29 @@ describe('draft 3 documents are read in draft 3', () => {
   });
 });
 
+describe('exclusive bounds hold for a number read exactly and read as a double', () => {
+  // 4.9999999999999999 is below 5, and a double reads it as 5 (JSON.parse, ajv, Python):
+  // an exclusive bound allows what both readings allow (found by a sweep against ajv).
+  const ajv = new Ajv({ strict: false });
+  it.each([
+    [{ exclusiveMaximum: 5 }, ['4.9999999999999999', '4.99999999999999999999'], ['4.999999999999999', '-3']],
+    [{ exclusiveMinimum: 0.1 }, ['0.10000000000000001'], ['0.10000000000000002', '6']],
+    [{ not: { maximum: 5 } }, ['5.0000000000000001'], ['5.000000000000001', '6']],
+    [{ not: { minimum: -2 } }, ['-1.99999999999999999'], ['-2.000000000000001']],
+    [{ if: { maximum: 5 }, then: false }, ['5.0000000000000001'], ['6']],
+    [{ type: 'number', exclusiveMaximum: 1, exclusiveMinimum: -1 }, ['0.99999999999999999', '-0.99999999999999999'], ['0.5', '0']],
+  ])('%j', (schema, readAsTheBound, allowed) => {
+    for (const text of readAsTheBound) {
+      expect(ajv.validate(schema, JSON.parse(text)), text).toBe(false);
+      expect(schemaAccepts(schema, text), text).toBe(false);
+    }
+    for (const text of allowed) {
+      expect(ajv.validate(schema, JSON.parse(text)), text).toBe(true);
+      expect(schemaAccepts(schema, text), text).toBe(true);
+    }
+  });
+});
+
 describe("a pattern's complement keeps string content JSON's", () => {
   // `not: {pattern}` is a complement over bytes: without the length conjunct beside it the
   // string could run on past its closing quote, so the object after it never completed

@@ -50,11 +50,22 @@ export function numberRegex(compiler: SchemaCompiler, type: 'integer' | 'number'
     parts.push(regexToByteRegex(fractions ? `(?:${range})(?:\\.0+)?` : range));
   } else if (bounded || parts.length > 0) {
     // Bounded numbers and multiples are exact in plain decimal notation (no exponent).
-    parts.push(jsonRegex.number(), ...decimalBounds(lo, hi).map((bound) => regexToByteRegex(bound)));
+    parts.push(jsonRegex.number(), ...decimalBounds(readAlike(lo, 'lower'), readAlike(hi, 'upper')).map((bound) => regexToByteRegex(bound)));
   } else {
     return jsonRegex.number();
   }
   return parts.length === 1 ? parts[0]! : rx.and(parts);
+}
+
+// An exclusive bound as the inclusive one at the double next to it inward, so that a number
+// it allows is allowed read exactly and read as a double alike: `4.9999999999999999` is below
+// 5 but reads as 5, which `exclusiveMaximum: 5` refuses (those between the two doubles, of 17
+// digits or more, are refused). Inclusive bounds need nothing (a number at most B reads as a
+// double at most B); past 2^53 `exactBound` has moved the bound already; beside 0 the doubles
+// are 324 digits long, and only a number of as many digits would read as 0.
+function readAlike(bound: Bound, side: 'lower' | 'upper'): Bound {
+  if (bound.inclusive || bound.exact !== undefined || !Number.isFinite(bound.value) || bound.value === 0) return bound;
+  return { value: nextDouble(bound.value, side === 'lower' ? 1 : -1), inclusive: true };
 }
 
 // The least (lower) or greatest (upper) integer a bound allows; null where there is none.

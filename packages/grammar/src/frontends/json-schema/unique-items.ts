@@ -178,7 +178,8 @@ function typeCandidates(schema: SchemaObject, pointer: string): unknown[] | null
       const hi = upperBound(schema, pointer);
       const low = lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
       const high = hi.inclusive ? Math.floor(hi.value) : Math.ceil(hi.value) - 1;
-      if (!(high - low < MAX_UNIQUE_VALUES * 4)) return null;
+      // (Past 2^53 not every integer is a number: n++ would stand still.)
+      if (!Number.isSafeInteger(low) || !Number.isSafeInteger(high) || !(high - low < MAX_UNIQUE_VALUES * 4)) return null;
       for (let n = low; n <= high; n++) out.push(n);
     } else return null;
   }
