@@ -201,6 +201,18 @@ describe('exclusive bounds hold for a number read exactly and read as a double',
   });
 });
 
+describe('unique items from an integer range past 2^53 compile', () => {
+  // Listing the integers of the range with n++ stood still at 2^53 (a hang, then a crash).
+  it.each([
+    [9007199254740992, 9007199254740992],
+    [-9007199254740995, -9007199254740990],
+  ])('%d..%d', (minimum, maximum) => {
+    const schema = { type: 'array', items: { type: 'integer', minimum, maximum }, uniqueItems: true };
+    expect(schemaAccepts(schema, '[]')).toBe(true);
+    expect(schemaAccepts(schema, `[${maximum}, ${maximum}]`)).toBe(false);
+  });
+});
+
 describe("a pattern's complement keeps string content JSON's", () => {
   // `not: {pattern}` is a complement over bytes: without the length conjunct beside it the
   // string could run on past its closing quote, so the object after it never completed
