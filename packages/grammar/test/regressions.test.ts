@@ -571,6 +571,18 @@ describe('a propertyNames schema the compiler cannot read as a key regex is refu
   });
 });
 
+describe('keywords of other kinds in propertyNames say nothing of a name (a string)', () => {
+  // They were refused as "not a string schema"; a type without string allows no name.
+  it.each([
+    [{ propertyNames: { contains: {} } }, ['{"a":1}', '{}']],
+    [{ propertyNames: { minItems: 3, required: ['x'], minimum: 2, maxLength: 2 } }, ['{"ab":1}', '{"abc":1}', '{}']],
+    [{ propertyNames: { type: 'number', minimum: 3 } }, ['{"a":1}', '{"3":1}', '{}']],
+    [{ type: 'object', propertyNames: { type: ['integer', 'null'] }, minProperties: 1 }, ['{"1":1}', '{}']],
+  ])('%j', (schema, texts) => {
+    for (const text of texts) expect(schemaAccepts(schema, text), text).toBe(ajvValidator(schema)(JSON.parse(text)));
+  });
+});
+
 describe('a complement that leaves no type allows nothing, witnesses of members included', () => {
   // The else side of `if: {additionalProperties: false}` is an object with a member (a
   // witness); `not: {type: object}` beside it left no type, and the witness read as an object.

@@ -21,6 +21,7 @@ import {
   memberSides,
   nonNegativeInt,
   KEY_KEYWORDS,
+  KIND_KEYWORDS,
   INTERNAL,
   safeTest,
   typeList,
@@ -341,6 +342,8 @@ function sharedPatternSets(patterns: readonly ByteRegex[]): number[][] {
   return sets;
 }
 
+const OTHER_THAN_STRINGS = new Set([...KIND_KEYWORDS.object!, ...KIND_KEYWORDS.array!, ...KIND_KEYWORDS.number!]);
+
 function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): ByteRegex | null {
   const names = schema.propertyNames;
   if (names === undefined || names === true) return null;
@@ -348,9 +351,12 @@ function propertyNamesRegex(compiler: SchemaCompiler, schema: SchemaObject, poin
   const at = pointerJoin(pointer, 'propertyNames');
   const flat = compiler.flatten(names as SchemaObject, at);
   if (flat === false) return rx.nothing;
-  // (The compiler's own keywords too: a conditional is `__conditions` once flattened.)
-  const keys = Object.keys(flat).filter((k) => KNOWN.has(k) || INTERNAL.has(k));
-  if (keys.some((k) => !KEY_KEYWORDS.has(k)) || (flat.type !== undefined && !typeList(flat.type, at).includes('string'))) {
+  // (The compiler's own keywords too: a conditional is `__conditions` once flattened. Those of
+  // arrays, objects and numbers say nothing of a name, a string.)
+  const keys = Object.keys(flat).filter((k) => (KNOWN.has(k) || INTERNAL.has(k)) && !OTHER_THAN_STRINGS.has(k));
+  // (A name is a string: a schema of other types allows none.)
+  if (flat.type !== undefined && !typeList(flat.type, at).includes('string')) return rx.nothing;
+  if (keys.some((k) => !KEY_KEYWORDS.has(k))) {
     compiler.unsupported(at, 'propertyNames', 'propertyNames must be a string schema (type, length, pattern, format, enum, const)');
     return null;
   }
