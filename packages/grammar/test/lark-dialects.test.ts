@@ -142,6 +142,10 @@ describe('& and ~ in terminals (llguidance)', () => {
     expect(result.accepted && result.complete).toBe(true);
   });
 
+  it.each(['start: A\nA: "b" | & "ba"\n', 'start: A\nA: "b" &\n', 'start: A\nA: "b" & | "c"\n'])('& with nothing on a side is a syntax error: %j', (source) => {
+    expect(failure(source).code).toBe('syntax');
+  });
+
   it.each(['start: /a/ & /b/\n', 'start: ~"a"\n', 'start: x & "a"\nx: "a"\n'])('is refused in a rule: %j', (source) => {
     const error = failure(source);
     expect(error.code).toBe('unsupported');

@@ -356,6 +356,8 @@ class LarkReader {
       }
       items.push(this.sequence());
     }
+    if (items.length > 1 && items.some((item) => item.kind === 'seq' && item.items.length === 0))
+      throw cursor.error('syntax', '& needs a pattern on each side', start, cursor.pos);
     return items.length === 1 ? items[0]! : { kind: 'and', items, span: { start, end: cursor.pos } };
   }
 
