@@ -14,6 +14,7 @@ import {
   KernelGrammar,
   KernelMatcher,
   MaskIndexMismatchError,
+  Matcher,
   parseGrammar,
   type CompiledGrammar,
 } from '../src/index.ts';
@@ -125,6 +126,34 @@ describe.each(grammars)('%s', (_, make) => {
     expect(indexedSteps).toBeGreaterThan(0);
     expect(indexedSteps).toBeLessThan(steps);
   }, 120_000);
+});
+
+describe('arguments no matcher can take are refused alike (index, kernel, TypeScript)', () => {
+  it('a token id that is no token commits nothing; a bad rollback or forced-bytes cap is a RangeError', () => {
+    const grammar = compileGrammar(parseGrammar('regex', '[^\\n]{0,30}'));
+    const built = buildMaskIndex(grammar, kernel, stories, vocab('stories260k'), { maxStates: 100 });
+    const loaded = new KernelGrammar(kernel, grammar);
+    const eos = vocab('stories260k').meta.eos_token_ids;
+    const matchers = [
+      new KernelMatcher(loaded, stories, { eosTokenIds: eos }),
+      new IndexedMatcher(built.index, () => new KernelMatcher(loaded, stories, { eosTokenIds: eos }), eos),
+      new Matcher(grammar, vocab('stories260k'), { eosTokenIds: eos }),
+    ];
+    const token = bitsetIds(matchers[0]!.computeMaskBitset(), stories.tokenCount).find((id) => !eos.includes(id))!;
+    for (const matcher of matchers) {
+      // (The kernel read 1.5 as 1 and 2^32 + id as id.)
+      for (const id of [token + 0.5, 2 ** 32 + token, -(2 ** 32) + token, NaN, -1, stories.tokenCount + 5])
+        expect(matcher.commitToken(id), `${id}`).toBe(false);
+      expect(matcher.tokenCount).toBe(0);
+      expect(matcher.commitToken(token)).toBe(true);
+      for (const n of [1.5, NaN, -1, 2]) expect(() => matcher.rollback(n), `${n}`).toThrow(RangeError);
+      for (const cap of [-1, 1.5, NaN]) expect(() => matcher.forcedBytes(cap), `${cap}`).toThrow(RangeError);
+      matcher.rollback(1);
+      expect(matcher.tokenCount).toBe(0);
+      matcher.dispose();
+    }
+    loaded.dispose();
+  });
 });
 
 describe('bytes fed directly leave the index', () => {

@@ -26,7 +26,7 @@ import type { GrammarIR } from '../ir/grammar-ir.ts';
 import { KernelGrammar, KernelMatcher } from '../matcher/kernel-matcher.ts';
 import { compileGrammar } from '../parser/compile-grammar.ts';
 import { GrammarError } from '../grammar-error.ts';
-import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from '../matcher/reference-matcher.ts';
+import { checkByteCap, checkRollback, forcedTokensOf, type ForcedContinuation, type TokenMatcher } from '../matcher/reference-matcher.ts';
 import { MaskIndexMismatchError } from './mask-index-mismatch-error.ts';
 
 /**
@@ -313,7 +313,7 @@ export class IndexedMatcher implements TokenMatcher {
   }
 
   rollback(n: number): void {
-    if (!(Number.isInteger(n) && n >= 0 && n <= this.tokenCount)) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);
+    checkRollback(n, this.tokenCount);
     if (n === 0) return;
     this.#live?.rollback(n);
     this.#committed.length = this.#marks[this.#marks.length - n]!;
@@ -340,6 +340,7 @@ export class IndexedMatcher implements TokenMatcher {
   }
 
   forcedBytes(maxBytes = FORCED_CAP): Uint8Array {
+    checkByteCap(maxBytes);
     const state = this.#state;
     if (state === FINISHED) return new Uint8Array(0);
     if (state < 0) return this.#ensureLive().forcedBytes(maxBytes);

@@ -14,7 +14,7 @@ import { GrammarLimitError } from '../grammar-error.ts';
 import { lexerRows } from '../limits.ts';
 import { isCounted } from '../lexer/lexer-dfa.ts';
 import { SLICE_TICKS_MOST, sliceLengthBound, sliceMask, widestSlices } from '../lexer/slice-acceptance.ts';
-import { forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './reference-matcher.ts';
+import { checkByteCap, checkRollback, forcedTokensOf, type ForcedContinuation, type TokenMatcher } from './reference-matcher.ts';
 import { UniqueItems, withoutRepeatedItems } from './unique-items.ts';
 
 /** A compiled grammar loaded into a kernel. Share it between matchers; `dispose()` when done. */
@@ -276,7 +276,9 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Commits a token; `false`, changing nothing, if the grammar does not allow it. */
   commitToken(id: number): boolean {
-    // (No closure: this and the mask are the per-token path.)
+    // (No closure: this and the mask are the per-token path. An id the kernel would read as
+    // another, 1.5 or 2^32 + 3, is no token.)
+    if (!(id >= 0 && id <= 0x7fffffff && Number.isInteger(id))) return false;
     const k = this.#k;
     const m = this.#m;
     k.lexerTrim(this.grammar.ptr);
@@ -347,6 +349,7 @@ export class KernelMatcher implements TokenMatcher {
 
   /** Undoes the last `n` tokens. */
   rollback(n: number): void {
+    checkRollback(n, this.tokenCount);
     if (this.#k.matcherRollback(this.#m, n) !== abi.STATUS_OK) throw new RangeError(`cannot roll back ${n} of ${this.tokenCount} tokens`);
     if (this.#unique !== null && n > 0) {
       this.#unique = this.#uniqueBefore[this.#uniqueBefore.length - n]!;
@@ -385,6 +388,7 @@ export class KernelMatcher implements TokenMatcher {
    * not complete, that byte. Empty when there is a choice.
    */
   forcedBytes(maxBytes = 4096): Uint8Array {
+    checkByteCap(maxBytes);
     const k = this.#k;
     const out = k.alloc(maxBytes) >>> 0;
     try {

@@ -34,6 +34,16 @@ export interface TokenMatcher {
   dispose(): void;
 }
 
+/** `n` for `rollback`: an integer from 0 to the tokens committed, else a RangeError. */
+export function checkRollback(n: number, committed: number): void {
+  if (!(Number.isInteger(n) && n >= 0 && n <= committed)) throw new RangeError(`cannot roll back ${n} of ${committed} tokens`);
+}
+
+/** `maxBytes` for `forcedBytes`: a non-negative integer, else a RangeError. */
+export function checkByteCap(maxBytes: number): void {
+  if (!(Number.isInteger(maxBytes) && maxBytes >= 0)) throw new RangeError(`forcedBytes takes a non-negative integer cap, not ${maxBytes}`);
+}
+
 /** The bytes a grammar forces next, and the tokens to append for them without sampling. */
 export interface ForcedContinuation {
   readonly bytes: Uint8Array;
@@ -191,7 +201,7 @@ export class Matcher implements TokenMatcher {
       this.#finished = true;
       return true;
     }
-    if (id < 0 || id >= vocab.tokenCount || !vocab.isTextToken(id)) return false;
+    if (!Number.isInteger(id) || id < 0 || id >= vocab.tokenCount || !vocab.isTextToken(id)) return false;
     const start = this.#history.length;
     if (!this.commitBytes(vocab.tokenBytes(id))) return false;
     this.#tokens.push(start);
@@ -201,7 +211,7 @@ export class Matcher implements TokenMatcher {
 
   /** Undoes the last `n` committed tokens. */
   rollback(n: number): void {
-    if (n < 0 || n > this.#tokens.length) throw new RangeError(`cannot roll back ${n} of ${this.#tokens.length} tokens`);
+    checkRollback(n, this.#tokens.length);
     if (n === 0) return;
     const mark = this.#tokens[this.#tokens.length - n]!;
     this.#tokens.length -= n;
@@ -289,6 +299,7 @@ export class Matcher implements TokenMatcher {
    * not complete, that byte is forced. Empty when there is a choice.
    */
   forcedBytes(maxBytes = 4096): Uint8Array {
+    checkByteCap(maxBytes);
     const probe = this.fork();
     const forced: number[] = [];
     while (forced.length < maxBytes && !probe.isAccepting()) {
