@@ -22,3 +22,9 @@ export function bitsetHas(bits: Uint32Array, id: number): boolean {
 export function bitsetAdd(bits: Uint32Array, id: number): void {
   bits[id >>> 5] |= 1 << (id & 31);
 }
+
+/** Sets token `id` when `on`, clears it otherwise. */
+export function bitsetPut(bits: Uint32Array, id: number, on: boolean): void {
+  if (on) bits[id >>> 5] |= 1 << (id & 31);
+  else bits[id >>> 5] &= ~(1 << (id & 31));
+}

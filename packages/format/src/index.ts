@@ -3,7 +3,7 @@
  *
  * @module @sieve/format
  */
-export { bitsetAdd, bitsetHas, bitsetWords, emptyBitset } from './bitset.ts';
+export { bitsetAdd, bitsetHas, bitsetPut, bitsetWords, emptyBitset } from './bitset.ts';
 export { applyBrle, brleAllowedIds, brleAllows, brleAnd, brleCount, brleFromBitset, brleLength, brleToBitset, BrleError } from './brle.ts';
 export type { Brle } from './brle.ts';
 export { fingerprint, MASK_INDEX_VERSION, MaskIndex, MaskIndexFormatError, NEXT_REJECTED, NEXT_UNINDEXED, writeMaskIndex } from './mask-index.ts';

@@ -156,6 +156,40 @@ describe('arguments no matcher can take are refused alike (index, kernel, TypeSc
   });
 });
 
+describe('an EOS id that is also a text token', () => {
+  it('is in the mask where the output is complete, and only there, as commitToken takes it (index, kernel, TypeScript)', () => {
+    const vocabIndex = vocab('stories260k');
+    const textToken = (text: string): number => {
+      for (let id = 0; id < vocabIndex.tokenCount; id++)
+        if (vocabIndex.isTextToken(id) && new TextDecoder().decode(vocabIndex.tokenBytes(id)) === text) return id;
+      throw new Error(`no token ${text}`);
+    };
+    const [open, close] = [textToken('('), textToken(')')];
+    const grammar = compileGrammar(parseGrammar('gbnf', 'root ::= "(" [a-z]{0,3} ")" ")"?'));
+    const built = buildMaskIndex(grammar, kernel, stories, vocabIndex);
+    const loaded = new KernelGrammar(kernel, grammar);
+    const eos = [close];
+    const matchers = [
+      new KernelMatcher(loaded, stories, { eosTokenIds: eos }),
+      new IndexedMatcher(built.index, () => new KernelMatcher(loaded, stories, { eosTokenIds: eos }), eos),
+      new Matcher(grammar, vocabIndex, { eosTokenIds: eos }),
+    ];
+    for (const matcher of matchers) {
+      expect(matcher.commitToken(open)).toBe(true);
+      // ")" would end the output here, which is not complete: refused, and out of the mask.
+      expect(bitsetIds(matcher.computeMaskBitset(), stories.tokenCount)).not.toContain(close);
+      const probe = matcher.fork();
+      expect(probe.commitToken(close)).toBe(false);
+      probe.dispose();
+      expect(matcher.commitBytes(new TextEncoder().encode('a)'))).toBe(true);
+      expect(bitsetIds(matcher.computeMaskBitset(), stories.tokenCount)).toContain(close);
+      expect(matcher.commitToken(close) && matcher.isFinished).toBe(true);
+      matcher.dispose();
+    }
+    loaded.dispose();
+  });
+});
+
 describe('bytes fed directly leave the index', () => {
   it('token healing bytes go to the live matcher; rollback returns to the index', () => {
     const grammar = compileGrammar(jsonSchemaGrammar(SMALL_OBJECT, { whitespace: { separators: { item: ', ', key: ': ' } } }).grammar);

@@ -117,7 +117,7 @@ export function matcherMaskBegin(mp: usize, bits: usize, maxMs: f64): i32 {
     if (at !== 0) {
       m.g.masks.hits++;
       memory.copy(bits, maskStoreBlock(at), <usize>words << 2);
-      if (maskStoreFlag(at)) addEos(m, bits);
+      eosBits(m, bits, maskStoreFlag(at) !== 0);
       return STATUS_OK;
     }
     m.g.masks.misses++;
@@ -143,8 +143,17 @@ function lexicalKey(state: i32): i32 {
   return -2 - state;
 }
 
-function addEos(m: Matcher, bits: usize): void {
-  for (let i = 0; i < m.eos.len; i++) setBit(bits, <u32>vecGet(m.eos, i));
+// EOS ids allowed where the output is complete, and only there: an EOS id that is also a
+// text token ends the output wherever it is committed.
+function eosBits(m: Matcher, bits: usize, accepting: bool): void {
+  for (let i = 0; i < m.eos.len; i++) {
+    const id = <u32>vecGet(m.eos, i);
+    if (accepting) setBit(bits, id);
+    else {
+      const w = bits + ((<usize>id >>> 5) << 2);
+      store<u32>(w, load<u32>(w) & ~(<u32>1 << (id & 31)));
+    }
+  }
 }
 
 // @ts-expect-error: decorator (AssemblyScript)
@@ -355,7 +364,7 @@ export function matcherMaskResume(mp: usize): i32 {
     const block = maskStoreAdd(m.g.masks, m.vocabSerial, words, m.walkKey0, m.walkKey1, <usize>words << 2, accepting);
     if (block !== 0) memory.copy(block, bits, <usize>words << 2);
   }
-  if (accepting) addEos(m, bits);
+  eosBits(m, bits, accepting !== 0);
   return STATUS_OK;
 }
 

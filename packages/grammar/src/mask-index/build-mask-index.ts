@@ -6,7 +6,7 @@
  * live kernel matcher only where the index does not reach.
  */
 import {
-  bitsetAdd,
+  bitsetPut,
   bitsetHas,
   brleFromBitset,
   brleLength,
@@ -330,7 +330,7 @@ export class IndexedMatcher implements TokenMatcher {
     if (state === FINISHED) return new Uint32Array([this.#index.tokenCount]);
     if (state < 0) return this.#ensureLive().computeMask();
     const mask = this.#index.mask(state);
-    return this.#index.accepting(state) && this.#eos.length > 0 ? withAllowed(mask, this.#eos) : mask.slice();
+    return this.#eos.length > 0 ? withEos(mask, this.#eos, this.#index.accepting(state)) : mask.slice();
   }
 
   computeMaskBitset(): Uint32Array {
@@ -376,9 +376,11 @@ export class IndexedMatcher implements TokenMatcher {
 }
 
 // `mask` with the token ids in `ids` allowed too.
-function withAllowed(mask: Brle, ids: readonly number[]): Brle {
+// `mask` with the EOS ids allowed where the output is complete, and only there (an EOS id
+// that is also a text token ends the output wherever it is committed).
+function withEos(mask: Brle, eos: readonly number[], accepting: boolean): Brle {
   const vocabSize = brleLength(mask);
   const bits = brleToBitset(mask, vocabSize);
-  for (const id of ids) if (id >= 0 && id < vocabSize) bitsetAdd(bits, id);
+  for (const id of eos) if (id >= 0 && id < vocabSize) bitsetPut(bits, id, accepting);
   return brleFromBitset(bits, vocabSize);
 }

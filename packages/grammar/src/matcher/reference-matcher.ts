@@ -8,7 +8,7 @@
  * and the Earley chart (one set per lexeme boundary). History keeps that triple for every
  * committed byte, so rollback and fork are cheap.
  */
-import { bitsetAdd, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
+import { bitsetAdd, bitsetPut, emptyBitset, brleFromBitset, vocabLayout as L, type Brle, type VocabIndex } from '@sieve/format';
 import type { CompiledGrammar } from '../parser/compile-grammar.ts';
 import { UniqueItems, withoutRepeatedItems } from './unique-items.ts';
 import { completionCandidates } from '../completion/completion-candidates.ts';
@@ -284,7 +284,10 @@ export class Matcher implements TokenMatcher {
       const primary = duplicates[i + 1]!;
       if ((bits[primary >>> 5]! >>> (primary & 31)) & 1) bitsetAdd(bits, duplicates[i]!);
     }
-    if (this.isAccepting()) for (const id of this.#eos) bitsetAdd(bits, id);
+    // An EOS id ends the output wherever it is committed (a text token too): allowed only
+    // where the output is complete.
+    const accepting = this.isAccepting();
+    for (const id of this.#eos) if (id >= 0 && id < vocab.tokenCount) bitsetPut(bits, id, accepting);
     if (this.#unique !== null) withoutRepeatedItems(this.#unique, bits, vocab, vocab.tokenCount, (id) => vocab.tokenBytes(id));
     return bits;
   }
