@@ -4,6 +4,7 @@ import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { compileGrammar, jsonSchemaGrammar, parseGrammar, recognize, type GrammarFormat, type JsonSchemaOptions } from '../src/index.ts';
 import { ajvValidator, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { seeded } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
 const accepts = (format: GrammarFormat, source: string, text: string): boolean => {
@@ -210,6 +211,27 @@ describe('unique items from an integer range past 2^53 compile', () => {
     const schema = { type: 'array', items: { type: 'integer', minimum, maximum }, uniqueItems: true };
     expect(schemaAccepts(schema, '[]')).toBe(true);
     expect(schemaAccepts(schema, `[${maximum}, ${maximum}]`)).toBe(false);
+  });
+});
+
+describe('a grammar that compiled does not fail later as its permutation states grow', () => {
+  // Object members in any order are states built when a parse first reaches them, shared by
+  // every matcher of the grammar: they counted against maxGrammarSymbols, so a grammar used
+  // for many outputs (an engine keeps compiled grammars) failed after hundreds of objects.
+  it('300 objects of 8 members in different orders, the symbol limit far below their states', () => {
+    const properties = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, { type: 'integer' }]));
+    const ir = jsonSchemaGrammar({ type: 'object', properties, additionalProperties: false }).grammar;
+    const grammar = compileGrammar(ir, { maxGrammarSymbols: 2000 });
+    const random = seeded(7);
+    for (let i = 0; i < 300; i++) {
+      const names = Object.keys(properties)
+        .map((name) => [random(), name] as const)
+        .sort((a, b) => a[0] - b[0])
+        .slice(0, 8);
+      const text = JSON.stringify(Object.fromEntries(names.map(([, name]) => [name, 1])));
+      expect(recognize(grammar, encoder.encode(text)).complete, text).toBe(true);
+    }
+    expect(grammar.expanded.length).toBeGreaterThan(1000);
   });
 });
 

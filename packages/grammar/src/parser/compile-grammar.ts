@@ -359,6 +359,8 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
     return nt;
   };
   const expanded: number[] = [];
+  // (Not counted against maxGrammarSymbols: a grammar that compiled must not fail later, and
+  // the states grow with those outputs reach, shared by every matcher of the grammar.)
   const expand = (nt: number): readonly number[] => {
     const known = rulesOf[nt - terminalCount];
     if (known !== null && known !== undefined) return known;
@@ -372,15 +374,9 @@ export function compileGrammar(ir: GrammarIR, limits: Partial<GrammarLimits> = {
       const next = Math.min(written + 1, p.cap);
       p.members.forEach((member, i) => {
         const b = bit(i);
-        if ((mask & b) === 0n && (p.usable & b) !== 0n && completable(p, mask | b, next)) {
-          count(lead.length + 3);
-          table(nt, [...lead, member, stateNonterminal(p, mask | b, next)]);
-        }
+        if ((mask & b) === 0n && (p.usable & b) !== 0n && completable(p, mask | b, next)) table(nt, [...lead, member, stateNonterminal(p, mask | b, next)]);
       });
-      if (p.other >= 0 && productive[p.other] && completable(p, mask, next)) {
-        count(lead.length + 3);
-        table(nt, [...lead, p.other, stateNonterminal(p, mask, next)]);
-      }
+      if (p.other >= 0 && productive[p.other] && completable(p, mask, next)) table(nt, [...lead, p.other, stateNonterminal(p, mask, next)]);
     }
     expanded.push(nt);
     return rulesOf[nt - terminalCount]!;
