@@ -19,7 +19,16 @@ import { mergeSchemas } from './merge-schemas.ts';
 import { candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
-import { allowedTypes, isAssertion, memberSides, OTHER_MEMBER_KEYWORDS, type MemberSide, type Schema, type SchemaObject } from './schema-keywords.ts';
+import {
+  allowedTypes,
+  isAssertion,
+  memberSides,
+  OTHER_MEMBER_KEYWORDS,
+  type MemberSide,
+  type Schema,
+  type SchemaObject,
+  type Witness,
+} from './schema-keywords.ts';
 import { schemaPattern, stringContent } from './string-schema.ts';
 
 // Most path states a schema may need.
@@ -214,7 +223,9 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   // Items: 2020-12 prefixItems + items, or drafts' items array + additionalItems.
   const tuple = (s: SchemaObject): [unknown[], unknown] =>
     Array.isArray(s.items) ? [s.items, s.additionalItems ?? true] : [Array.isArray(s.prefixItems) ? s.prefixItems : [], s.items ?? true];
-  const also = (s: SchemaObject): unknown[] => [s.contains, s.unevaluatedItems].filter((x) => x !== undefined);
+  // (A `contains` is a witness, `__contains`, once flattened: its schema may describe any item.)
+  const also = (s: SchemaObject): unknown[] =>
+    [s.contains, s.unevaluatedItems, ...((s.__contains ?? []) as Witness[]).map((w) => w.schema)].filter((x) => x !== undefined);
   const longest = Math.max(0, ...arrays.map((s) => tuple(s)[0].length));
   const items = Array.from({ length: longest }, (_, i) =>
     expand(
