@@ -249,6 +249,19 @@ describe('member names are kept distinct in the items a contains describes', () 
   });
 });
 
+describe('a pattern ECMAScript and Python read apart is refused', () => {
+  // `{,3}` is text to ECMAScript (Annex B) and a count from 0 to Python's re, which the
+  // validators of many schemas use (found by running peers' test suites).
+  it.each(['^a{,3}$', 'x{,}', '[a]{,2}'])('%s', (pattern) => {
+    expect(schemaErrorOf({ type: 'string', pattern })).toMatchObject({ code: 'unsupported' });
+  });
+  it('a count, or an escaped brace, still reads', () => {
+    expect(schemaAccepts({ type: 'string', pattern: '^a{0,3}$' }, '"aa"')).toBe(true);
+    expect(schemaAccepts({ type: 'string', pattern: '^a\\{,3}$' }, '"a{,3}"')).toBe(true);
+    expect(schemaAccepts({ type: 'string', pattern: '^[{,3}]+$' }, '"{,"')).toBe(true);
+  });
+});
+
 describe("a pattern's complement keeps string content JSON's", () => {
   // `not: {pattern}` is a complement over bytes: without the length conjunct beside it the
   // string could run on past its closing quote, so the object after it never completed

@@ -63,7 +63,8 @@ export interface RegexOptions {
    * letter or digit as that character (`[^\"]`, `\'`, `\_`), and a `]`, `}` or `{` outside a
    * class that opens or closes nothing as itself (`^[[a-z]*]*$`, `\{d}`; `a{2,3}` stays a
    * count). JSON Schema patterns are written for those engines too. Escapes of letters and
-   * digits keep their meaning or stay errors (`\q`).
+   * digits keep their meaning or stay errors (`\q`); `{,3}`, which Python reads as a count,
+   * is refused.
    */
   readonly annexB?: boolean;
   /**
@@ -137,6 +138,12 @@ function parse(pattern: string, flags: string, offset: number, annexB: boolean):
     if (flags.includes('u')) {
       const spelled = annexB ? spellAnnexB(pattern) : null;
       if (spelled === null) throw syntaxError(unicodeError, offset);
+      if (spelled.countWithoutMinimum !== null) {
+        const at = spelled.countWithoutMinimum;
+        const count = /^\{,\d*\}/.exec(pattern.slice(at))![0];
+        const span = { start: offset + at, end: offset + at + count.length };
+        throw new GrammarError('unsupported', `${count} is text to ECMAScript and a count from 0 to Python: write {0,…} or escape the brace`, span);
+      }
       try {
         const ast = parser.parsePattern(spelled.source, 0, spelled.source.length, { unicode: true });
         return { ast, at: (index) => offset + (spelled.origin[index] ?? pattern.length) };
@@ -270,10 +277,12 @@ const SYNTAX_CHARACTERS = '^$\\.*+?()[]{}|/';
  * (no count `{n}`, `{n,}`, `{n,m}` starts there) escaped. `origin[i]` is the pattern offset of
  * offset `i`. Null when there is nothing to spell.
  */
-export function spellAnnexB(pattern: string): { source: string; origin: number[] } | null {
+export function spellAnnexB(pattern: string): { source: string; origin: number[]; countWithoutMinimum: number | null } | null {
   let source = '';
   const origin: number[] = [];
   let spelled = false;
+  // Where `{,n}` or `{,}` first stands: text here, a count to Python.
+  let countWithoutMinimum: number | null = null;
   let inClass = false;
   const put = (text: string, from: number): void => {
     source += text;
@@ -305,6 +314,7 @@ export function spellAnnexB(pattern: string): { source: string; origin: number[]
         i += count.length - 1;
       } else {
         spelled = true;
+        if (countWithoutMinimum === null && /^\{,\d*\}/.test(pattern.slice(i))) countWithoutMinimum = i;
         put('\\{', i);
       }
     } else if (c === ']' || c === '}') {
@@ -314,7 +324,7 @@ export function spellAnnexB(pattern: string): { source: string; origin: number[]
       put(c, i);
     }
   }
-  return spelled ? { source, origin } : null;
+  return spelled ? { source, origin, countWithoutMinimum } : null;
 }
 
 // The parser, the converter and the automaton builder recurse once per group (and class,
