@@ -81,6 +81,13 @@ describe('Lark regex flags mean what they mean in Lark', () => {
   });
 });
 
+describe('GBNF rule names as llama.cpp reads them', () => {
+  it('a name may start with a digit', () => {
+    expect(accepts('gbnf', 'root ::= 1a 2\n1a ::= "x"\n2 ::= "y"', 'xy')).toBe(true);
+    expect(accepts('gbnf', 'root ::= 1a 2\n1a ::= "x"\n2 ::= "y"', 'x')).toBe(false);
+  });
+});
+
 describe('string escapes', () => {
   it('Lark "\\b" is a backspace', () => {
     expect(accepts('lark', 'start: "\\b"', '\b')).toBe(true);

@@ -20,11 +20,12 @@ import { readBraceCount, readChar, readEscape, SourceCursor } from './source-cur
 
 export type BnfDialect = 'gbnf' | 'ebnf';
 
-const NAME = /[A-Za-z_][A-Za-z0-9_.-]*/y;
+// (llama.cpp reads a name of letters, digits and `-` from its first character: `1a` is one.)
+const NAME = /[A-Za-z0-9_][A-Za-z0-9_.-]*/y;
 // Characters a backslash may escape to stand for themselves (llama.cpp's `\\ \" [ ]`, and the
 // quotes, `-`, `^` and `?` XGrammar's EBNF also escapes); any other unknown escape is an error.
 const ESCAPED_AS_ITSELF = '\\"\'[]-^?';
-const RULE_START = /[A-Za-z_][A-Za-z0-9_.-]*[ \t]*::=/y;
+const RULE_START = /[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]*::=/y;
 
 /** Parses a GBNF or EBNF grammar into the IR (throws `GrammarError` with a span). */
 export function parseBnf(source: string, dialect: BnfDialect, startRule = 'root'): GrammarIR {
