@@ -414,6 +414,10 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
     ['/\\na/x', ['a'], ['\na']],
     ['/[\\n]/x', ['\n'], ['n']],
     ['/a{,}b/', ['b', 'aab'], ['a{,}b']],
+    // Python's global flags at the start are the pattern's flags.
+    ['/(?i)abc/', ['ABC', 'abc'], ['abd']],
+    ['/(?s)a.b/', ['a\nb'], ['ab']],
+    ['/(?x) a b /', ['ab'], ['a b']],
     // Verbose mode drops ASCII whitespace only.
     ['/a\u00a0b /x', ['a\u00a0b'], ['ab']],
   ] as const)('%s', (pattern, accepted, rejected) => {
@@ -422,7 +426,7 @@ describe("Lark terminals are Python's re patterns, and imports keep common's nam
   });
 
   it('escapes Python does not have are errors, and so are lazy quantifiers (Python takes the first match)', () => {
-    for (const pattern of ['/\\Aa/', '/a\\Z/', '/\\cJ/', '/\\z/', '/\\e/', '/\\x{41}/', '/\\N{EM DASH}/'])
+    for (const pattern of ['/(?L)a/', '/\\Aa/', '/a\\Z/', '/\\cJ/', '/\\z/', '/\\e/', '/\\x{41}/', '/\\N{EM DASH}/'])
       expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow();
     for (const pattern of ['/a+?/', '/".*?"/', '/a??b/', '/a{2,3}?/'])
       expect(() => parseGrammar('lark', terminal(pattern)), pattern).toThrow(expect.objectContaining({ code: 'unsupported' }));

@@ -774,15 +774,20 @@ function larkKey(e: LarkExpr): string {
  * (no change: it moves `^` and `$`, and anchors are refused in terminals); `l` (locale)
  * is refused, as Python refuses it for text patterns.
  */
-function larkRegex(pattern: string, flags: string, span: Span): ByteRegex {
-  const flagsAt = span.end - flags.length;
-  for (let i = 0; i < flags.length; i++) {
-    if (!'imsux'.includes(flags[i]!))
-      throw new GrammarError('unsupported', `the regex flag ${flags[i]} is not supported (Lark's i, m, s, u and x are)`, {
-        start: flagsAt + i,
-        end: flagsAt + i + 1,
-      });
+function larkRegex(written: string, writtenFlags: string, span: Span): ByteRegex {
+  // Python's global flags at the pattern's start, `(?i)`, are the pattern's flags.
+  const global = /^\(\?([a-zA-Z]+)\)/.exec(written);
+  const pattern = global === null ? written : written.slice(global[0].length);
+  // Each flag where it is written: after the closing `/`, or in `(?…)` after the opening one.
+  const placed = [
+    ...[...writtenFlags].map((flag, i) => [flag, span.end - writtenFlags.length + i] as const),
+    ...[...(global?.[1] ?? '')].map((flag, i) => [flag, span.start + 3 + i] as const),
+  ];
+  for (const [flag, at] of placed) {
+    if (!'imsux'.includes(flag))
+      throw new GrammarError('unsupported', `the regex flag ${flag} is not supported (Lark's i, m, s, u and x are)`, { start: at, end: at + 1 });
   }
+  const flags = [...new Set(placed.map(([flag]) => flag))].join('');
   const unescaped = larkUnescaped(pattern, span);
   const source = ecmascriptSpelling(flags.includes('x') ? withoutVerboseSpace(unescaped) : unescaped, span);
   // Spans stay right where the verbose form and the spelling left the pattern unchanged.
