@@ -199,7 +199,8 @@ describe('identity escapes and lone brackets in patterns (ECMAScript Annex B, Py
     ['^[[a-z]*[-]?[a-z]*]*$', ['ab', 'a-b]]', '[x', ']', 'A', ''], true],
     ['^PUBMED:\\{d}', ['PUBMED:{d}', 'PUBMED:{d}1', 'PUBMED:d', 'PUBMED:{dd}'], true],
     ['^.*\\{\\{.+}}.*$', ['{{a}}', 'x{{ab}}y', '{a}', '{{}}'], true],
-    ['^a{2}{x}b{,3}c{1,}$', ['aa{x}b{,3}c', 'aa{x}b{,3}ccc', 'a{x}b{,3}c', 'aa{x}bbbc'], true],
+    // (`{,3}` is refused: text here, a count from 0 to Python.)
+    ['^a{2}{x}b{3c{1,}$', ['aa{x}b{3c', 'aa{x}b{3ccc', 'a{x}b{3c', 'aa{x}bbbc'], true],
     ['^[]a]$', [']a]', 'a', ']'], true],
   ] as const;
   it.each(cases)('%s', (pattern, texts) => {
