@@ -394,11 +394,16 @@ function parseCalls(text: string, format: ToolCallFormat): ToolCall[] {
   for (let at = 0; text.startsWith(start, at);) {
     const end = objectEnd(text, at + start.length);
     if (end < 0 || !text.startsWith(format.close, end)) break;
-    const call = JSON.parse(text.slice(at + start.length, end)) as Record<string, unknown>;
+    const object = text.slice(at + start.length, end);
+    const name = (JSON.parse(object) as Record<string, unknown>)['name'] as string;
+    // The arguments as the model wrote them (the grammar spells what comes before them):
+    // read and written again, a number such as 1e999 or 1.00000000000000000001 would change.
+    const before = `{"name": ${JSON.stringify(name)}, ${JSON.stringify(format.argumentsKey)}: `;
+    if (!object.startsWith(before)) throw new Error(`internal: a tool call not written as its grammar says: ${object}`);
     calls.push({
       id: `call_${Math.random().toString(36).slice(2, 14)}`,
       type: 'function',
-      function: { name: call['name'] as string, arguments: JSON.stringify(call[format.argumentsKey]) },
+      function: { name, arguments: object.slice(before.length, -1).trim() },
     });
     at = end + format.close.length;
     if (!text.startsWith(format.between, at)) break;

@@ -212,6 +212,14 @@ describe('reading an answer with tool calls', () => {
     ]);
   });
 
+  it('the arguments are the JSON the model wrote, not read and written again', async () => {
+    // (Read, 1e999 was Infinity and came back as null; 1.00000000000000000001 as 1.)
+    const args = '{"a": 1e999, "b": 1.00000000000000000001}';
+    const text = `<tool_call>\n{"name": "add", "arguments": ${args}}\n</tool_call>`;
+    const completion = await chatCompletions(scripted([text])).create({ messages: MESSAGES, tools: TOOLS, tool_choice: 'required' });
+    expect(completion.choices[0]!.message.tool_calls!.map((c) => c.function.arguments)).toEqual([args]);
+  });
+
   it('auto without a call: text and stop; cut short in a call: the whole calls, and length', async () => {
     const [plain, cut] = await Promise.all([
       chatCompletions(scripted(['Sunny.'])).create({ messages: MESSAGES, tools: TOOLS }),
