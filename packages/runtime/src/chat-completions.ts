@@ -198,8 +198,8 @@ export const checkChatRequest: Check = fields(
       if (type === 'grammar') return fields({ type: string, grammar: string }, ['grammar'])(value, path);
       fields({ type: string })(value, path);
     },
-    max_tokens: integer(0),
-    max_completion_tokens: integer(0),
+    max_tokens: integer(1),
+    max_completion_tokens: integer(1),
     temperature: number,
     top_p: number,
     seed: number,
@@ -278,6 +278,15 @@ interface AnswerPlan {
 function answerPlan(request: ChatCompletionRequest, format: ToolCallFormat): AnswerPlan {
   const text = textConstraint(request.response_format);
   const choice = request.tool_choice ?? 'auto';
+  // A call asked for needs a tool to call (OpenAI refuses it too), and a name calls one tool.
+  if ((request.tools ?? []).length === 0 && choice !== 'none' && choice !== 'auto')
+    throw new InvalidRequestError('request.tool_choice', 'asks for a call, and request.tools has no tool');
+  const seen = new Set<string>();
+  (request.tools ?? []).forEach((tool, i) => {
+    if (seen.has(tool.function.name))
+      throw new InvalidRequestError(`request.tools[${i}].function.name`, `${JSON.stringify(tool.function.name)} names an earlier tool too`);
+    seen.add(tool.function.name);
+  });
   if (request.tools === undefined || request.tools.length === 0 || choice === 'none')
     return { constraint: text, parsed: isSchemaFormat(request.response_format), calls: null };
   const named = typeof choice === 'object' ? choice.function.name : null;

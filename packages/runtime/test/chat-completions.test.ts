@@ -159,6 +159,16 @@ describe('tool calls on stories260K', () => {
       const request = { messages: MESSAGES, tools: TOOLS, tool_choice, response_format: { type: 'json_object' } } as const;
       await expect(engine.chat.completions.create(request)).rejects.toMatchObject({ path: 'request.response_format' });
     }
+    // A call asked for with no tool; two tools of one name (a call could take either schema); no tokens.
+    for (const tools of [undefined, []])
+      for (const tool_choice of ['required', { type: 'function', function: { name: 'add' } }] as const)
+        await expect(engine.chat.completions.create({ messages: MESSAGES, ...(tools && { tools }), tool_choice })).rejects.toMatchObject({
+          path: 'request.tool_choice',
+        });
+    await expect(engine.chat.completions.create({ messages: MESSAGES, tools: [...TOOLS, TOOLS[0]!] })).rejects.toMatchObject({
+      path: `request.tools[${TOOLS.length}].function.name`,
+    });
+    await expect(engine.chat.completions.create({ messages: MESSAGES, max_tokens: 0 })).rejects.toMatchObject({ path: 'request.max_tokens' });
   });
 });
 
