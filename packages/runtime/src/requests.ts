@@ -6,7 +6,7 @@
  * (A chat completion request is checked in chat-completions.ts, on the page for a worker
  * engine: a constraint's check here knows compiled grammars, and so imports the compiler.)
  */
-import { DEFAULT_LIMITS, GRAMMAR_FORMATS } from '@sieve/grammar/inputs';
+import { DEFAULT_LIMITS, GRAMMAR_FORMATS, toolCallStart, type ToolCallFormat } from '@sieve/grammar/inputs';
 import type { ConstraintInput } from './constraint-specs.ts';
 import { Grammar, isCustom } from './constraints.ts';
 import { InvalidRequestError } from './errors.ts';
@@ -58,20 +58,26 @@ const GRAMMAR_SPECS: Readonly<Record<string, Check>> = {
     ['schema'],
   ),
   json: fields({ type: string, whitespace, repetition, index: bytesOrUrl }),
-  'tool-calls': fields(
-    {
-      type: string,
-      tools: arrayOf(
-        fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']),
-        128,
-      ),
-      format: fields({ open: string, close: string, between: string, argumentsKey: nonEmptyString }, ['open', 'close', 'between', 'argumentsKey']),
-      parallel: boolean,
-      after: string,
-      index: bytesOrUrl,
-    },
-    ['tools', 'format'],
-  ),
+  'tool-calls': (value, path) => {
+    fields(
+      {
+        type: string,
+        tools: arrayOf(
+          fields({ name: nonEmptyString, parameters: either('a JSON Schema (an object or a boolean)', record, boolean) }, ['name', 'parameters']),
+          128,
+        ),
+        format: fields({ open: string, close: string, between: string, argumentsKey: nonEmptyString }, ['open', 'close', 'between', 'argumentsKey']),
+        parallel: boolean,
+        after: string,
+        index: bytesOrUrl,
+      },
+      ['tools', 'format'],
+    )(value, path);
+    const { tools, format, after } = value as { tools: readonly unknown[]; format: ToolCallFormat; after?: string };
+    if (tools.length === 0) throw new InvalidRequestError(`${path}.tools`, 'tool calls need at least one tool');
+    if (after !== undefined && !toolCallStart(format).startsWith(after))
+      throw new InvalidRequestError(`${path}.after`, `${JSON.stringify(after)} does not start a tool call (${JSON.stringify(toolCallStart(format))})`);
+  },
   ...Object.fromEntries(GRAMMAR_FORMATS.map((format) => [format, fields({ type: string, grammar: string, index: bytesOrUrl }, ['grammar'])])),
   regex: fields({ type: string, grammar: string, flags: string, index: bytesOrUrl }, ['grammar']),
 };

@@ -77,6 +77,11 @@ describe('request checks', () => {
     expect(pathOf(() => checkLoadOptions({ model: '' }, 'options'))).toBe('options.model');
     expect(pathOf(() => checkLoadOptions({ model: 'm', limits: { maxLexerState: 5 } }, 'options'))).toBe('options.limits.maxLexerState');
     expect(pathOf(() => checkChatRequest({ messages: [], response_format: { type: 'json' } }, 'request'))).toBe('request.response_format.type');
+    // Tool calls need a tool, and `after` must start a call (both were plain RangeErrors from the compiler).
+    const format = { open: '<tool_call>\n', close: '\n</tool_call>', between: '\n', argumentsKey: 'arguments' };
+    expect(pathOf(() => checkGrammarSpec({ type: 'tool-calls', tools: [], format }, 'spec'))).toBe('spec.tools');
+    expect(pathOf(() => checkGrammarSpec({ type: 'tool-calls', tools: [{ name: 'f', parameters: {} }], format, after: 'zz' }, 'spec'))).toBe('spec.after');
+    expect(pathOf(() => checkGrammarSpec({ type: 'tool-calls', tools: [{ name: 'f', parameters: {} }], format, after: '<tool' }, 'spec'))).toBeNull();
   });
 
   it('refuse constraints nested without end', () => {
