@@ -470,6 +470,9 @@ async function* chunks(
         const at = text.indexOf(end);
         if (at >= 0) safe = Math.min(safe, at);
       }
+      // Before calls the content ends at its last non-space character (as `readAnswer` trims
+      // it): spaces wait for what follows them.
+      if (plan.calls?.trigger != null) safe = Math.min(safe, text.slice(0, Math.max(0, safe)).trimEnd().length);
       if (safe > sent) {
         yield chunk(index, { content: text.slice(sent, safe) }, null);
         sent = safe;
