@@ -355,7 +355,9 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
     sampling,
     ...(templateOptions === undefined ? {} : { templateOptions }),
     ...(request.logprobs === true ? { logprobs: request.top_logprobs ?? 0 } : {}),
-    stop: stops(request),
+    // (An answer that is calls only is not cut by stop strings, which end free text: a call
+    // cut short would be no call.)
+    stop: plan.calls !== null && plan.calls.trigger === null ? [] : stops(request),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   };
 }
