@@ -2,7 +2,7 @@
  * Maps keyed by the member names an instance or a schema writes: any text is a name, so one
  * may be `__proto__`, `constructor` or `toString`, which a plain object would take for its
  * prototype or find inherited. The schema compiler and the matcher read and write such maps
- * only through these two.
+ * through these two.
  */
 
 /** Sets member `name` as the map's own property (assigned, `__proto__` would set the prototype). */

@@ -20,7 +20,7 @@ import { readBraceCount, readChar, readEscape, SourceCursor } from './source-cur
 
 export type BnfDialect = 'gbnf' | 'ebnf';
 
-// (llama.cpp reads a name of letters, digits and `-` from its first character: `1a` is one.)
+// (llama.cpp reads names of letters, digits and `-`, a digit first too: `1a` is one.)
 const NAME = /[A-Za-z0-9_][A-Za-z0-9_.-]*/y;
 // Characters a backslash may escape to stand for themselves (llama.cpp's `\\ \" [ ]`, and the
 // quotes, `-`, `^` and `?` XGrammar's EBNF also escapes); any other unknown escape is an error.

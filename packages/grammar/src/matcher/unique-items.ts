@@ -1001,8 +1001,6 @@ class StringReader {
 // The reader of no string (outside strings, until one begins).
 const DONE_READER = new StringReader(false);
 
-// A name's entry in a name-keyed map, if the map's own (an instance may name a member
-// `constructor` or `__proto__`, which every object inherits).
 // The earlier items of an array (canonical JSON strings) decoded and sorted, once per set of
 // items (a frame's `seen` is replaced, never changed).
 const decoded = new WeakMap<readonly string[], readonly string[]>();

@@ -11,7 +11,7 @@
  * complement here (`uniqueItems`, a format enforced only in part or not at all, …) throw a
  * `NotNegatable` naming the keyword; the caller refuses the schema with its pointer.
  */
-import { defineName } from '../../own-names.ts';
+import { defineName, ownName } from '../../own-names.ts';
 import { discriminatorCases, provablyDisjoint } from './disjoint-branches.ts';
 import { constantsOf, jsonEqual, mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
@@ -253,8 +253,7 @@ class Negation {
 
   // The schema of a name in `properties` (undefined: not declared there).
   #declared(name: string): Schema | undefined {
-    const properties = this.schema.properties as Record<string, Schema> | undefined;
-    return properties !== undefined && Object.hasOwn(properties, name) ? properties[name] : undefined;
+    return ownName(this.schema.properties as Record<string, Schema> | undefined, name);
   }
 
   // The schema's own types (a branch for a keyword that constrains every kind).

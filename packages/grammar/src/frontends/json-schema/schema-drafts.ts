@@ -53,7 +53,7 @@ function declares(root: unknown, draft: RegExp): boolean {
 /**
  * A draft-3 document in draft 4: `divisibleBy` is `multipleOf`; `extends` (a schema or a
  * list), a `type` list that holds schemas or `any`, and `disallow` become `allOf`, `anyOf`
- * and `not`; a property whose schema says `required: true` (any true value) joins its
+ * and `not`; a property whose schema says `required: true` (any value Python takes as true) joins its
  * object's `required`; a dependency on one name is a list of it; keywords draft 3 does not
  * have are dropped. (A `$ref` into a place that moves — inside `extends` or a `type` list —
  * then names nothing, an `InvalidSchemaError`.)
@@ -78,7 +78,7 @@ function fromDraft3(root: unknown): unknown {
     for (const [key, value] of Object.entries(node)) {
       if (key === 'properties') {
         kept.push([key, names(value, schema)]);
-        const required = isObject(value) ? Object.keys(value).filter((name) => isObject(value[name]) && Boolean(value[name].required)) : [];
+        const required = isObject(value) ? Object.keys(value).filter((name) => isObject(value[name]) && truthy(value[name].required)) : [];
         if (required.length > 0) kept.push(['required', required]);
       } else if (key === 'patternProperties' || key === 'definitions' || key === '$defs') kept.push([key, names(value, schema)]);
       else if (key === 'dependencies') kept.push([key, names(value, (needs) => (typeof needs === 'string' ? [needs] : schema(needs)))]);
@@ -91,12 +91,23 @@ function fromDraft3(root: unknown): unknown {
         if (union !== null && 'type' in union) kept.push(['type', value]);
         else if (union !== null) all.push(union);
       } else if (key === 'disallow') all.push({ not: types(value) ?? {} });
-      else if (!NOT_IN_DRAFT_3.has(key)) kept.push([key, value]);
+      // (Any other object may be a schema a `$ref` reaches, `#/x`; data is kept as written.)
+      else if (!NOT_IN_DRAFT_3.has(key)) kept.push([key, DATA.has(key) ? value : schema(value)]);
     }
     if (all.length > 0) kept.push(['allOf', all]);
     return Object.fromEntries(kept);
   }
   return schema(root);
+}
+
+// Keywords whose values are data, never schemas.
+const DATA = new Set(['enum', 'default', 'examples']);
+
+// Python's truth of a JSON value (`required: []` is false there).
+function truthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isObject(value)) return Object.keys(value).length > 0;
+  return value !== null && value !== false && value !== 0 && value !== '' && value !== undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
