@@ -261,10 +261,10 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   // — unless the output then no longer fits in the budget where it would without healing.
   let prompt = options.promptTokens;
   let heal = options.tokenHealing ? healableBytes(prompt, vocabIndex, constraint) : null;
-  if (heal !== null) {
-    const completion = constraint.completion();
-    if (completion !== null && proofWithin(concatBytes(heal, completion), options.maxTokens) === null && proofWithin(completion, options.maxTokens) !== null)
-      heal = null;
+  // (The constraint takes nothing while healing lasts: its completion is found once.)
+  const healCompletion = heal === null ? null : constraint.completion();
+  if (heal !== null && healCompletion !== null) {
+    if (proofWithin(concatBytes(heal, healCompletion), options.maxTokens) === null && proofWithin(healCompletion, options.maxTokens) !== null) heal = null;
   }
   if (heal !== null) prompt = prompt.slice(0, -1);
   output.skip(heal?.length ?? 0);
@@ -327,8 +327,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
       const completion = constraint.completion();
       proof = completion === null ? null : proofWithin(completion, options.maxTokens - tokens.length);
     } else if (heal !== null) {
-      const completion = constraint.completion();
-      healProof = completion === null ? null : proofWithin(concatBytes(heal, completion), options.maxTokens - tokens.length);
+      healProof = healCompletion === null ? null : proofWithin(concatBytes(heal, healCompletion), options.maxTokens - tokens.length);
     }
 
     // Fast-forward: commit what the constraint forces; the model sees it with the next pass.
