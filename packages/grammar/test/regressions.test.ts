@@ -705,3 +705,15 @@ describe('regexes without the u flag read as code points only where that means t
     expect(() => parseGrammar('regex', '(?:(?=a)[^a-b\\q{}]){0}x', { flags: 'v' })).toThrow(/negated class may contain strings/);
   });
 });
+
+describe('a class of control characters is one small automaton in a JSON string', () => {
+  // `.` takes 31 of the 32 control characters as `\u00XX` escapes: once 31 branches of six
+  // states per character read, so `(.{1,63}\.)+` under a length lookahead passed maxNfaStates.
+  it.each([
+    ['^(?=.{1,255}$)((.{1,63}\\.)+[a-z0-9-]+\\.?)$', ['"a.b"', '"\\u0001.com"', '"\\u001F\\u001f.x."', '"a\\u000Ab.com"', '"a\\nb.com"', '"ab"', '".x"']],
+    ['^[\\u0000-\\u0008\\u000b\\u001e]+$', ['"\\u0000\\b\\u000B"', '"\\u001E\\u001e"', '"\\u0009"', '"\\t"', '"\\u001f"', '"\\u000a"']],
+  ])('%s', (pattern, texts) => {
+    const regex = new RegExp(pattern, 'u');
+    for (const text of texts) expect(schemaAccepts({ type: 'string', pattern }, text), text).toBe(regex.test(JSON.parse(text) as string));
+  });
+});

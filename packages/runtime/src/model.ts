@@ -235,7 +235,7 @@ class TransformersSequence implements ModelSequence {
     const present: Record<string, Tensor> = {};
     for (const name in outputs) if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = outputs[name]!;
     this.#cache.update(present);
-    this.#tokens.push(...tokens);
+    for (const token of tokens) this.#tokens.push(token);
     const logits = outputs['logits']!;
     const vocab = logits.dims[logits.dims.length - 1]!;
     const data = logits.data as Float32Array | Uint16Array;

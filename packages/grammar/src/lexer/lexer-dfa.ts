@@ -1791,7 +1791,8 @@ export class LexerDfa {
         region.ends.forEach((set, k) => {
           for (let x = 0; x < region.size; x++) if (fewest[x]! < 0 && ((set[x >> 5]! >>> (x & 31)) & 1) === 1) fewest[x] = k;
         });
-        room = Math.max(0, ...fewest) + 1;
+        // (A loop: a region's states may outnumber the arguments a call can spread.)
+        room = fewest.reduce((most, k) => Math.max(most, k), 0) + 1;
       }
       this.#rooms.set(region, room);
     }

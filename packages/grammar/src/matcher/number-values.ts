@@ -171,7 +171,7 @@ function pumping(edges: ReadonlyMap<number, readonly [number, number][]>, nodes:
     const nonzero = component.some((key) => edges.get(key)!.some(([b, to]) => inside.has(to) && b !== 0x30));
     const endless =
       n.place === INT || (n.place === FRAC && (nonzero || digitAhead.has(component[0]!))) || (n.place === EXP_DIGITS && !n.mantissaZero && !n.exponentZero);
-    if (endless) found.push(...component);
+    if (endless) for (const key of component) found.push(key);
   }
   return found;
 }

@@ -20,23 +20,32 @@ const SPECIAL = normalizeRanges([
   [0x22, 0x22],
   [0x5c, 0x5c],
 ]);
-const hexDigit = (digit: number): ByteRegex => {
-  const lower = digit.toString(16).charCodeAt(0);
-  const upper = digit.toString(16).toUpperCase().charCodeAt(0);
-  return rx.byteRanges(
-    normalizeRanges([
-      [lower, lower],
-      [upper, upper],
-    ]),
+// The bytes that spell any of `digits` (0 to 15) as a hex digit, in either case.
+const hexDigits = (digits: readonly number[]): ByteRegex =>
+  rx.byteRanges(
+    normalizeRanges(
+      digits.flatMap((digit) => {
+        const lower = digit.toString(16).charCodeAt(0);
+        const upper = digit.toString(16).toUpperCase().charCodeAt(0);
+        return [
+          [lower, lower],
+          [upper, upper],
+        ];
+      }),
+    ),
   );
-};
 
-// Every control character as `\u00XX`, its hex digits in either case or lowercase only.
-const controlEscapes = (eitherCase: boolean): ByteRegex =>
+// The control characters `codes` (below 0x20) as `\u00XX`, hex digits in either case: one
+// automaton sharing the `\u00` and the first digit, not one branch per character (a `.`
+// would otherwise take 31 branches of six states to every character it reads).
+const controlEscapes = (codes: readonly number[]): ByteRegex =>
   rx.seq([
     rx.literal('\\u00'),
-    rx.byteRanges([0x30, 0x31]),
-    rx.byteRanges(normalizeRanges([[0x30, 0x39], ...(eitherCase ? [[0x41, 0x46] as [number, number]] : []), [0x61, 0x66]])),
+    rx.alt(
+      [0, 1]
+        .map((high) => codes.filter((c) => c >> 4 === high).map((c) => c & 15))
+        .flatMap((lows, high) => (lows.length === 0 ? [] : [rx.seq([hexDigits([high]), hexDigits(lows)])])),
+    ),
   ]);
 
 /** One character of `ranges` (code points) in JSON string encoding. */
@@ -52,12 +61,7 @@ export const jsonChars = memoized(
       const short = SHORT_ESCAPES.get(c);
       if (short) alternatives.push(rx.literal(`\\${short}`));
     }
-    if (controls.length === 0x20) {
-      // Every control character as \u00XX: one compact automaton instead of 32.
-      alternatives.push(controlEscapes(true));
-    } else {
-      for (const c of controls) alternatives.push(rx.seq([rx.literal('\\u00'), hexDigit(c >> 4), hexDigit(c & 15)]));
-    }
+    if (controls.length > 0) alternatives.push(controlEscapes(controls));
     return rx.alt(alternatives);
   },
 );
@@ -109,13 +113,16 @@ export function jsonStringBytes(value: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
+// Every control character as `\u00XX` with lowercase hex digits.
+const LOWERCASE_CONTROL_ESCAPES = rx.seq([rx.literal('\\u00'), rx.byteRanges([0x30, 0x31]), rx.byteRanges([0x30, 0x39, 0x61, 0x66])]);
+
 /**
  * The content of every string value spelled once, as `jsonStringBytes` spells it (control
  * characters as lowercase `\u00XX`, `/` raw): intersected with content built with
  * `jsonChars`, it has as many strings as that has values.
  */
 export const CANONICAL_CONTENT: ByteRegex = rx.repeat(
-  rx.alt([rx.codePoints(subtract([0, MAX_CODE_POINT], SPECIAL)), rx.literal('\\"'), rx.literal('\\\\'), controlEscapes(false)]),
+  rx.alt([rx.codePoints(subtract([0, MAX_CODE_POINT], SPECIAL)), rx.literal('\\"'), rx.literal('\\\\'), LOWERCASE_CONTROL_ESCAPES]),
   0,
   Infinity,
 );
