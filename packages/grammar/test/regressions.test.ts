@@ -717,3 +717,50 @@ describe('a class of control characters is one small automaton in a JSON string'
     for (const text of texts) expect(schemaAccepts({ type: 'string', pattern }, text), text).toBe(regex.test(JSON.parse(text) as string));
   });
 });
+
+describe('counts a bounded text never reaches are read as unbounded, and mean the same', () => {
+  // A JSON Schema maxLength, or a leading lookahead like (?=.{1,255}$), bounds the text: a
+  // count no text that long could reach costs no copies (aerleon's fqdn pattern passed
+  // maxNfaStates with (.{1,63}\.){1,127}). Checked against RegExp and the length on every
+  // text over a small alphabet.
+  const texts = ['']; // every text of up to 7 characters over a, b, .
+  for (let i = 0; texts[i]!.length < 7; i++) for (const c of 'ab.') texts.push(texts[i]! + c);
+  const counted = ['(ab){1,2}', '(a|b.){2,3}', '[ab]{1,6}', '(.{1,2}\\.){1,3}', '(a(b){0,2}){1,4}\\.?', '(?:a|){2,5}b'];
+  it.each(counted.flatMap((count) => [3, 4, 5, 6].map((n) => [count, n] as const)))('%s within %i characters', (count, n) => {
+    const bounded = { type: 'string', pattern: `^${count}$`, maxLength: n };
+    const excluded = { type: 'string', not: { pattern: `^${count}$` }, maxLength: n };
+    const ahead = `^(?=.{0,${n}}$)${count}$`;
+    const regex = new RegExp(`^${count}$`, 'u');
+    const [isBounded, isExcluded, isAhead] = [bounded, excluded, { type: 'string', pattern: ahead }].map((schema) => {
+      const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
+      return (json: string): boolean => {
+        const result = recognize(grammar, encoder.encode(json));
+        return result.accepted && result.complete;
+      };
+    });
+    for (const text of texts) {
+      const json = JSON.stringify(text);
+      const fits = text.length <= n;
+      expect(isBounded!(json), `${json} ${JSON.stringify(bounded)}`).toBe(fits && regex.test(text));
+      expect(isExcluded!(json), `${json} not`).toBe(fits && !regex.test(text));
+      expect(isAhead!(json), `${json} ${ahead}`).toBe(fits && regex.test(text));
+    }
+  });
+  it('a lookahead that bounds the text keeps its own count, beside another one', () => {
+    for (const pattern of ['^(?=.{0,4}$)(?=.{0,6}$)a*$', '^(?=.{0,6}$)(?=.{0,4}$)a*$', '^(?=a{0,4}$)a*$']) {
+      expect(schemaAccepts({ type: 'string', pattern }, '"aaaa"'), pattern).toBe(true);
+      expect(schemaAccepts({ type: 'string', pattern }, '"aaaaa"'), pattern).toBe(false);
+    }
+  });
+  it("aerleon's fully qualified domain name compiles and means what RegExp says", () => {
+    const pattern = '^(?!.*://)(?=.{1,255}$)((.{1,63}\\.){1,127}(?![0-9]*$)[a-z0-9-]+\\.?)$';
+    const regex = new RegExp(pattern, 'u');
+    const samples = ['a.b', 'example.com.', 'a.b.c.d.e', 'x.123', 'x.12a', 'http://a.b', `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`];
+    samples.push(`${'ab.'.repeat(84)}com`, `${'ab.'.repeat(85)}com`, 'ab', '.a', 'a..b');
+    const grammar = compileGrammar(jsonSchemaGrammar({ type: 'string', pattern }).grammar);
+    for (const text of samples) {
+      const result = recognize(grammar, encoder.encode(JSON.stringify(text)));
+      expect(result.accepted && result.complete, text).toBe(regex.test(text));
+    }
+  });
+});

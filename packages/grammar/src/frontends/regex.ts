@@ -75,6 +75,13 @@ export interface RegexOptions {
    * lexeme takes the longest.
    */
   readonly python?: boolean;
+  /**
+   * The most characters of the text the caller matches the result against (a JSON Schema
+   * `maxLength` it intersects the result with). Counts such a text could never reach are read
+   * as unbounded (`(.{1,63}\.){1,127}` within 255 characters is one loop, not 127 copies):
+   * the same language on texts up to that length, and only there.
+   */
+  readonly longest?: number;
 }
 
 /** Compiles a regex constraint: the whole output must match. */
@@ -97,13 +104,13 @@ export function regexToByteRegex(pattern: string, options: RegexOptions = {}): B
   if (convert === undefined) {
     convert = memoized(
       ({ pattern, options }) =>
-        `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.annexB === true} ${options.python === true} ${pattern}`,
+        `${options.flags ?? ''} ${options.caseFolding ?? ''} ${options.mode ?? 'match'} ${options.annexB === true} ${options.python === true} ${options.longest ?? Infinity} ${pattern}`,
       ({ pattern, options }) => {
         const flags = options.flags ?? '';
         const offset = options.offset ?? 0;
         const { ast, at } = parse(pattern, flags, offset, options.annexB === true);
         const mode = options.mode ?? 'match';
-        const converter = new Converter(flags, options.caseFolding, mode, at, encode, options.python === true);
+        const converter = new Converter(flags, options.caseFolding, mode, at, encode, options.python === true, options.longest ?? Infinity);
         if (mode !== 'token' && (hasLookahead(ast) || ast.alternatives.some((alt) => alt.elements.some(isWordAssertion))))
           return converter.lookaheadPattern(ast, mode === 'search');
         if (mode !== 'token' && ast.alternatives.some(anchoredInside)) return converter.anchoredPattern(ast, mode === 'search');
@@ -383,6 +390,52 @@ const isWordAssertion = (node: AST.Element): boolean => node.type === 'Assertion
 // Whether a part's language depends on the text after it: a lookahead or a `$` inside.
 const looksAhead = (node: AST.Element | AST.Alternative): boolean => hasLookahead(node) || hasAnchorOf(node, 'end');
 
+const spans = new WeakMap<AST.Node, readonly [number, number]>();
+
+// The fewest and the most characters a part of a pattern reads (an assertion reads none).
+function charSpan(node: AST.Element | AST.Alternative): readonly [number, number] {
+  let span = spans.get(node);
+  if (span !== undefined) return span;
+  switch (node.type) {
+    case 'Alternative':
+      span = node.elements.map(charSpan).reduce(([a, b], [c, d]) => [a + c, b + d], [0, 0]);
+      break;
+    case 'Group':
+    case 'CapturingGroup':
+      span = node.alternatives.map(charSpan).reduce(([a, b], [c, d]) => [Math.min(a, c), Math.max(b, d)], [Infinity, 0]);
+      break;
+    case 'Quantifier': {
+      const [fewest, most] = charSpan(node.element);
+      span = [fewest * node.min, most === 0 ? 0 : most * node.max];
+      break;
+    }
+    case 'Assertion':
+      span = [0, 0];
+      break;
+    case 'Character':
+    case 'CharacterSet':
+    case 'CharacterClass':
+    case 'ExpressionCharacterClass':
+      span = [1, 1];
+      break;
+    default:
+      span = [0, Infinity]; // (a backreference)
+  }
+  spans.set(node, span);
+  return span;
+}
+
+// The most characters the text may have from where `node` stands, by `node` alone: a
+// lookahead whose every alternative ends with `$` says at most its longest match
+// (Infinity for any other element).
+function lookaheadBound(node: AST.Element): number {
+  if (node.type !== 'Assertion' || node.kind !== 'lookahead' || node.negate) return Infinity;
+  return node.alternatives.reduce((most, alt) => {
+    const last = alt.elements[alt.elements.length - 1];
+    return Math.max(most, last?.type === 'Assertion' && last.kind === 'end' ? charSpan(alt)[1] : Infinity);
+  }, 0);
+}
+
 /**
  * A part of a pattern with anchors inside (`^$|(^a+$)`, `(x|$)`), split by the anchors on the
  * path its match takes: none (`free`); some `^` and no `$` (`start`); some `$` and no `^`
@@ -454,6 +507,10 @@ class Converter {
   // How `i` compares characters, where it is on.
   readonly #foldingWhenOn: CaseFolding;
   readonly #unicodeSets: boolean;
+  // The most characters of the text where a part is converted (`#countMax`), and the bound
+  // each lookahead that sets one is itself read with (`#bounded`).
+  #longest: number;
+  readonly #ownBound = new WeakMap<AST.Node, number>();
   constructor(
     flags: string,
     folding: CaseFolding | undefined,
@@ -461,7 +518,9 @@ class Converter {
     private readonly at: (index: number) => number,
     private readonly encodeChars: (ranges: readonly number[]) => ByteRegex,
     private readonly python: boolean,
+    longest: number,
   ) {
+    this.#longest = longest;
     const unicode = flags.includes('u') || flags.includes('v');
     this.#foldingWhenOn = folding ?? (unicode ? 'simple' : 'legacy');
     this.#folding = flags.includes('i') ? this.#foldingWhenOn : null;
@@ -515,10 +574,35 @@ class Converter {
         const before = search && !anchored ? anything : rx.empty;
         const rest = search ? anything : rx.empty;
         const boundary = elements.map(isWordAssertion).lastIndexOf(true);
-        if (boundary >= 0) return this.#wordBoundary(elements, boundary, before, rest);
-        return cat([before, this.#followedBy(elements, rest)]);
+        // (Leading lookaheads read the text from where the alternative starts: one that bounds
+        // its length bounds every part of the alternative.)
+        return this.#bounded(
+          leading.filter((e) => lookaheadBound(e) < Infinity),
+          () => (boundary >= 0 ? this.#wordBoundary(elements, boundary, before, rest) : cat([before, this.#followedBy(elements, rest)])),
+        );
       }),
     );
+  }
+
+  // `convert` run with the text bounded by the lookaheads in `bounding` too (see
+  // `lookaheadBound`), each of which is read with the bound before: a lookahead may not relax
+  // the very count that bounds the text.
+  #bounded<T>(bounding: readonly AST.Element[], convert: () => T): T {
+    const outer = this.#longest;
+    for (const node of bounding) this.#ownBound.set(node, outer);
+    this.#longest = bounding.reduce((most, node) => Math.min(most, lookaheadBound(node)), outer);
+    try {
+      return convert();
+    } finally {
+      this.#longest = outer;
+    }
+  }
+
+  // A count's upper bound, or Infinity where no text of `#longest` characters could reach it:
+  // each copy reads `fewest` characters at least, so at most ⌊longest / fewest⌋ copies fit.
+  #countMax(node: AST.Quantifier): number {
+    const fewest = charSpan(node.element)[0];
+    return fewest > 0 && node.max >= Math.floor(this.#longest / fewest) ? Infinity : node.max;
   }
 
   // An alternative with a word boundary `\b` (or `\B`) among its top-level elements, at
@@ -567,7 +651,19 @@ class Converter {
       case 'Assertion':
         if (node.kind === 'end') return emptyOf(rest);
         if (node.kind === 'lookahead') {
-          const ahead = either(node.alternatives.map((a) => this.#followedBy(a.elements, anything)));
+          const read = (): ByteRegex => either(node.alternatives.map((a) => this.#followedBy(a.elements, anything)));
+          const own = this.#ownBound.get(node);
+          let ahead: ByteRegex;
+          if (own === undefined) ahead = read();
+          else {
+            const inner = this.#longest;
+            this.#longest = own;
+            try {
+              ahead = read();
+            } finally {
+              this.#longest = inner;
+            }
+          }
           return rx.and([rest, node.negate ? rx.not(ahead) : ahead]);
         }
         return this.element(node); // throws: lookbehind, word boundaries
@@ -577,11 +673,13 @@ class Converter {
       case 'Quantifier': {
         // Each copy reads the text after it, so copies multiply what follows: few are expanded;
         // with no upper count, iterations that start with lookaheads make one automaton.
-        const unbounded = node.max === Infinity && node.min <= MAX_LOOKAHEAD_COPIES ? this.#temperedStar(node.element, rest) : undefined;
+        // (A large count the text's bound never reaches is read as none.)
+        const max = node.max > MAX_LOOKAHEAD_COPIES ? this.#countMax(node) : node.max;
+        const unbounded = max === Infinity && node.min <= MAX_LOOKAHEAD_COPIES ? this.#temperedStar(node.element, rest) : undefined;
         if (unbounded !== undefined) rest = unbounded;
-        else if (node.max === Infinity || node.max > MAX_LOOKAHEAD_COPIES)
+        else if (max === Infinity || max > MAX_LOOKAHEAD_COPIES)
           throw this.#unsupported(node, `a count above ${MAX_LOOKAHEAD_COPIES} of a group with a lookahead or $ inside (${node.raw}) is not supported`);
-        for (let i = node.max; i > node.min && unbounded === undefined; i--) rest = either([rest, this.#elementFollowedBy(node.element, rest)]);
+        for (let i = max; i > node.min && unbounded === undefined; i--) rest = either([rest, this.#elementFollowedBy(node.element, rest)]);
         for (let i = 0; i < node.min; i++) rest = this.#elementFollowedBy(node.element, rest);
         return rest;
       }
@@ -662,7 +760,7 @@ class Converter {
             node,
             `a lazy quantifier (${node.raw}) in a terminal: Python takes its first match, a lexeme the longest (write what it stops at, as [^"]* for ".*?")`,
           );
-        return rx.repeat(this.element(node.element), node.min, node.max);
+        return rx.repeat(this.element(node.element), node.min, this.#countMax(node));
       case 'Assertion':
         if (node.kind !== 'start' && node.kind !== 'end') throw this.#unsupported(node, `${node.kind} assertions (${node.raw}) are not supported`);
         throw this.#unsupported(

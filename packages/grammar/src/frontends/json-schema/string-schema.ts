@@ -28,10 +28,10 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
   const length = rx.repeat(jsonChars(ANY), minLength, maxLength);
   for (const pattern of schema.pattern === undefined ? [] : [schema.pattern].flat()) {
     if (typeof pattern !== 'string') throw new InvalidSchemaError(pointer, 'pattern', 'pattern must be a string');
-    parts.push(schemaPattern(compiler, pattern, 'search', pointer, 'pattern'));
+    parts.push(schemaPattern(compiler, pattern, 'search', pointer, 'pattern', maxLength));
   }
   // Patterns a `not` excludes (see `negate-schema.ts`).
-  for (const pattern of (schema.__notPatterns ?? []) as string[]) parts.push(rx.not(schemaPattern(compiler, pattern, 'search', pointer, 'pattern')));
+  for (const pattern of (schema.__notPatterns ?? []) as string[]) parts.push(rx.not(schemaPattern(compiler, pattern, 'search', pointer, 'pattern', maxLength)));
   if (schema.format !== undefined) {
     const format = formatRegex(compiler, String(schema.format), pointer);
     if (format !== null) parts.push(format);
@@ -43,7 +43,7 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
   }
   // Boolean combinations of string keywords (see `kind-tests.ts`).
   const tests = (schema.__stringTests ?? []) as Schema[];
-  for (const test of tests) parts.push(stringTest(compiler, test, false, pointer));
+  for (const test of tests) parts.push(stringTest(compiler, test, false, pointer, maxLength));
   // Patterns and formats match JSON string content only, so a length that allows any is no
   // constraint beside one of them (and an intersection is a product automaton to build); a
   // pattern's or a format's complement (alone, or within a test) matches any bytes (a quote
@@ -55,14 +55,15 @@ export function stringContent(compiler: SchemaCompiler, schema: SchemaObject, po
 
 // A test's strings (`negated`: the others), complements pushed down to the keywords: a
 // length's is a length, a pattern's or a format's a complement of its automaton (over any
-// bytes: the caller keeps content JSON's).
-function stringTest(compiler: SchemaCompiler, test: Schema, negated: boolean, pointer: string): ByteRegex {
+// bytes: the caller keeps content JSON's). Patterns are read for texts of `longest`
+// characters at most, which the caller's length keeps them to.
+function stringTest(compiler: SchemaCompiler, test: Schema, negated: boolean, pointer: string, longest: number): ByteRegex {
   if (typeof test === 'boolean') return test !== negated ? rx.repeat(jsonChars(ANY), 0, Infinity) : rx.nothing;
   const [keyword, value] = Object.entries(test)[0]!;
-  const each = (branches: unknown, negate: boolean): ByteRegex[] => (branches as Schema[]).map((b) => stringTest(compiler, b, negate, pointer));
+  const each = (branches: unknown, negate: boolean): ByteRegex[] => (branches as Schema[]).map((b) => stringTest(compiler, b, negate, pointer, longest));
   switch (keyword) {
     case 'not':
-      return stringTest(compiler, value as Schema, !negated, pointer);
+      return stringTest(compiler, value as Schema, !negated, pointer, longest);
     case 'allOf':
       return negated ? rx.alt(each(value, true)) : rx.and(each(value, false));
     case 'anyOf':
@@ -81,13 +82,13 @@ function stringTest(compiler: SchemaCompiler, test: Schema, negated: boolean, po
       return atLeast ? rx.repeat(jsonChars(ANY), bound, Infinity) : rx.repeat(jsonChars(ANY), 0, bound - 1);
     }
     case 'pattern': {
-      const pattern = schemaPattern(compiler, String(value), 'search', pointer, 'pattern');
+      const pattern = schemaPattern(compiler, String(value), 'search', pointer, 'pattern', longest);
       return negated ? rx.not(pattern) : pattern;
     }
     case 'format': {
       // (Negated, the strings surely outside it: `formatOrSuperset`.)
       const format = (negated ? formatOrSuperset : formatRegex)(compiler, String(value), pointer);
-      if (format === null) return stringTest(compiler, true, negated, pointer);
+      if (format === null) return stringTest(compiler, true, negated, pointer, longest);
       return negated ? rx.not(format) : format;
     }
     default:
@@ -131,11 +132,20 @@ const hostnameLength = (pattern: ByteRegex): ByteRegex => rx.and([pattern, rx.re
 /**
  * A schema's ECMAScript regex (`pattern`, a format's pattern, a patternProperties key) over
  * string content as JSON spells it. An invalid one is an `InvalidSchemaError`; one using
- * what the regex front-end does not support is unsupported (lenient: any content).
+ * what the regex front-end does not support is unsupported (lenient: any content). With
+ * `longest` (a `maxLength` the caller intersects it with), the same on strings of that many
+ * characters at most (`RegexOptions.longest`).
  */
-export function schemaPattern(compiler: SchemaCompiler, source: string, mode: 'match' | 'search', pointer: string, keyword: string): ByteRegex {
+export function schemaPattern(
+  compiler: SchemaCompiler,
+  source: string,
+  mode: 'match' | 'search',
+  pointer: string,
+  keyword: string,
+  longest = Infinity,
+): ByteRegex {
   try {
-    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, annexB: true });
+    return regexToByteRegex(source, { mode, flags: 'u', encodeChars: jsonChars, annexB: true, longest });
   } catch (error) {
     if (error instanceof GrammarError) {
       if (error.code === 'invalid_regex') throw new InvalidSchemaError(pointer, keyword, `invalid regex: ${error.message}`);
