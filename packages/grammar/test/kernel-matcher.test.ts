@@ -497,3 +497,29 @@ describe('lexer rows are a cache', () => {
     }
   }, 120_000);
 });
+
+describe('EOS ids outside the vocabulary', () => {
+  it('have no bit in the mask (none written past it), and end the output where it is complete, as in TypeScript', () => {
+    const index = vocab('stories260k');
+    const grammar = compileGrammar(parseGrammar('regex', 'a|ab'));
+    const kernelGrammar = new KernelGrammar(kernel, grammar);
+    // Past the last word of the mask, at its edge, negative, and one inside.
+    const eosTokenIds = [index.tokenCount + 40, index.tokenCount, -1, ...index.meta.eos_token_ids];
+    try {
+      const matcher = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds });
+      const reference = new Matcher(grammar, index, { eosTokenIds });
+      const neighbour = new KernelMatcher(kernelGrammar, kernelVocab('stories260k'), { eosTokenIds: [] });
+      const before = Array.from(neighbour.computeMaskBitset());
+      for (const text of ['', 'a']) {
+        expect(matcher.commitBytes(new TextEncoder().encode(text)) && reference.commitBytes(new TextEncoder().encode(text))).toBe(true);
+        expect(Array.from(matcher.computeMaskBitset()), text).toEqual(Array.from(reference.computeMaskBitset()));
+      }
+      expect(Array.from(neighbour.computeMaskBitset())).toEqual(before);
+      expect(matcher.commitToken(index.tokenCount + 40)).toBe(reference.commitToken(index.tokenCount + 40));
+      expect(matcher.isAccepting()).toBe(true);
+      for (const m of [matcher, neighbour]) m.dispose();
+    } finally {
+      kernelGrammar.dispose();
+    }
+  });
+});

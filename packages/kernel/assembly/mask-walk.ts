@@ -144,10 +144,13 @@ function lexicalKey(state: i32): i32 {
 }
 
 // EOS ids allowed where the output is complete, and only there: an EOS id that is also a
-// text token ends the output wherever it is committed.
+// text token ends the output wherever it is committed. An id outside the vocabulary has no
+// bit (as in the TypeScript matcher and the mask index): it would be written past the mask.
 function eosBits(m: Matcher, bits: usize, accepting: bool): void {
+  const tokens = headerWord(m.vocab, VH_TOKEN_COUNT);
   for (let i = 0; i < m.eos.len; i++) {
     const id = <u32>vecGet(m.eos, i);
+    if (id >= tokens) continue;
     if (accepting) setBit(bits, id);
     else {
       const w = bits + ((<usize>id >>> 5) << 2);
