@@ -141,7 +141,7 @@ export async function beamSearch(
   }
   const totalMs = performance.now() - started;
   return {
-    text: output.text(options.stop),
+    text: output.text(options.stop, options.stopBefore),
     tokens: best.tokens,
     forcedTokens: 0,
     stopReason: stopped ?? best.reason,

@@ -355,9 +355,10 @@ function generateRequest(request: ChatCompletionRequest, plan: AnswerPlan, index
     sampling,
     ...(templateOptions === undefined ? {} : { templateOptions }),
     ...(request.logprobs === true ? { logprobs: request.top_logprobs ?? 0 } : {}),
-    // (An answer that is calls only is not cut by stop strings, which end free text: a call
-    // cut short would be no call.)
+    // (Stop strings end free text, not calls: a call cut short would be no call. An answer
+    // that is calls only has none; in `auto`, none after a call starts.)
     stop: plan.calls !== null && plan.calls.trigger === null ? [] : stops(request),
+    ...(plan.calls?.trigger == null ? {} : { stopBefore: plan.calls.trigger }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   };
 }

@@ -135,6 +135,8 @@ export interface DecodeOptions {
   readonly sampling: SamplingOptions;
   readonly maxTokens: number;
   readonly stop: readonly string[];
+  /** Stop strings end only the text before this one (see `GenerateRequest.stopBefore`). */
+  readonly stopBefore: string | null;
   readonly fastForward: boolean;
   readonly tokenHealing: boolean;
   readonly includeMask: boolean;
@@ -282,7 +284,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   const finish = (reason: StopReason): GenerationOutput => {
     const totalMs = performance.now() - started;
     return {
-      text: output.text(options.stop),
+      text: output.text(options.stop, options.stopBefore),
       tokens,
       forcedTokens: forcedCount,
       stopReason: reason,
@@ -320,7 +322,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   for (;;) {
     bias = mergeBias(constraint.bias, options.sampling.logitBias);
     if (options.signal?.aborted) return finish('abort');
-    if (output.hasStop(options.stop)) return finish('stop');
+    if (output.hasStop(options.stop, options.stopBefore)) return finish('stop');
     if (tokens.length >= options.maxTokens) return finish('length');
 
     if (proof === null && heal === null) {
@@ -661,24 +663,41 @@ export class OutputText {
     return delta;
   }
 
-  /** The text, cut before the first stop string. */
-  text(stop: readonly string[]): string {
+  /** The text, cut before the first stop string that lies wholly before `before` (if any). */
+  text(stop: readonly string[], before: string | null = null): string {
     const text = new TextDecoder().decode(this.#bytes.subarray(Math.min(this.#skip, this.#length), this.#length));
+    const at = before === null ? -1 : text.indexOf(before);
+    const free = text.slice(0, at < 0 ? text.length : at);
     let end = text.length;
     for (const s of stop) {
-      const at = text.indexOf(s);
-      if (at >= 0 && at < end) end = at;
+      const found = free.indexOf(s);
+      if (found >= 0 && found < end) end = found;
     }
     return text.slice(0, end);
   }
 
-  /** Whether a stop string appeared (only the text new since the last call is searched). */
-  hasStop(stop: readonly string[]): boolean {
+  /**
+   * Whether a stop string appeared before `before` (if any): only the text new since the last
+   * call is searched, and a beginning of `before` at the end waits (it may be one yet).
+   */
+  hasStop(stop: readonly string[], before: string | null = null): boolean {
     if (stop.length === 0) return false;
-    const longest = Math.max(...stop.map((s) => s.length));
+    const longest = stop.reduce((most, s) => Math.max(most, s.length), 0);
     const from = Math.max(0, this.#searched - longest + 1);
-    this.#searched = this.#text.length;
-    const tail = this.#text.slice(from);
+    const end = freeTextEnd(this.#text, before);
+    if (end <= this.#searched) return false;
+    this.#searched = end;
+    const tail = this.#text.slice(from, end);
     return stop.some((s) => tail.includes(s));
   }
+}
+
+// Where `text` may hold stop strings: before the first `before`, and short of a beginning of
+// it at the end.
+function freeTextEnd(text: string, before: string | null): number {
+  if (before === null || before === '') return text.length;
+  const at = text.indexOf(before);
+  if (at >= 0) return at;
+  for (let n = Math.min(before.length - 1, text.length); n > 0; n--) if (text.endsWith(before.slice(0, n))) return text.length - n;
+  return text.length;
 }

@@ -85,6 +85,11 @@ export interface GenerateRequest {
   readonly maxTokens?: number;
   /** Stop when the output contains one of these (the output is cut before it). */
   readonly stop?: readonly string[];
+  /**
+   * Stop strings end only the text before this one: from where it is written on (a tool
+   * call's start, in `auto` tool choice) they are not looked for, so no call is cut.
+   */
+  readonly stopBefore?: string;
   /** Append forced continuations without sampling (default true). */
   readonly fastForward?: boolean;
   /**
@@ -299,6 +304,7 @@ export class InThreadEngine implements SieveEngine {
       sampling: { ...loaded.model.samplingDefaults, ...request.sampling },
       maxTokens: request.maxTokens ?? 256,
       stop: request.stop ?? [],
+      stopBefore: request.stopBefore ?? null,
       fastForward: request.fastForward ?? true,
       tokenHealing: request.tokenHealing ?? request.messages === undefined,
       includeMask: request.includeMask ?? false,

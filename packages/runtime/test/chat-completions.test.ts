@@ -230,14 +230,17 @@ describe('reading an answer with tool calls', () => {
     expect(completion.choices[0]!.message.tool_calls!.map((c) => c.function.arguments)).toEqual([args]);
   });
 
-  it('an answer that is calls only is not cut by stop strings', async () => {
+  it('an answer that is calls only is not cut by stop strings, nor a call in auto', async () => {
     const requests: GenerateRequest[] = [];
     const backend = scripted([call('add', { a: 1, b: 2 }), 'Sunny.']);
     const generate = backend.generate;
     backend.generate = (request) => (requests.push(request), generate(request));
     await chatCompletions(backend).create({ messages: MESSAGES, tools: TOOLS, tool_choice: 'required', stop: ['}'] });
     await chatCompletions(backend).create({ messages: MESSAGES, tools: TOOLS, stop: ['}'] });
-    expect(requests.map((r) => r.stop)).toEqual([[], ['}']]);
+    expect(requests.map((r) => [r.stop, r.stopBefore])).toEqual([
+      [[], undefined],
+      [['}'], '<tool_call>'],
+    ]);
   });
 
   it('auto without a call: text and stop; cut short in a call: the whole calls, and length', async () => {

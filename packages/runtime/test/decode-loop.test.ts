@@ -12,7 +12,7 @@ import { activate, Grammar, keptCompletions, type ConstraintContext } from '../s
 import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
 import { beamSearch } from '../src/beam-search.ts';
 import type { ChatCompletionChunk } from '../src/chat-completions.ts';
-import { decode, greedySpelling, type DecodeOptions } from '../src/decode-loop.ts';
+import { decode, greedySpelling, OutputText, type DecodeOptions } from '../src/decode-loop.ts';
 import { InThreadEngine } from '../src/engine.ts';
 import { DeadEndError, NotLoadedError } from '../src/errors.ts';
 import { loadModel, type LoadedModel, type LoadProgress, type ModelSequence } from '../src/model.ts';
@@ -69,6 +69,7 @@ describe('fast-forward', () => {
     sampling: { temperature: 0 },
     maxTokens: 80,
     stop: [],
+    stopBefore: null,
     fastForward: true,
     tokenHealing: false,
     includeMask: false,
@@ -642,5 +643,36 @@ describe('engine API', () => {
     } finally {
       await fresh.dispose();
     }
+  });
+});
+
+describe('stop strings before a tool call starts', () => {
+  // Text written a byte token at a time; per byte, whether a stop was seen.
+  const stopsAt = (text: string, stop: readonly string[], before: string | null): { seen: boolean[]; text: string } => {
+    const byteToken = new Map<number, number>();
+    for (let id = 0; id < vocabIndex.tokenCount; id++) {
+      const bytes = vocabIndex.tokenBytes(id);
+      if (bytes.length === 1 && !byteToken.has(bytes[0]!)) byteToken.set(bytes[0]!, id);
+    }
+    const output = new OutputText(vocabIndex);
+    const seen = [...new TextEncoder().encode(text)].map((byte) => {
+      output.push(byteToken.get(byte)!);
+      return output.hasStop(stop, before);
+    });
+    return { seen, text: output.text(stop, before) };
+  };
+  it('end only the text before it: a call is not cut, text before it is', () => {
+    const call = 'Hi <tool_call>\n{"a": {"b": 1}}\n</tool_call>';
+    expect(stopsAt(call, ['}'], '<tool_call>')).toEqual({ seen: [...call].map(() => false), text: call });
+    expect(stopsAt(call, ['}'], null).seen.indexOf(true)).toBe(call.indexOf('}'));
+    expect(stopsAt(call, ['}'], null).text).toBe(call.slice(0, call.indexOf('}')));
+    const early = 'Hi} <tool_call>\n{}';
+    expect(stopsAt(early, ['}'], '<tool_call>')).toMatchObject({ text: 'Hi' });
+    expect(stopsAt(early, ['}'], '<tool_call>').seen.indexOf(true)).toBe(2);
+  });
+  it('a beginning of it at the end waits; a stop string across its start does not count', () => {
+    expect(stopsAt('a<tool_call>{}', ['<t'], '<tool_call>')).toEqual({ seen: Array(14).fill(false), text: 'a<tool_call>{}' });
+    expect(stopsAt('a<tx', ['<t'], '<tool_call>')).toEqual({ seen: [false, false, false, true], text: 'a' });
+    expect(stopsAt('ab<tool_call>', ['b<to'], '<tool_call>').seen.includes(true)).toBe(false);
   });
 });
