@@ -136,6 +136,7 @@ const GENERATE_FIELDS: Readonly<Record<string, Check>> = {
   sampling,
   maxTokens: integer(0),
   stop: arrayOf(string),
+  stopBefore: string,
   fastForward: boolean,
   tokenHealing: boolean,
   beams: integer(1),

@@ -89,7 +89,15 @@ describe('tool calls on stories260K', () => {
     const calls = Triggered('<tool_call>', ToolCalls(tools, format, { after: '<tool_call>', parallel: false }));
     // A regex makes the model write the trigger; from there the tool calls grammar leads.
     for (const seed of [1, 2]) {
-      const result = await engine.generate({ prompt: 'Lily', constraint: AllOf(calls, Regex('Hi <tool_call>[\\s\\S]*')), sampling: { seed }, maxTokens: 120 });
+      // (Stop strings end the text before the call only: the call's quotes and braces do not cut it.)
+      const result = await engine.generate({
+        prompt: 'Lily',
+        constraint: AllOf(calls, Regex('Hi <tool_call>[\\s\\S]*')),
+        sampling: { seed },
+        maxTokens: 120,
+        stop: ['"', '}'],
+        stopBefore: '<tool_call>',
+      });
       // (Two grammars in AllOf: the end is the grammar's, `complete` cannot be told.)
       expect(result.stopReason).toBe('grammar');
       const body = result.text.slice('Hi <tool_call>\n'.length, result.text.indexOf('\n</tool_call>'));
