@@ -588,9 +588,17 @@ class Converter {
   // `lookaheadBound`), each of which is read with the bound before: a lookahead may not relax
   // the very count that bounds the text.
   #bounded<T>(bounding: readonly AST.Element[], convert: () => T): T {
+    for (const node of bounding) this.#ownBound.set(node, this.#longest);
+    return this.#within(
+      bounding.reduce((most, node) => Math.min(most, lookaheadBound(node)), this.#longest),
+      convert,
+    );
+  }
+
+  // `convert` run with texts of `longest` characters at most.
+  #within<T>(longest: number, convert: () => T): T {
     const outer = this.#longest;
-    for (const node of bounding) this.#ownBound.set(node, outer);
-    this.#longest = bounding.reduce((most, node) => Math.min(most, lookaheadBound(node)), outer);
+    this.#longest = longest;
     try {
       return convert();
     } finally {
@@ -651,19 +659,9 @@ class Converter {
       case 'Assertion':
         if (node.kind === 'end') return emptyOf(rest);
         if (node.kind === 'lookahead') {
-          const read = (): ByteRegex => either(node.alternatives.map((a) => this.#followedBy(a.elements, anything)));
-          const own = this.#ownBound.get(node);
-          let ahead: ByteRegex;
-          if (own === undefined) ahead = read();
-          else {
-            const inner = this.#longest;
-            this.#longest = own;
-            try {
-              ahead = read();
-            } finally {
-              this.#longest = inner;
-            }
-          }
+          const ahead = this.#within(this.#ownBound.get(node) ?? this.#longest, () =>
+            either(node.alternatives.map((a) => this.#followedBy(a.elements, anything))),
+          );
           return rx.and([rest, node.negate ? rx.not(ahead) : ahead]);
         }
         return this.element(node); // throws: lookbehind, word boundaries
