@@ -659,7 +659,7 @@ class Nfa {
     if (rest === null) return true;
     const largest = this.maxStates / MAX_TICK_TEMPLATE_SHARE;
     const shapeable = !saturates && cap < MAX_SHAPED_COUNT;
-    let shaped = shapeable && rest.nfa.stateCount > largest;
+    let shaped = shapeable && rest.nfa.stateCount > this.maxStates / MAX_UNSHAPED_SHARE;
     if (shaped) rest = this.#compact(rest);
     if (rest.nfa.stateCount > largest * (shaped ? MAX_TICK_TEMPLATE_SHARE / 4 : 1)) return false;
     // R* with its loop and the state closing a copy of R (the tick goes from there to the loop).
@@ -995,6 +995,10 @@ const PARTIAL_PRODUCT_SETS = 4;
 const MAX_MINIMIZED_CELLS = 1 << 22;
 // A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
 const MAX_TICK_TEMPLATE_SHARE = 25;
+// Beside other operands past this share of maxNfaStates (2,000 states by default: too large
+// to have been determinized as an operand), a tick region is minimized and counted with
+// counted states.
+const MAX_UNSHAPED_SHARE = 100;
 // Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
 const MAX_TICK_SETS = 100_000;
 // Counted states (`COUNTED_STATE` in the kernel's ABI): a shape and a count, 15 bits each.
