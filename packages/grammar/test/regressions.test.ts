@@ -752,6 +752,29 @@ describe('counts a bounded text never reaches are read as unbounded, and mean th
       expect(schemaAccepts({ type: 'string', pattern }, '"aaaaa"'), pattern).toBe(false);
     }
   });
+  it('a count not even its minimum fits is nothing there, and a fixed count stays (complements of them stayed small)', () => {
+    // (Read as unbounded, `.{20}` under 5 characters grew the automaton a `not` determinizes
+    // past maxNfaStates.)
+    const alphabet = ['a', 'b', '"', '\n'];
+    const strings = ['']; // every string of up to 6 characters over the alphabet
+    for (let i = 0; strings[i]!.length < 6; i++) for (const c of alphabet) strings.push(strings[i]! + c);
+    for (const schema of [
+      { type: 'string', maxLength: 5, not: { pattern: '(?!.{20})(?=.{0,7}$)(?="|)' } },
+      { type: 'string', maxLength: 5, not: { pattern: '(?!.{11})(?=.{0,7}$)(?=b|)' } },
+      { type: 'string', maxLength: 4, pattern: '^(?:a{5}|b{2}|(ab){3})$' },
+      {
+        type: 'string',
+        oneOf: [{ pattern: '(?=.{0,2}$)(?!(\\n|[\\u0000-\\u0008]))[\\n\\t]$', maxLength: 5 }, { pattern: '(?!.{11})(?=.{0,7}$)(?![a-c])((?=")|)' }],
+      },
+    ]) {
+      const grammar = compileGrammar(jsonSchemaGrammar(schema).grammar);
+      const validate = ajvValidator(schema);
+      for (const text of strings) {
+        const result = recognize(grammar, encoder.encode(JSON.stringify(text)));
+        expect(result.accepted && result.complete, `${JSON.stringify(text)} ${JSON.stringify(schema)}`).toBe(validate(text));
+      }
+    }
+  });
   it("aerleon's fully qualified domain name compiles and means what RegExp says", () => {
     const pattern = '^(?!.*://)(?=.{1,255}$)((.{1,63}\\.){1,127}(?![0-9]*$)[a-z0-9-]+\\.?)$';
     const regex = new RegExp(pattern, 'u');

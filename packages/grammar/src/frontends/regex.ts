@@ -606,11 +606,17 @@ class Converter {
     }
   }
 
-  // A count's upper bound, or Infinity where no text of `#longest` characters could reach it:
-  // each copy reads `fewest` characters at least, so at most ⌊longest / fewest⌋ copies fit.
+  // A count's upper bound, or Infinity where no text of `#longest` characters could reach it
+  // (and it is above the lower one: a fixed count gains nothing): each copy reads `fewest`
+  // characters at least, so at most ⌊longest / fewest⌋ copies fit.
   #countMax(node: AST.Quantifier): number {
     const fewest = charSpan(node.element)[0];
-    return fewest > 0 && node.max >= Math.floor(this.#longest / fewest) ? Infinity : node.max;
+    return fewest > 0 && node.max > node.min && node.max >= Math.floor(this.#longest / fewest) ? Infinity : node.max;
+  }
+
+  // Whether not even the lower count fits in `#longest` characters: no text there matches it.
+  #countFits(node: AST.Quantifier): boolean {
+    return node.min * charSpan(node.element)[0] <= this.#longest;
   }
 
   // An alternative with a word boundary `\b` (or `\B`) among its top-level elements, at
@@ -758,7 +764,7 @@ class Converter {
             node,
             `a lazy quantifier (${node.raw}) in a terminal: Python takes its first match, a lexeme the longest (write what it stops at, as [^"]* for ".*?")`,
           );
-        return rx.repeat(this.element(node.element), node.min, this.#countMax(node));
+        return this.#countFits(node) ? rx.repeat(this.element(node.element), node.min, this.#countMax(node)) : rx.nothing;
       case 'Assertion':
         if (node.kind !== 'start' && node.kind !== 'end') throw this.#unsupported(node, `${node.kind} assertions (${node.raw}) are not supported`);
         throw this.#unsupported(
