@@ -638,6 +638,8 @@ export class OutputText {
   // Text decoded so far (a partial character at the end waits), and how far stops were searched.
   #text = '';
   #searched = 0;
+  // Where `before` of `hasStop` begins in the text, once written (-1: not yet).
+  #before = -1;
 
   constructor(vocab: VocabIndex) {
     this.#vocab = vocab;
@@ -684,20 +686,21 @@ export class OutputText {
     if (stop.length === 0) return false;
     const longest = stop.reduce((most, s) => Math.max(most, s.length), 0);
     const from = Math.max(0, this.#searched - longest + 1);
-    const end = freeTextEnd(this.#text, before);
+    const end = this.#freeTextEnd(before);
     if (end <= this.#searched) return false;
     this.#searched = end;
     const tail = this.#text.slice(from, end);
     return stop.some((s) => tail.includes(s));
   }
-}
 
-// Where `text` may hold stop strings: before the first `before`, and short of a beginning of
-// it at the end.
-function freeTextEnd(text: string, before: string | null): number {
-  if (before === null || before === '') return text.length;
-  const at = text.indexOf(before);
-  if (at >= 0) return at;
-  for (let n = Math.min(before.length - 1, text.length); n > 0; n--) if (text.endsWith(before.slice(0, n))) return text.length - n;
-  return text.length;
+  // Where the text may hold stop strings: before the first `before`, and short of a beginning
+  // of it at the end. (It cannot begin before the text searched: a beginning of it waits.)
+  #freeTextEnd(before: string | null): number {
+    const text = this.#text;
+    if (before === null || before === '') return text.length;
+    if (this.#before < 0) this.#before = text.indexOf(before, this.#searched);
+    if (this.#before >= 0) return this.#before;
+    for (let n = Math.min(before.length - 1, text.length); n > 0; n--) if (text.endsWith(before.slice(0, n))) return text.length - n;
+    return text.length;
+  }
 }
