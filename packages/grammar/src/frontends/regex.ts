@@ -614,7 +614,7 @@ class Converter {
     return fewest > 0 && node.max > node.min && node.max >= Math.floor(this.#longest / fewest) ? Infinity : node.max;
   }
 
-  // Whether not even the lower count fits in `#longest` characters: no text there matches it.
+  // Whether the lower count fits in `#longest` characters (else no text there matches it).
   #countFits(node: AST.Quantifier): boolean {
     return node.min * charSpan(node.element)[0] <= this.#longest;
   }
@@ -677,7 +677,7 @@ class Converter {
       case 'Quantifier': {
         // Each copy reads the text after it, so copies multiply what follows: few are expanded;
         // with no upper count, iterations that start with lookaheads make one automaton.
-        // (A large count the text's bound never reaches is read as none.)
+        // (A large count the text's bound never reaches is read as unbounded.)
         const max = node.max > MAX_LOOKAHEAD_COPIES ? this.#countMax(node) : node.max;
         const unbounded = max === Infinity && node.min <= MAX_LOOKAHEAD_COPIES ? this.#temperedStar(node.element, rest) : undefined;
         if (unbounded !== undefined) rest = unbounded;
