@@ -650,18 +650,19 @@ class Nfa {
     if (isNullable(item)) [item, min] = [nonEmpty(item), 0];
     const saturates = repeat.max === Infinity;
     const cap = saturates ? min : repeat.max;
-    // The others as one operand (their own product when there are several), as written. A
-    // large one (a pattern that counts words beside the count of characters) is made as small
-    // as it goes, and its lexer states are counted ones (`shaped`: a state far from the count's
-    // bounds is a shape and a count, see `LexerDfa`), since it has as many subsets in use at
-    // every count: thousands of new states per mask otherwise (measured).
+    // The others as one operand (their own product when there are several), made as small as
+    // it goes where the count has a cap counted states can hold (`shaped`: a lexer state far
+    // from the count's bounds is a shape and a count, see `LexerDfa`), since it has as many
+    // subsets in use at every count: a pattern that counts words beside a count of characters
+    // built thousands of new lexer states per mask otherwise (measured). A large one must have
+    // them (refused where it cannot); a small one has them where its lexeme allows.
     let rest = this.#productOf(others);
     if (rest === null) return true;
     const largest = this.maxStates / MAX_TICK_TEMPLATE_SHARE;
-    const shapeable = !saturates && cap < MAX_SHAPED_COUNT;
-    let shaped = shapeable && rest.nfa.stateCount > this.maxStates / MAX_UNSHAPED_SHARE;
+    const shaped = !saturates && cap < MAX_SHAPED_COUNT;
+    let mustShape = shaped && rest.nfa.stateCount > this.maxStates / MAX_UNSHAPED_SHARE;
     if (shaped) rest = this.#compact(rest);
-    if (rest.nfa.stateCount > largest * (shaped ? MAX_TICK_TEMPLATE_SHARE / 4 : 1)) return false;
+    if (rest.nfa.stateCount > largest * (mustShape ? MAX_TICK_TEMPLATE_SHARE / 4 : 1)) return false;
     // R* with its loop and the state closing a copy of R (the tick goes from there to the loop).
     const unit = new Nfa(this.maxStates);
     const start = unit.newState();
@@ -686,17 +687,17 @@ class Nfa {
     // A large product (a pattern with many copies of its own) makes as many lexer states per
     // count as it has subsets in use: counted states then, or refused here rather than at
     // maxLexerStates mid-output.
-    if (size > largest && !shaped) {
-      if (!shapeable)
+    if (size > largest) {
+      if (!shaped)
         throw new GrammarLimitError(
           'maxNfaStates',
           this.maxStates,
           `a counted repetition inside an intersection of more than ${Math.floor(largest)} automaton states (maxNfaStates / ${MAX_TICK_TEMPLATE_SHARE})`,
         );
-      shaped = true;
+      mustShape = true;
     }
     const tickEnds = this.#tickEnds(entry, size, ticks, to, cap, saturates);
-    this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, shaped, ...tickEnds });
+    this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, shaped, mustShape, ...tickEnds });
     return true;
   }
 
@@ -972,8 +973,10 @@ interface TickRegion {
   /** Past the kept sets they repeat from `tail`, every `period` (0: none are needed past them). */
   readonly tail: number;
   readonly period: number;
-  /** Whether its lexer states far from the bounds are counted states (a shape and a count). */
+  /** Whether its lexer states far from the bounds are counted states (a shape and a count), where its lexeme allows (`LexerDfa.#room`). */
   readonly shaped: boolean;
+  /** Whether it is too large for a plain lexer state per count: refused where its lexeme does not allow counted states. */
+  readonly mustShape: boolean;
 }
 /** A shape of counted states: its number, its region, and the counts its counted states take (`LexerDfa`). */
 interface Shape {
@@ -996,8 +999,7 @@ const MAX_MINIMIZED_CELLS = 1 << 22;
 // A tick region's product may take this share of maxNfaStates at most (8,000 states by default).
 const MAX_TICK_TEMPLATE_SHARE = 25;
 // Beside other operands past this share of maxNfaStates (2,000 states by default: too large
-// to have been determinized as an operand), a tick region is minimized and counted with
-// counted states.
+// to have been determinized as an operand), a tick region must have counted states.
 const MAX_UNSHAPED_SHARE = 100;
 // Most tick sets a tick region keeps (the cycle of a pattern's lengths is usually short).
 const MAX_TICK_SETS = 100_000;
@@ -1474,15 +1476,15 @@ export class LexerDfa {
     this.#nfaStates = count;
     this.#unbuilt -= indices.length;
     if (this.#unbuilt === 0) this.#nfa = undefined;
-    // A product counted with counted states that cannot have them would build lexer states per
-    // count: refused here rather than at maxLexerStates mid-output.
-    if (shaped.some((region) => this.#room(region) === null))
+    // A product too large for plain states that cannot have counted states would build lexer
+    // states per count: refused here rather than at maxLexerStates mid-output.
+    if (shaped.some((region) => region.mustShape && this.#room(region) === null))
       throw new GrammarLimitError(
         'maxNfaStates',
         nfa.maxStates,
         'a large counted repetition inside an intersection, with more counting after it in its lexeme',
       );
-    if (shaped.length > 0) this.#shapedRegions = true;
+    if (shaped.some((region) => this.#room(region) !== null)) this.#shapedRegions = true;
   }
 
   /** Whether lexeme `index` matches no string at all. */

@@ -1,14 +1,33 @@
 // One lexeme's grammar, and random walks comparing two grammars of the same language built in
 // different ways (counted virtually or copied, blocks or edge by edge) mask by mask.
 import { expect } from 'vitest';
-import { compileGrammar, expr, GrammarBuilder, Matcher, recognize, rx, type ByteRegex, type CompiledGrammar, type GrammarLimits } from '../../src/index.ts';
+import {
+  compileGrammar,
+  expr,
+  GrammarBuilder,
+  Matcher,
+  recognize,
+  rx,
+  type ByteRegex,
+  type CompiledGrammar,
+  type GrammarIR,
+  type GrammarLimits,
+} from '../../src/index.ts';
 import { bitsetIds, oracleAllowed } from './oracle.ts';
 import { seeded, vocab } from './vocabs.ts';
 
 const encoder = new TextEncoder();
 
-/** Any bytes: `A ∧ ANY_BYTES` is A's language built as an intersection's operand. */
-export const ANY_BYTES = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
+const ANY_BYTES = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
+
+/** `regex` ∧ any bytes: its language built as an intersection's operand, its counts copied. */
+export const copied = (regex: ByteRegex): ByteRegex => ({ kind: 'and', items: [regex, ANY_BYTES] });
+
+/** `grammar` with every lexeme `copied`: the same language without counting of any kind. */
+export const withCopiedCounts = (grammar: GrammarIR): GrammarIR => ({
+  ...grammar,
+  lexemes: grammar.lexemes.map((lexeme) => ({ ...lexeme, regex: copied(lexeme.regex) })),
+});
 
 /** The grammar whose one lexeme is `regex`. */
 export function lexemeGrammar(regex: ByteRegex, limits: Partial<GrammarLimits> = {}): CompiledGrammar {
