@@ -499,6 +499,37 @@ const CASES: { name: string; schema: unknown; bases: unknown[] }[] = [
     ],
   },
   {
+    // MaskBench's config.json: closed objects told apart by a member none requires. A branch
+    // less the others takes more than 64 complement branches: that union is built again with
+    // up to 128 (the rest of the schema as with 64).
+    name: 'oneOf of closed objects whose complements take more than 64 branches',
+    schema: {
+      oneOf: (['string', 'boolean', 'integer', 'string'] as const).map((type, i) => ({
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          kind: { enum: [`k${i}`] },
+          spec: {
+            type: 'object',
+            additionalProperties: false,
+            properties: Object.fromEntries(['0', '1', '2', '3'].map((n) => [`${'ba'[i % 2]}${n}`, { type }])),
+          },
+        },
+      })),
+    },
+    bases: [
+      { kind: 'k1', spec: { a0: true } },
+      { spec: { a0: true, a3: false } },
+      { spec: { a0: 'x' } },
+      { spec: { b2: 3 } },
+      { kind: 'k0', spec: { b2: 3 } },
+      { kind: 'k2', spec: { b1: 3, b2: 4 } },
+      { spec: {} },
+      {},
+      { kind: 'k3', spec: { a1: 'x', b1: 'y' } },
+    ],
+  },
+  {
     // MaskBench's template.json: `uniqueItems` on the items (strings), not on the array,
     // under a oneOf whose other branch is a string: a keyword of a kind the type leaves out
     // holds for every value of it, and its complement adds nothing.

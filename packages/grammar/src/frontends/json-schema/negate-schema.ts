@@ -30,8 +30,37 @@ import {
 import { COMPLEMENTED_FORMATS, FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 import { validatesValue } from './value-validation.ts';
 
-/** Most branches one complement (or one product of complements) may have. */
-export const MAX_NEGATION_BRANCHES = 64;
+/**
+ * Most branches one complement (or one product of complements) may have: 64 at first, where
+ * past it a `oneOf` is taken case by case and large products are pruned (smaller grammars),
+ * then this many for a union refused at 64 (`withMoreBranches`).
+ */
+const MAX_NEGATION_BRANCHES = 128;
+const FIRST_NEGATION_BRANCHES = 64;
+// The cap a compilation builds complements with now (FIRST_NEGATION_BRANCHES when unset).
+const branchCaps = new WeakMap<SchemaCompiler, number>();
+const branchCap = (compiler: SchemaCompiler): number => branchCaps.get(compiler) ?? FIRST_NEGATION_BRANCHES;
+
+/**
+ * `build()`, and where it needs complements past the first cap, `build()` again with up to
+ * `MAX_NEGATION_BRANCHES` (and the merges the first try spent pruning given back).
+ */
+export function withMoreBranches<T>(compiler: SchemaCompiler, build: () => T): T {
+  const budget = subsumptionBudgets.get(compiler);
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof TooManyBranches) || error.cap >= MAX_NEGATION_BRANCHES) throw error;
+    if (budget !== undefined) subsumptionBudgets.set(compiler, budget);
+    else subsumptionBudgets.delete(compiler);
+    branchCaps.set(compiler, MAX_NEGATION_BRANCHES);
+    try {
+      return build();
+    } finally {
+      branchCaps.delete(compiler);
+    }
+  }
+}
 
 // Most `anyOf`s and `not`s within one another that a name's schema is taken apart through.
 const MAX_KEY_NESTING = 8;
@@ -42,12 +71,22 @@ export class NotNegatable extends Error {
     readonly keyword: string,
     why?: string,
   ) {
-    super(
-      keyword === 'branches'
-        ? `a complement of more than ${MAX_NEGATION_BRANCHES} branches`
-        : `the complement of ${keyword} is not supported${why === undefined ? '' : ` (${why})`}`,
-    );
+    super(`the complement of ${keyword} is not supported${why === undefined ? '' : ` (${why})`}`);
   }
+}
+
+// A complement (or product) past the cap `cap`.
+class TooManyBranches extends NotNegatable {
+  constructor(readonly cap: number) {
+    super('branches');
+    this.message = `a complement of more than ${cap} branches`;
+  }
+}
+
+// Throws `TooManyBranches` where `count` branches pass the compilation's cap.
+function checkBranches(compiler: SchemaCompiler, count: number): void {
+  const cap = branchCap(compiler);
+  if (count > cap) throw new TooManyBranches(cap);
 }
 
 // Count bounds: the kind each speaks of, and its opposite.
@@ -78,7 +117,7 @@ export function negateSchema(compiler: SchemaCompiler, schema: Schema, pointer: 
   if (refused === undefined) refusals.set(compiler, (refused = new Map()));
   const id = compiler.ids.of(flat, true);
   const known = refused.get(id);
-  if (known !== undefined) throw known;
+  if (known !== undefined && !(known instanceof TooManyBranches && known.cap < branchCap(compiler))) throw known;
   // A complement asked for again while it is being built: a reference cycle through
   // complements (`oneOf: [A, {$ref: "#"}]`), which has no complement to build.
   let open = underway.get(compiler);
@@ -99,7 +138,7 @@ const underway = new WeakMap<SchemaCompiler, Set<number>>();
 
 /**
  * The intersection of unions: every way of picking one branch of each, merged, the ones
- * provably empty dropped. Throws `NotNegatable` past `MAX_NEGATION_BRANCHES`.
+ * provably empty dropped. Throws `NotNegatable` past the cap (see `MAX_NEGATION_BRANCHES`).
  */
 export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, unions: readonly (readonly SchemaObject[])[], pointer: string): SchemaObject[] {
   const unsupported: ReportUnsupported = (p, k, m) => compiler.unsupported(p, k, m);
@@ -133,8 +172,8 @@ export function productOfUnions(compiler: SchemaCompiler, seed: SchemaObject, un
       }
     }
     // (Looked for only past the cap: a pass compares every two terms, and big terms cost.)
-    product = next.length > MAX_NEGATION_BRANCHES ? withoutSubsumed(compiler, next, idOf, pointer) : next;
-    if (product.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    product = next.length > branchCap(compiler) ? withoutSubsumed(compiler, next, idOf, pointer) : next;
+    checkBranches(compiler, product.length);
   }
   return product;
 }
@@ -192,7 +231,7 @@ function withoutSubsumed(compiler: SchemaCompiler, terms: readonly SchemaObject[
     for (let i = 0; i < terms.length; i++) {
       if (!terms.some((_, j) => j !== i && contains(i, j) && (j < i || !contains(j, i)))) kept.push(terms[i]!);
       // Past the cap or the budget the product is refused anyway: stop comparing.
-      if (kept.length > MAX_NEGATION_BRANCHES || budget < 0) return [...terms];
+      if (kept.length > branchCap(compiler) || budget < 0) return [...terms];
     }
     return kept;
   } finally {
@@ -237,7 +276,7 @@ class Negation {
       } else {
         this.#keyword(keyword, value);
       }
-      if (this.#out.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+      checkBranches(this.compiler, this.#out.length);
     }
     return this.#out;
   }
@@ -434,7 +473,7 @@ class Negation {
         } else {
           this.#add('object', { minProperties: 1 });
         }
-        if (this.#out.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+        checkBranches(this.compiler, this.#out.length);
       }
     }
   }
@@ -463,7 +502,7 @@ class Negation {
             return both === false ? [] : [both];
           });
     const keys = parts.flatMap((part) => this.#keySchemas(part, depth + 1));
-    if (keys.length > MAX_NEGATION_BRANCHES) throw new NotNegatable('branches');
+    checkBranches(this.compiler, keys.length);
     return keys;
   }
 

@@ -18,7 +18,7 @@ import { SchemaFlattener } from './flatten-schema.ts';
 import { checkKeywordShapes } from './keyword-shapes.ts';
 import { mergeSchemas, type ReportUnsupported } from './merge-schemas.ts';
 import { dependenciesAsConditions } from './object-dependencies.ts';
-import { negateSchema, NotNegatable, productOfUnions } from './negate-schema.ts';
+import { negateSchema, NotNegatable, productOfUnions, withMoreBranches } from './negate-schema.ts';
 import { numberRegex, numbersOtherThan } from './number-schema.ts';
 import { keyHolds, objectExpr, trackedNames } from './object-schema.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError, type SchemaWarning } from './schema-error.ts';
@@ -371,7 +371,7 @@ export class SchemaCompiler {
   #union(rest: SchemaObject, branches: () => SchemaObject[], pointer: string, keyword: string, fallback: () => Expr): Expr {
     let union: SchemaObject[];
     try {
-      union = branches();
+      union = withMoreBranches(this, branches);
     } catch (error) {
       if (!(error instanceof NotNegatable)) throw error;
       this.unsupported(pointer, keyword, `${keyword} needs the complement of a schema, and ${error.message}`);
