@@ -176,6 +176,28 @@ describe('uniqueItems over strings, kept while matching', () => {
     expect(schemaErrorOf({ ...tags, items: { type: 'object', patternProperties: { x: {} } } })).toBeUndefined();
   });
 
+  it('an anyOf with a branch that asserts nothing holds for any value: tags below it may repeat (gitlab-ci hidden jobs)', () => {
+    const job = { type: 'object', properties: { tags }, additionalProperties: false };
+    const schema = { type: 'object', patternProperties: { '^[.]': { anyOf: [job, { description: 'any value' }] } }, additionalProperties: job };
+    const jobs = fc.dictionary(
+      fc.constantFrom('a', '.a', 'b', '.b'),
+      fc.oneof(fc.record({ tags: fc.array(fc.constantFrom('x', 'y'), { maxLength: 3 }) }), fc.constantFrom(1, 'x', { tags: 3 }, { other: [] })),
+    );
+    expectAgreement(schema, jobs, { numRuns: 150, seed: 3 });
+    const masked = walkAgainstOracle(
+      schema,
+      (path) => path.length === 2 && !String(path[0]).startsWith('.') && path[1] === 'tags',
+      ['{"a":{"tags":["x","x', '{".a":{"tags":["x","x"]},"b":{"tags":["y","', '{".b":{"tags":["', '{"b":{"tags":["'],
+      { kernel, walks: 6, steps: 60, vocab: 'stories260k' },
+    );
+    expect(masked.repeated).toBeGreaterThan(0);
+    // Beside unevaluatedProperties such a branch evaluates no member (flattening spreads the
+    // keyword over the branches): tags are checked.
+    const evaluated = { type: 'object', anyOf: [{ properties: { tags } }, { description: 'any value' }], unevaluatedProperties: false };
+    const members = fc.record({ tags: fc.array(fc.constantFrom('x', 'y'), { maxLength: 3 }), other: fc.constant(1) }, { requiredKeys: [] });
+    expectAgreement(evaluated, members, { numRuns: 100, seed: 3 });
+  }, 120_000);
+
   it('items that are arrays of items that may repeat, or of branches one of which never runs out, are open (specif values)', () => {
     const letters = { type: 'array', items: { enum: ['a', 'b'] } };
     const schema = { type: 'array', uniqueItems: true, items: letters };

@@ -9,7 +9,7 @@
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import type { JsonType, Schema, SchemaObject } from './schema-keywords.ts';
+import { isAssertion, type JsonType, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // The kinds but objects (`candidatesExact`).
 const NOT_OBJECTS: readonly JsonType[] = ['null', 'boolean', 'array', 'string', 'number'];
@@ -34,6 +34,11 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
     for (const k of keywords) delete rest[k];
     return rest;
   };
+  // An anyOf with a branch that asserts nothing holds for every value: its siblings alone.
+  // (Where unevaluatedProperties counts what its branches evaluate, flattening has spread it
+  // over them, each branch with the names it evaluates; left beside them, it is refused.)
+  if (Array.isArray(flat.anyOf) && (flat.anyOf as Schema[]).some((branch) => assertsNothing(compiler, branch, pointer)))
+    return candidates(compiler, without('anyOf'), pointer, depth + 1);
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(flat[keyword])) return (flat[keyword] as Schema[]).flatMap((branch) => within(without(keyword), branch));
   }
@@ -61,6 +66,13 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
     return [...candidates(compiler, rest, pointer, depth + 1), ...dependents.flatMap((d) => within(rest, d))];
   }
   return [flat];
+}
+
+// Whether `branch` holds for every value: true, or a schema of annotations only.
+function assertsNothing(compiler: SchemaCompiler, branch: Schema, pointer: string): boolean {
+  if (typeof branch === 'boolean') return branch;
+  const flat = compiler.flatten(branch, pointer);
+  return flat !== false && Object.keys(flat).every((k) => !isAssertion(k));
 }
 
 /**
