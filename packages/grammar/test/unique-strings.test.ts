@@ -198,6 +198,23 @@ describe('uniqueItems over strings, kept while matching', () => {
     expectAgreement(evaluated, members, { numRuns: 100, seed: 3 });
   }, 120_000);
 
+  it('a branch of constants holds only values of their kinds: an enum of strings beside objects with unique tags (conjure)', () => {
+    const argument = { type: 'object', properties: { tags }, additionalProperties: false };
+    const schema = { type: 'object', additionalProperties: { oneOf: [argument, { enum: ['any', 'string'] }] } };
+    const args = fc.dictionary(
+      fc.constantFrom('a', 'b'),
+      fc.oneof(fc.record({ tags: fc.array(fc.constantFrom('x', 'y'), { maxLength: 3 }) }), fc.constantFrom('any', 'x', 1, { other: [] })),
+    );
+    expectAgreement(schema, args, { numRuns: 150, seed: 3 });
+    const masked = walkAgainstOracle(schema, (path) => path.length === 2 && path[1] === 'tags', ['{"a":{"tags":["x","x', '{"a":"any","b":{"tags":["y","'], {
+      kernel,
+      walks: 6,
+      steps: 60,
+      vocab: 'stories260k',
+    });
+    expect(masked.repeated).toBeGreaterThan(0);
+  }, 120_000);
+
   it('items that are arrays of items that may repeat, or of branches one of which never runs out, are open (specif values)', () => {
     const letters = { type: 'array', items: { enum: ['a', 'b'] } };
     const schema = { type: 'array', uniqueItems: true, items: letters };

@@ -68,7 +68,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const targets: number[][] = [];
   for (let id = 0; id < found.length; id++) {
     const here = found[id]!;
-    const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
+    const arrays = here.filter((s) => valueTypes(s).includes('array'));
     const checked = arrays.filter((s) => uniqueItemsChecked(compiler, s, ''));
     const repeating = arrays.filter((s) => s.uniqueItems !== true);
     if (checked.length > 0 && repeating.length > 0) {
@@ -160,8 +160,8 @@ const MAX_COMBINATION_STATES = 2_000;
 // described by.
 function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
   const expand = (schemas: readonly unknown[]): SchemaObject[] => dedupe(schemas.flatMap((s) => candidates(compiler, s as Schema, '')));
-  const objects = here.filter((s) => allowedTypes(s, '').includes('object'));
-  const arrays = here.filter((s) => allowedTypes(s, '').includes('array'));
+  const objects = here.filter((s) => valueTypes(s).includes('object'));
+  const arrays = here.filter((s) => valueTypes(s).includes('array'));
   const names = [...new Set(objects.flatMap((s) => Object.keys((s.properties ?? {}) as object)))];
   // The patterns met, each a regex over names as JSON spells them, when few enough to tell apart.
   const sources = [...new Set(objects.flatMap((s) => sidesOf(s).flatMap((side) => Object.keys(side.patternProperties))))].sort();
@@ -255,7 +255,7 @@ const sidesOf = (s: SchemaObject): MemberSide[] => [
 // members (where they may run out and the object has a complement in it, refused).
 function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
   const objects = here.flatMap((s) => {
-    const keys = allowedTypes(s, '').includes('object') ? otherKeys(compiler, s) : 'none';
+    const keys = valueTypes(s).includes('object') ? otherKeys(compiler, s) : 'none';
     return keys === 'none' ? [] : [{ s, keys }];
   });
   if (objects.some(({ s }) => countsMembers(s))) {
