@@ -4,9 +4,10 @@
 // construction to check the virtual one against, on whole texts and on every mask of random
 // walks, besides JavaScript's RegExp on whole texts.
 import { describe, expect, it } from 'vitest';
-import { compileGrammar, jsonSchemaGrammar, recognize, regexToByteRegex, rx, type CompiledGrammar } from '../src/index.ts';
+import { compileGrammar, jsonSchemaGrammar, Matcher, recognize, regexToByteRegex, rx, type CompiledGrammar } from '../src/index.ts';
+import { bitsetIds } from './support/oracle.ts';
 import { accepts, copied, lexemeGrammar, walkTwins } from './support/twin-grammars.ts';
-import { seeded } from './support/vocabs.ts';
+import { seeded, vocab } from './support/vocabs.ts';
 
 const encoder = new TextEncoder();
 
@@ -98,6 +99,25 @@ describe('large counted repetitions inside an intersection, counted against copi
     const email = compileGrammar(jsonSchemaGrammar({ type: 'string', format: 'email', maxLength: 1024 }).grammar);
     expect(accepts(email, JSON.stringify(`${'x'.repeat(1010)}@b.co`))).toBe(true);
     expect(accepts(email, JSON.stringify(`${'x'.repeat(1020)}@b.co`))).toBe(false);
+  });
+
+  it('one that no count the bounds allow can end matches nothing: no mask leads into it', () => {
+    const index = vocab('stories260k');
+    const decoder = new TextDecoder();
+    const firstMask = (schema: object): string[] => {
+      const matcher = new Matcher(compileGrammar(jsonSchemaGrammar(schema).grammar), index);
+      return bitsetIds(matcher.computeMaskBitset(), index.tokenCount).map((id) => decoder.decode(index.tokenBytes(id)));
+    };
+    // The value is that string alone: nothing at all, not even the whitespace before it.
+    expect(firstMask({ type: 'string', pattern: '^c$', minLength: 72 })).toEqual([]);
+    expect(firstMask({ type: 'string', pattern: '^(ab)+$', minLength: 99, maxLength: 99 })).toEqual([]);
+    expect(firstMask({ type: 'object', properties: { s: { type: 'string', pattern: '^\\S{1,3}$', minLength: 70 } }, required: ['s'] })).toEqual([]);
+    // Beside another branch: that branch's tokens, no quote.
+    const either = firstMask({ anyOf: [{ type: 'string', pattern: '^c$', minLength: 72 }, { type: 'integer' }] });
+    expect(either).toContain('1');
+    expect(either.filter((token) => token.includes('"'))).toEqual([]);
+    // Where a count can end, the string begins.
+    expect(firstMask({ type: 'string', pattern: '^(ab)+$', minLength: 98, maxLength: 99 })).toContain('"');
   });
 });
 

@@ -625,20 +625,30 @@ class Nfa {
   // determinized and minimized first (`#compact`: a product of complements or of patterns
   // with counts of their own may be far smaller so). Returns the operands paired.
   #pairOrCompact(a: ProductOperand, b: ProductOperand, from: number, to: number): [ProductOperand, ProductOperand, Product] {
-    const mark = [this.#accepts.length, this.#moveTo.length, this.#edgeTo.length, this.#firstMove.data[from]!];
+    const mark = this.#mark(from);
     try {
       return [a, b, this.#pair(a, b, from, to)];
     } catch (error) {
       if (!(error instanceof GrammarLimitError)) throw error;
       const [smallA, smallB] = [this.#compact(a), this.#compact(b)];
       if (smallA === a && smallB === b) throw error;
-      // Back to before the first try: its states, moves and edges, and the move from `from`.
-      for (const list of [this.#accepts, this.#firstMove, this.#firstEdge]) list.length = mark[0]!;
-      for (const list of [this.#moveTo, this.#moveNext]) list.length = mark[1]!;
-      for (const list of [this.#edgeLo, this.#edgeHi, this.#edgeTo, this.#edgeNext]) list.length = mark[2]!;
-      this.#firstMove.data[from] = mark[3]!;
+      this.#rollBack(mark, from);
       return [smallA, smallB, this.#pair(smallA, smallB, from, to)];
     }
+  }
+
+  // How many states, moves and edges there are, and the first move from `from`: what
+  // `#rollBack` returns to.
+  #mark(from: number): number[] {
+    return [this.#accepts.length, this.#moveTo.length, this.#edgeTo.length, this.#firstMove.data[from]!];
+  }
+
+  // Back to `mark`: the states, moves and edges added since, and the moves from `from`, gone.
+  #rollBack(mark: readonly number[], from: number): void {
+    for (const list of [this.#accepts, this.#firstMove, this.#firstEdge]) list.length = mark[0]!;
+    for (const list of [this.#moveTo, this.#moveNext]) list.length = mark[1]!;
+    for (const list of [this.#edgeLo, this.#edgeHi, this.#edgeTo, this.#edgeNext]) list.length = mark[2]!;
+    this.#firstMove.data[from] = mark[3]!;
   }
 
   // `others` ∧ `repeat` with a large count: the product of the others with the repeated item
@@ -674,6 +684,7 @@ class Nfa {
     unit.addMove(back, loop);
     unit.addMove(loop, accept);
     const entry = this.stateCount;
+    const mark = this.#mark(from);
     const { pairs } = this.#pair(rest, { nfa: unit, start, accept }, from, to);
     const size = this.stateCount - entry;
     const loopOf = new Map<number, number>(); // rest state → its pair with the loop
@@ -697,6 +708,13 @@ class Nfa {
       mustShape = true;
     }
     const tickEnds = this.#tickEnds(entry, size, ticks, to, cap, saturates);
+    // No count the bounds allow ends the product (`^c$` with minLength 72): nothing, as an
+    // empty product is, so that the lexeme is known to match nothing.
+    if (!endsWithin(tickEnds, 0, min, saturates ? Infinity : cap)) {
+      this.#rollBack(mark, from);
+      this.#nextVirtual = base;
+      return true;
+    }
     this.ticking.push({ entry, size, min, cap, saturates, to, base, ticks, shaped, mustShape, ...tickEnds });
     return true;
   }
@@ -978,6 +996,20 @@ interface TickRegion {
   /** Whether it is too large for a plain lexer state per count: refused where its lexeme does not allow counted states. */
   readonly mustShape: boolean;
 }
+// Whether template state `x` of a tick region reaches its way out with some number of ticks
+// from `low` to `high` (`TickRegion.ends`).
+function endsWithin({ ends, tail, period }: Pick<TickRegion, 'ends' | 'tail' | 'period'>, x: number, low: number, high: number): boolean {
+  const reaches = (k: number): boolean => ((ends[k]![x >> 5]! >>> (x & 31)) & 1) === 1;
+  for (let k = low; k <= Math.min(high, ends.length - 1); k++) if (reaches(k)) return true;
+  // Counts past the kept sets repeat the cycle: at most one turn of it is new.
+  if (period > 0 && high >= ends.length) {
+    const from = Math.max(low, ends.length);
+    const last = Math.min(high, from + period - 1);
+    for (let k = from; k <= last; k++) if (reaches(tail + ((k - tail) % period))) return true;
+  }
+  return false;
+}
+
 /** A shape of counted states: its number, its region, and the counts its counted states take (`LexerDfa`). */
 interface Shape {
   readonly index: number;
@@ -1906,19 +1938,7 @@ export class LexerDfa {
     const region = this.#ticking.get(real);
     if (region === undefined) return true;
     const copy = state === real ? 0 : Math.floor((state - region.base) / region.size) + 1;
-    const x = real - region.entry;
-    const { ends, tail, period } = region;
-    const low = Math.max(0, region.min - copy);
-    const high = region.saturates ? Infinity : region.cap - copy;
-    const reaches = (k: number): boolean => ((ends[k]![x >> 5]! >>> (x & 31)) & 1) === 1;
-    for (let k = low; k <= Math.min(high, ends.length - 1); k++) if (reaches(k)) return true;
-    // Counts past the kept sets repeat the cycle: at most one turn of it is new.
-    if (period > 0 && high >= ends.length) {
-      const from = Math.max(low, ends.length);
-      const last = Math.min(high, from + period - 1);
-      for (let k = from; k <= last; k++) if (reaches(tail + ((k - tail) % period))) return true;
-    }
-    return false;
+    return endsWithin(region, real - region.entry, Math.max(0, region.min - copy), region.saturates ? Infinity : region.cap - copy);
   }
 
   // Whether NFA state `real` has no byte edges.
