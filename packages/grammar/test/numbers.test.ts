@@ -249,6 +249,14 @@ describe('bounds past 2^53', () => {
     for (const text of ['10000000000000001979711488', '10000000000000000000000001', '5', '-1e30']) expect(accepts(above, text), text).toBe(false);
   });
 
+  it('the largest double as a lower bound, or its negation as an upper one: numbers past the doubles (no next double to halve the gap to)', () => {
+    const past = (1n << 1024n).toString(); // halfway past the largest double reads as Infinity
+    const least = compileSchema({ type: 'number', minimum: 1.7976931348623157e308 });
+    expect([past, `${past}.5`, '1', BigInt(Number.MAX_VALUE).toString()].map((text) => accepts(least, text))).toEqual([true, true, false, false]);
+    const most = compileSchema({ type: 'integer', exclusiveMaximum: -1.7976931348623157e308 });
+    expect([`-${past}`, '-1', past].map((text) => accepts(most, text))).toEqual([true, false, false]);
+  });
+
   it('agree with ajv away from the bounds', () => {
     for (const schema of [
       '{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}',

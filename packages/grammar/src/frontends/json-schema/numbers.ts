@@ -84,7 +84,9 @@ export interface Bound {
 export function exactBound(bound: Bound, side: 'lower' | 'upper'): Bound {
   if (!Number.isFinite(bound.value) || Math.abs(bound.value) <= Number.MAX_SAFE_INTEGER) return bound;
   const at = BigInt(bound.value);
-  const next = BigInt(nextDouble(bound.value, side === 'lower' ? 1 : -1));
+  // (Past the largest double, the next would be 2^1024: numbers from halfway there read as Infinity.)
+  const beyond = nextDouble(bound.value, side === 'lower' ? 1 : -1);
+  const next = Number.isFinite(beyond) ? BigInt(beyond) : beyond > 0 ? 1n << 1024n : -(1n << 1024n);
   return { ...bound, exact: at + (next - at) / 2n };
 }
 
