@@ -3,8 +3,11 @@
 // their complements, enum values checked against them, and the drafts that have no counts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Matcher } from '../src/index.ts';
 import { accepts, ajvValidator, compileSchema } from './support/json-schema-oracle.ts';
+import { bitsetIds } from './support/oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
+import { vocab } from './support/vocabs.ts';
 
 const item = fc.constantFrom<unknown>(0, 1, 2, 5, 7, 1.5, 'a', 'b', '', true, null, [], [1], { a: 1 });
 const arrays = fc.array(item, { maxLength: 6 });
@@ -48,6 +51,26 @@ describe('contains with minContains and maxContains', () => {
     const grammar = compileSchema(schema);
     const validate = ajvValidator(schema);
     for (const value of schema.enum) expect(accepts(grammar, JSON.stringify(value)), JSON.stringify(value)).toBe(validate(value));
+  });
+
+  it('unique items, a contains that needs more items than its schema has values: no array, and no mask leads into one', () => {
+    const index = vocab('stories260k');
+    const firstMask = (schema: object): number[] => bitsetIds(new Matcher(compileSchema(schema), index).computeMaskBitset(), index.tokenCount);
+    const never = [
+      { type: 'array', uniqueItems: true, contains: { const: 1 }, minContains: 2 },
+      { type: 'array', uniqueItems: true, contains: { type: 'boolean' }, minContains: 3 },
+      { type: 'array', uniqueItems: true, contains: { type: 'string', pattern: '^a$' }, minContains: 2 },
+      { type: 'array', uniqueItems: true, contains: { type: 'number', minimum: 1, maximum: 1 }, minContains: 2 },
+      { type: 'array', uniqueItems: true, contains: { type: 'array', maxItems: 0 }, minContains: 2 },
+      { type: 'array', minItems: 1, items: { type: 'array', uniqueItems: true, contains: { const: 'a' }, minContains: 2 } },
+    ];
+    for (const schema of never) expect(firstMask(schema), JSON.stringify(schema)).toEqual([]);
+    // With as many values as it needs, the array is there; ajv agrees either way.
+    const enough = { type: 'array', uniqueItems: true, contains: { enum: [1, 2] }, minContains: 2 };
+    expect(firstMask(enough).length).toBeGreaterThan(0);
+    const instances = fc.array(fc.constantFrom<unknown>(1, 2, 1.0, 'a', true, false), { maxLength: 4 });
+    expectAgreement(enough, instances, { numRuns: 200, seed: 3 });
+    expectAgreement(never[1]!, instances, { numRuns: 100, seed: 3, minEach: 0 });
   });
 
   it('before 2019-09 minContains and maxContains are unknown keywords: contains asks for one item', () => {

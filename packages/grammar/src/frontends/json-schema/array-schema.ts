@@ -54,10 +54,25 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   const parts = compiler.parts;
   const { items, minItems, maxItems } = arrayCounts(compiler, schema, pointer);
   if (minItems > maxItems) return expr.alt([]);
+  // Distinct items: a `contains` that needs more items than its schema has values is never met
+  // (`{contains: {const: 1}, minContains: 2}`: the matcher would refuse the second 1 at its end).
+  const witnesses = (schema.__contains ?? []) as Witness[];
+  const needsMore = (w: Witness): boolean => {
+    const min = witnessCounts(w).min;
+    if (min < 2) return false;
+    const values = finiteValues(compiler, w.schema, pointer);
+    if (values !== null) return values.length < min;
+    // Strings of one schema: their values counted (`/` and `\/` are one).
+    const flat = typeof w.schema === 'object' ? compiler.flatten(w.schema, pointer) : false;
+    const strings = flat === false ? undefined : stringsContent(compiler, flat, pointer);
+    const count = strings === undefined ? null : stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES);
+    return count !== null && count < min;
+  };
+  if (schema.uniqueItems === true && witnesses.some(needsMore)) return expr.alt([]);
   if (schema.uniqueItems === true && maxItems > 1) {
     const positions = { at: (i: number) => itemSchema(items, i) };
     const plan = uniqueItemsPlan(compiler, positions, maxItems);
-    if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems, (schema.__contains ?? []) as Witness[], pointer);
+    if (plan !== null) return uniqueItemsExpr(compiler, plan, minItems, witnesses, pointer);
     const open = openItems(compiler, items);
     const closed = open ? null : closedStrings(compiler, items, minItems);
     const objects = open || closed !== undefined ? undefined : closedObjects(compiler, items, minItems);
@@ -84,7 +99,6 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
       compiler.unsupported(pointer, 'uniqueItems', message);
     }
   }
-  const witnesses = (schema.__contains ?? []) as Witness[];
   if (witnesses.length > 0) return witnessedItems(compiler, items, minItems, maxItems, witnesses, pointer);
   if (maxItems === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
   // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.

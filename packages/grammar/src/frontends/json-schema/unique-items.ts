@@ -167,13 +167,24 @@ function candidateValues(compiler: SchemaCompiler, schema: SchemaObject, pointer
   return null;
 }
 
-// The values of the finite types a schema allows: null, booleans, integers in a small range.
+// The values of the finite types a schema allows: null, booleans, integers in a small range,
+// and of the others where bounds leave one (a number both bounds name, an empty string, array
+// or object).
 function typeCandidates(schema: SchemaObject, pointer: string): unknown[] | null {
   const out: unknown[] = [];
   for (const type of allowedTypes(schema, pointer)) {
     if (type === 'null') out.push(null);
     else if (type === 'boolean') out.push(true, false);
-    else if (type === 'integer') {
+    else if (type === 'number') {
+      const lo = lowerBound(schema, pointer);
+      const hi = upperBound(schema, pointer);
+      if (!(lo.inclusive && hi.inclusive && lo.value === hi.value && Number.isFinite(lo.value))) return null;
+      out.push(lo.value);
+    } else if (type === 'string' || type === 'array' || type === 'object') {
+      const most = { string: 'maxLength', array: 'maxItems', object: 'maxProperties' }[type];
+      if (schema[most] !== 0) return null;
+      out.push(type === 'string' ? '' : type === 'array' ? [] : {});
+    } else if (type === 'integer') {
       const lo = lowerBound(schema, pointer);
       const hi = upperBound(schema, pointer);
       const low = lo.inclusive ? Math.ceil(lo.value) : Math.floor(lo.value) + 1;
