@@ -178,7 +178,8 @@ function typeCandidates(schema: SchemaObject, pointer: string): unknown[] | null
     else if (type === 'number') {
       const lo = lowerBound(schema, pointer);
       const hi = upperBound(schema, pointer);
-      if (!(lo.inclusive && hi.inclusive && lo.value === hi.value && Number.isFinite(lo.value))) return null;
+      // (Past 2^53 a bound stands for more numbers than its double: see `exactBound`.)
+      if (!(lo.inclusive && hi.inclusive && lo.value === hi.value && Math.abs(lo.value) <= Number.MAX_SAFE_INTEGER)) return null;
       out.push(lo.value);
     } else if (type === 'string' || type === 'array' || type === 'object') {
       const most = { string: 'maxLength', array: 'maxItems', object: 'maxProperties' }[type];
