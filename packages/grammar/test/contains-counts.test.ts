@@ -62,12 +62,20 @@ describe('contains with minContains and maxContains', () => {
       { type: 'array', uniqueItems: true, contains: { type: 'string', pattern: '^a$' }, minContains: 2 },
       { type: 'array', uniqueItems: true, contains: { type: 'number', minimum: 1, maximum: 1 }, minContains: 2 },
       { type: 'array', uniqueItems: true, contains: { type: 'array', maxItems: 0 }, minContains: 2 },
+      {
+        type: 'array',
+        uniqueItems: true,
+        contains: { type: 'object', properties: { a: { const: 1 }, b: { enum: [true] } }, required: ['a'], additionalProperties: false },
+        minContains: 3,
+      },
       { type: 'array', minItems: 1, items: { type: 'array', uniqueItems: true, contains: { const: 'a' }, minContains: 2 } },
     ];
     for (const schema of never) expect(firstMask(schema), JSON.stringify(schema)).toEqual([]);
     // With as many values as it needs, the array is there; ajv agrees either way.
     const enough = { type: 'array', uniqueItems: true, contains: { enum: [1, 2] }, minContains: 2 };
     expect(firstMask(enough).length).toBeGreaterThan(0);
+    const objects = { type: 'object', properties: { a: { const: 1 }, b: { enum: [true] }, c: true }, required: ['a'], additionalProperties: false };
+    expect(firstMask({ type: 'array', uniqueItems: true, contains: objects, minContains: 3 }).length).toBeGreaterThan(0);
     const instances = fc.array(fc.constantFrom<unknown>(1, 2, 1.0, 'a', true, false), { maxLength: 4 });
     expectAgreement(enough, instances, { numRuns: 200, seed: 3 });
     expectAgreement(never[1]!, instances, { numRuns: 100, seed: 3, minEach: 0 });

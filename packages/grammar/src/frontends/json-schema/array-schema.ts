@@ -60,12 +60,7 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   const needsMore = (w: Witness): boolean => {
     const min = witnessCounts(w).min;
     if (min < 2) return false;
-    const values = finiteValues(compiler, w.schema, pointer);
-    if (values !== null) return values.length < min;
-    // Strings of one schema: their values counted (`/` and `\/` are one).
-    const flat = typeof w.schema === 'object' ? compiler.flatten(w.schema, pointer) : false;
-    const strings = flat === false ? undefined : stringsContent(compiler, flat, pointer);
-    const count = strings === undefined ? null : stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES);
+    const count = valueCount(compiler, w.schema, pointer);
     return count !== null && count < min;
   };
   if (schema.uniqueItems === true && witnesses.some(needsMore)) return expr.alt([]);
@@ -104,6 +99,34 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   // `[ ws (items ws)? ]`: whitespace before `]` only after an item, so runs never double.
   const list = expr.seq([itemsFrom(compiler, items, 0, Math.max(1, minItems), maxItems), parts.ws()]);
   return expr.seq([parts.token('['), parts.ws(), minItems === 0 ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
+}
+
+// How many values a schema allows, where it counts them (null: endlessly many, or not
+// counted): finitely many listed ones, the strings of one string schema (`/` and `\/` are
+// one), and objects of named members only whose members have such values (at most).
+function valueCount(compiler: SchemaCompiler, schema: Schema, pointer: string): number | null {
+  const values = finiteValues(compiler, schema, pointer);
+  if (values !== null) return values.length;
+  if (schema === true) return null;
+  const flat = schema === false ? false : compiler.flatten(schema, pointer);
+  if (flat === false) return 0;
+  const strings = stringsContent(compiler, flat, pointer);
+  if (strings !== undefined) return stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES);
+  const keys = Object.keys(flat).filter(isAssertion);
+  if (
+    flat.type !== 'object' ||
+    flat.additionalProperties !== false ||
+    !keys.every((k) => ['type', 'properties', 'required', 'additionalProperties'].includes(k))
+  )
+    return null;
+  const required = new Set(Array.isArray(flat.required) ? (flat.required as string[]) : []);
+  let count = 1;
+  for (const [name, member] of Object.entries((flat.properties ?? {}) as Record<string, Schema>)) {
+    const values = valueCount(compiler, member, pointer);
+    if (values === null) return null;
+    count *= values + (required.has(name) ? 0 : 1);
+  }
+  return count;
 }
 
 /**
