@@ -101,9 +101,13 @@ export function arrayExpr(compiler: SchemaCompiler, schema: SchemaObject, pointe
   return expr.seq([parts.token('['), parts.ws(), minItems === 0 ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
 }
 
+// How many strings a string content spells (values, not spellings: `/` and `\/` are one;
+// null where its automaton passes the proof's states).
+const stringValues = (content: ByteRegex): number | null => stringCount(rx.and([content, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES);
+
 // How many values a schema allows, where it counts them (null: endlessly many, or not
-// counted): finitely many listed ones, the strings of one string schema (`/` and `\/` are
-// one), and objects of named members only whose members have such values (at most).
+// counted): finitely many listed ones, the strings of one string schema, and objects of
+// named members only whose members have such values (at most).
 function valueCount(compiler: SchemaCompiler, schema: Schema, pointer: string): number | null {
   const values = finiteValues(compiler, schema, pointer);
   if (values !== null) return values.length;
@@ -111,7 +115,7 @@ function valueCount(compiler: SchemaCompiler, schema: Schema, pointer: string): 
   const flat = schema === false ? false : compiler.flatten(schema, pointer);
   if (flat === false) return 0;
   const strings = stringsContent(compiler, flat, pointer);
-  if (strings !== undefined) return stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES);
+  if (strings !== undefined) return stringValues(strings);
   const keys = Object.keys(flat).filter(isAssertion);
   if (
     flat.type !== 'object' ||
@@ -735,8 +739,7 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
   if (flat === false) return false;
   const strings = stringsContent(compiler, flat, restPointer);
   if (strings !== undefined) {
-    // (Values, not spellings: `/` and `\/` are one.)
-    const count = stringCount(rx.and([strings, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES) ?? 0;
+    const count = stringValues(strings) ?? 0;
     return count > MANY_STRINGS && (nonNegativeInt(s.minItems, pointer, 'minItems') ?? 0) <= count;
   }
   if (namedShape(compiler, flat, restPointer)) return endlessObjects(compiler, flat, restPointer, depth);
@@ -749,7 +752,7 @@ function endlessArray(compiler: SchemaCompiler, s: SchemaObject, pointer: string
     if (types[0] === 'array') return everOpenArray(compiler, b, restPointer, depth + 1);
     if (types[0] === 'object') return namedShape(compiler, b, restPointer) && endlessObjects(compiler, b, restPointer, depth);
     const content = types[0] === 'string' ? stringsContent(compiler, b, restPointer) : undefined;
-    return content !== undefined && (stringCount(rx.and([content, CANONICAL_CONTENT]), MAX_ENDLESS_PROOF_STATES) ?? 0) > MANY_STRINGS;
+    return content !== undefined && (stringValues(content) ?? 0) > MANY_STRINGS;
   });
 }
 
