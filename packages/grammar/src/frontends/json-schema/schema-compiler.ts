@@ -140,6 +140,7 @@ export class SchemaCompiler {
       // means the same (the same intersection, nested or ordered otherwise), reuses its grammar
       // instead of building a copy.
       const id = this.ids.of(schema);
+      if (id === this.ids.of(false)) return expr.alt([]);
       let built = this.#built.get(id);
       if (built === undefined) {
         const merged = this.flatten(schema, pointer);
@@ -219,6 +220,7 @@ export class SchemaCompiler {
   // A merged schema as a rule of its own, one per meaning.
   #mergedRule(schema: SchemaObject, pointer: string): Expr {
     const key = this.ids.of(schema, true);
+    if (key === this.ids.of(false)) return expr.alt([]);
     let name = this.#mergedRules.get(key);
     if (name === undefined) {
       name = this.ruleName(`merged:${pointer}`);

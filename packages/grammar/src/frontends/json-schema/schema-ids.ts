@@ -30,6 +30,8 @@ export class SchemaIds {
   readonly #byShape = new Map<string, number>();
   // Conjuncts of each intersection id, in sorted order.
   readonly #conjuncts = new Map<number, readonly number[]>();
+  // The schema each `not` alone negates, by the id of that `not`.
+  readonly #negated = new Map<number, number>();
   readonly #true: number;
   readonly #false: number;
   #unique = 0;
@@ -65,9 +67,16 @@ export class SchemaIds {
     const own = Object.keys(schema)
       .filter((k) => k !== '$ref' && k !== 'allOf' && this.keywords.asserts(k))
       .sort();
-    if (own.length > 0) add(this.#intern(`o${own.map((k) => `${JSON.stringify(k)}:${this.#keywordValue(k, schema[k])}`).join(',')}`));
+    if (own.length > 0) {
+      const id = this.#intern(`o${own.map((k) => `${JSON.stringify(k)}:${this.#keywordValue(k, schema[k])}`).join(',')}`);
+      if (own.length === 1 && own[0] === 'not') this.#negated.set(id, this.of(schema.not));
+      add(id);
+    }
     if (conjuncts.includes(this.#false)) return this.#false;
     const set = [...new Set(conjuncts)].filter((id) => id !== this.#true).sort((a, b) => a - b);
+    // (A schema beside its own negation, `A ∧ ¬A`, holds for nothing.)
+    if (set.some((id) => this.#negated.has(id) && (this.#conjuncts.get(this.#negated.get(id)!) ?? [this.#negated.get(id)!]).every((c) => set.includes(c))))
+      return this.#false;
     if (set.length === 0) return this.#true;
     if (set.length === 1) return set[0]!;
     const id = this.#intern(`&${set.join(',')}`);
