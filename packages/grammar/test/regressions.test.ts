@@ -113,6 +113,42 @@ describe('integer spelling follows the declared draft', () => {
     [{ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'integer' }, '12345.0', true],
     [{ type: 'integer' }, '12345.0', true],
     [{ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }, '{"n": 2.00}', true],
+    // Integers as constants, or as the few values of a unique array's items (a grammar over
+    // sets of values), are spelled as integers are: `2.0` was taken as the value 2.
+    [{ ...draft4, enum: [1, 2] }, '2.0', false],
+    [{ ...draft4, const: 2 }, '2', true],
+    [{ ...draft4, oneOf: [{ const: 1 }, { const: 2 }] }, '2.0', false],
+    [{ $schema: draft4.$schema, enum: [1, 2] }, '2.0', true],
+    [{ $schema: draft4.$schema, type: 'number', enum: [1, 2] }, '2.0', true],
+    [{ $schema: draft4.$schema, type: 'array', items: { type: 'integer', minimum: 1, maximum: 3 }, uniqueItems: true }, '[1, 2.0]', false],
+    [{ $schema: draft4.$schema, type: 'array', items: { type: 'integer', minimum: 1, maximum: 3 }, uniqueItems: true }, '[1, 2]', true],
+    // (Per position: a number may be 2.0, the integer after it may not be 1.0.)
+    [
+      {
+        $schema: draft4.$schema,
+        items: [
+          { type: 'number', enum: [1, 2] },
+          { type: 'integer', enum: [1, 2] },
+        ],
+        additionalItems: false,
+        uniqueItems: true,
+      },
+      '[2.0, 1]',
+      true,
+    ],
+    [
+      {
+        $schema: draft4.$schema,
+        items: [
+          { type: 'number', enum: [1, 2] },
+          { type: 'integer', enum: [1, 2] },
+        ],
+        additionalItems: false,
+        uniqueItems: true,
+      },
+      '[2, 1.0]',
+      false,
+    ],
   ])('%j %s', (schema, text, valid) => {
     expect(schemaAccepts(schema, text)).toBe(valid);
   });
@@ -120,6 +156,9 @@ describe('integer spelling follows the declared draft', () => {
     expect(schemaAccepts({ type: 'integer' }, '3.0', { integerFractions: false })).toBe(false);
     expect(schemaAccepts({ type: 'integer' }, '3', { integerFractions: false })).toBe(true);
     expect(schemaAccepts({ type: ['integer', 'string'] }, '3.0', { integerFractions: false })).toBe(false);
+    expect(schemaAccepts({ type: 'integer', enum: [1, 3] }, '3.0', { integerFractions: false })).toBe(false);
+    expect(schemaAccepts({ type: 'array', items: { type: 'integer', enum: [1, 3] }, uniqueItems: true }, '[3.0]', { integerFractions: false })).toBe(false);
+    expect(schemaAccepts({ type: 'array', items: { type: 'integer', enum: [1, 3] }, uniqueItems: true }, '[3, 1]', { integerFractions: false })).toBe(true);
   });
 });
 

@@ -12,12 +12,26 @@ import { jsonEqual } from './merge-schemas.ts';
 import { plainDecimal } from './numbers.ts';
 import { InvalidSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { isAssertion, type SchemaObject } from './schema-keywords.ts';
+import { allowedTypes, isAssertion, type Schema, type SchemaObject } from './schema-keywords.ts';
 import { standardSchema, validatesValue } from './value-validation.ts';
 
 /** The grammar of the enum / const values of `schema` that the rest of it accepts. */
 export function enumExpr(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): Expr {
-  return expr.alt(enumValues(compiler, schema, pointer).map((v) => jsonValueExpr(compiler, v)));
+  const whole = wholeNumbersOnly(compiler, schema, pointer);
+  return expr.alt(enumValues(compiler, schema, pointer).map((v) => jsonValueExpr(compiler, v, whole)));
+}
+
+/**
+ * Whether the numbers a schema allows are integers written without a fraction: where its
+ * types have `integer` and not `number`, and `1.0` is no integer (a draft-4 document, or
+ * `integerFractions: false`, which generation uses). Its constants are written so too.
+ */
+export function wholeNumbersOnly(compiler: SchemaCompiler, schema: Schema, pointer: string): boolean {
+  if (compiler.draft !== '4' && compiler.options.integerFractions !== false) return false;
+  const flat = typeof schema === 'object' ? compiler.flatten(schema, pointer) : false;
+  if (flat === false) return false;
+  const types = allowedTypes(flat, pointer);
+  return types.includes('integer') && !types.includes('number');
 }
 
 /** The enum / const values of `schema` that the rest of it accepts, each once. */
@@ -49,10 +63,10 @@ export function enumValues(compiler: SchemaCompiler, schema: SchemaObject, point
  * constant `{"a":1,"b":2}`), a permutation the parser lowers lazily; past
  * `MAX_PERMUTATION_MEMBERS` members, in the order written.
  */
-export function jsonValueExpr(compiler: SchemaCompiler, value: unknown): Expr {
+export function jsonValueExpr(compiler: SchemaCompiler, value: unknown, whole = false): Expr {
   const parts = compiler.parts;
   if (value === null || typeof value === 'boolean') return parts.token(String(value));
-  if (typeof value === 'number') return numberLiteral(parts, value);
+  if (typeof value === 'number') return numberLiteral(parts, value, whole);
   if (typeof value === 'string') return parts.lexeme(JSON.stringify(value), jsonStringSpellings(value));
   if (Array.isArray(value)) {
     if (value.length === 0) return expr.seq([parts.token('['), parts.ws(), parts.token(']')]);
@@ -85,19 +99,20 @@ export function jsonValueExpr(compiler: SchemaCompiler, value: unknown): Expr {
 }
 
 // A number literal (see `numberLiteralRegex`).
-function numberLiteral(parts: JsonGrammarParts, value: number): Expr {
+function numberLiteral(parts: JsonGrammarParts, value: number, whole: boolean): Expr {
   if (!Number.isFinite(value)) return expr.alt([]);
-  return parts.lexeme(JSON.stringify(value), numberLiteralRegex(value));
+  return parts.lexeme(JSON.stringify(value), numberLiteralRegex(value, whole));
 }
 
 /**
  * The texts of a finite number: in plain decimal notation (1 and 1.0 are the same number;
- * Python writes floats with ".0"), or as JSON.stringify writes it when that has an exponent.
+ * Python writes floats with ".0"; `whole`: an integer without a fraction only), or as
+ * JSON.stringify writes it when that has an exponent.
  */
-export function numberLiteralRegex(value: number): ByteRegex {
+export function numberLiteralRegex(value: number, whole = false): ByteRegex {
   const { negative, int, fraction } = plainDecimal(value);
   const sign = negative ? '-' : value === 0 ? '-?' : '';
-  const plain = regexToByteRegex(`${sign}${int}${fraction === '' ? '(?:\\.0+)?' : `\\.${fraction}0*`}`);
+  const plain = regexToByteRegex(`${sign}${int}${fraction === '' ? (whole ? '' : '(?:\\.0+)?') : `\\.${fraction}0*`}`);
   const text = JSON.stringify(value);
   return text.includes('e') ? rx.alt([plain, rx.literal(text)]) : plain;
 }

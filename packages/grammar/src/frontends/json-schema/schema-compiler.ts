@@ -485,7 +485,7 @@ export class SchemaCompiler {
       (v > lo.value || (v === lo.value && lo.inclusive)) && (v < hi.value || (v === hi.value && hi.inclusive)) && (type === 'number' || Number.isInteger(v));
     const numbers = excluded.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && inside(v));
     if (numbers.length === 0) return regex;
-    if (type === 'integer') return rx.and([regex, rx.not(rx.alt(numbers.map(numberLiteralRegex)))]);
+    if (type === 'integer') return rx.and([regex, rx.not(rx.alt(numbers.map((v) => numberLiteralRegex(v))))]);
     if (numbers.some((v) => Math.abs(v) > Number.MAX_SAFE_INTEGER)) {
       this.unsupported(pointer, 'not', '`not` of numeric constants beyond 2^53 in magnitude (of a non-integer number) is not supported');
       return regex;

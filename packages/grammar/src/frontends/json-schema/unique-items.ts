@@ -7,7 +7,7 @@
  * objects regardless of member order), and every spelling of a value is that value.
  */
 import { expr, type Expr } from '../../ir/grammar-ir.ts';
-import { jsonValueExpr } from './enum-schema.ts';
+import { jsonValueExpr, wholeNumbersOnly } from './enum-schema.ts';
 import { jsonEqual } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { allowedTypes, lowerBound, upperBound, witnessCounts, type Schema, type SchemaObject, type Witness } from './schema-keywords.ts';
@@ -29,6 +29,8 @@ export interface UniqueItemsPlan {
   readonly values: readonly unknown[];
   /** Per position written: the indices into `values` it allows. */
   readonly allowed: readonly (readonly number[])[];
+  /** Per position written: whether its numbers are integers written without a fraction (`wholeNumbersOnly`). */
+  readonly whole: readonly boolean[];
   readonly reachable: ReadonlySet<number>;
   readonly longest: number;
 }
@@ -43,6 +45,7 @@ export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSch
   // The values each position allows, as indices into one list of distinct values.
   const values: unknown[] = [];
   const allowed: number[][] = [];
+  const whole: boolean[] = [];
   const bound = Math.min(max, MAX_UNIQUE_VALUES + 1);
   const known = new Map<Schema, unknown[] | null>();
   for (let i = 0; i < bound; i++) {
@@ -50,6 +53,7 @@ export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSch
     let here = known.get(schema);
     if (here === undefined) known.set(schema, (here = finiteValues(compiler, schema, pointer)));
     if (here === null) return null;
+    whole.push(wholeNumbersOnly(compiler, schema, pointer));
     allowed.push(
       here.map((v) => {
         const index = values.findIndex((u) => jsonEqual(u, v));
@@ -70,7 +74,7 @@ export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSch
     const count = bitCount(used);
     if (count < longest) for (const v of allowed[count]!) if (!(used & (1 << v))) queue.push(used | (1 << v));
   }
-  return { values, allowed, reachable, longest };
+  return { values, allowed, whole, reachable, longest };
 }
 
 /**
@@ -80,14 +84,16 @@ export function uniqueItemsPlan(compiler: SchemaCompiler, positions: PositionSch
  */
 export function uniqueItemsExpr(
   compiler: SchemaCompiler,
-  { values, allowed, reachable, longest }: UniqueItemsPlan,
+  { values, allowed, whole, reachable, longest }: UniqueItemsPlan,
   min: number,
   witnesses: readonly Witness[],
   pointer: string,
 ): Expr {
   const parts = compiler.parts;
   const base = compiler.ruleName('unique');
-  const exprs = values.map((v) => jsonValueExpr(compiler, v));
+  // Each value as written at a position (numbers with or without a fraction, `whole`).
+  const spelled = [false, true].map((w) => values.map((v) => jsonValueExpr(compiler, v, w)));
+  const at = (position: number, v: number): Expr => spelled[whole[position] ? 1 : 0]![v]!;
   if (witnesses.some((w) => w.from > 0))
     compiler.unsupported(pointer, 'contains', 'contains beside prefix items over a unique array of finitely many values is not supported');
   // Per witness, the values that satisfy it (a set of them).
@@ -111,12 +117,12 @@ export function uniqueItemsExpr(
     const choices: Expr[] = mayEnd(used) ? [expr.empty] : [];
     if (count < longest) {
       for (const v of allowed[count]!) {
-        if (!(used & (1 << v)) && !tooMany(used | (1 << v))) choices.push(expr.seq([parts.itemSeparator(), exprs[v]!, after(used | (1 << v))]));
+        if (!(used & (1 << v)) && !tooMany(used | (1 << v))) choices.push(expr.seq([parts.itemSeparator(), at(count, v), after(used | (1 << v))]));
       }
     }
     parts.builder.rules.set(`${base}.${used.toString(36)}`, expr.alt(choices));
   }
-  const first = longest === 0 ? [] : allowed[0]!.filter((v) => !tooMany(1 << v)).map((v) => expr.seq([exprs[v]!, after(1 << v)]));
+  const first = longest === 0 ? [] : allowed[0]!.filter((v) => !tooMany(1 << v)).map((v) => expr.seq([at(0, v), after(1 << v)]));
   const list = expr.seq([expr.alt(first), parts.ws()]);
   return expr.seq([parts.token('['), parts.ws(), mayEnd(0) ? expr.alt([list, expr.empty]) : list, parts.token(']')]);
 }
