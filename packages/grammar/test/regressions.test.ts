@@ -106,6 +106,15 @@ describe('string escapes', () => {
 
 describe('integer spelling follows the declared draft', () => {
   const draft4 = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'integer' };
+  const numberThenInteger = {
+    $schema: draft4.$schema,
+    items: [
+      { type: 'number', enum: [1, 2] },
+      { type: 'integer', enum: [1, 2] },
+    ],
+    additionalItems: false,
+    uniqueItems: true,
+  };
   it.each([
     [draft4, '12345.0', false],
     [draft4, '12345', true],
@@ -123,32 +132,8 @@ describe('integer spelling follows the declared draft', () => {
     [{ $schema: draft4.$schema, type: 'array', items: { type: 'integer', minimum: 1, maximum: 3 }, uniqueItems: true }, '[1, 2.0]', false],
     [{ $schema: draft4.$schema, type: 'array', items: { type: 'integer', minimum: 1, maximum: 3 }, uniqueItems: true }, '[1, 2]', true],
     // (Per position: a number may be 2.0, the integer after it may not be 1.0.)
-    [
-      {
-        $schema: draft4.$schema,
-        items: [
-          { type: 'number', enum: [1, 2] },
-          { type: 'integer', enum: [1, 2] },
-        ],
-        additionalItems: false,
-        uniqueItems: true,
-      },
-      '[2.0, 1]',
-      true,
-    ],
-    [
-      {
-        $schema: draft4.$schema,
-        items: [
-          { type: 'number', enum: [1, 2] },
-          { type: 'integer', enum: [1, 2] },
-        ],
-        additionalItems: false,
-        uniqueItems: true,
-      },
-      '[2, 1.0]',
-      false,
-    ],
+    [numberThenInteger, '[2.0, 1]', true],
+    [numberThenInteger, '[2, 1.0]', false],
   ])('%j %s', (schema, text, valid) => {
     expect(schemaAccepts(schema, text)).toBe(valid);
   });
