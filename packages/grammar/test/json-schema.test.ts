@@ -667,6 +667,54 @@ describe('documented limitations', () => {
   });
 });
 
+describe('keywords beside $ref in drafts 4 to 7', () => {
+  it('are ignored, as those drafts say, and each place is said in a warning', () => {
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      definitions: { hook: { type: 'object', properties: { id: { type: 'string' } } }, s: { type: 'string' } },
+      type: 'object',
+      properties: {
+        hooks: { type: 'array', items: { $ref: '#/definitions/hook', required: ['entry'] } },
+        url: { allOf: [{ $ref: '#/definitions/s', pattern: '^https?://' }] },
+      },
+    };
+    const { grammar, warnings } = jsonSchemaGrammar(draft7);
+    expect(warnings.map((w) => [w.pointer, w.keyword, w.message.startsWith(w.pointer.endsWith('0') ? 'pattern' : 'required')])).toEqual([
+      ['/properties/hooks/items', '$ref', true],
+      ['/properties/url/allOf/0', '$ref', true],
+    ]);
+    expect(accepts(compileGrammar(grammar), '{"hooks": [{"id": "x"}], "url": "ftp://x"}')).toBe(true);
+    // From 2019-09 on they are read, and nothing is said.
+    const { $schema: _, ...current } = draft7;
+    const read = jsonSchemaGrammar(current);
+    expect(read.warnings).toEqual([]);
+    expect(accepts(compileGrammar(read.grammar), '{"hooks": [{"id": "x"}]}')).toBe(false);
+  });
+});
+
+describe('formats JSON Schema does not define', () => {
+  it('are annotations, each said in a warning with its pointer (OpenAPI int32 and byte, url)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { type: 'string', format: 'byte' },
+        b: { type: 'integer', format: 'int32' },
+        c: { format: 'url' },
+        d: { type: 'string', format: 'date' },
+      },
+    };
+    const { grammar, warnings } = jsonSchemaGrammar(schema);
+    expect(warnings.map((w) => [w.pointer, w.keyword, w.message.includes('annotation')])).toEqual([
+      ['/properties/a', 'format', true],
+      ['/properties/b', 'format', true],
+      ['/properties/c', 'format', true],
+    ]);
+    expect(accepts(compileGrammar(grammar), '{"a": "not base64!", "b": 3000000000, "c": "x", "d": "2020-01-01"}')).toBe(true);
+    // Read as annotations on purpose, they are not warned about.
+    expect(jsonSchemaGrammar(schema, { formats: 'annotate' }).warnings).toEqual([]);
+  });
+});
+
 describe('formats read as annotations (formats: "annotate", JSON Schema\'s default vocabulary)', () => {
   // ajv without format validation: a format asserts nothing.
   it.each([

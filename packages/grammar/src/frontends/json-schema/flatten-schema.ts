@@ -14,6 +14,7 @@ import { dependentConditions } from './object-dependencies.ts';
 import { InvalidSchemaError, pointerJoin, UnsupportedSchemaError } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { INTERNAL, nonNegativeInt, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { FORMAT_PATTERNS, UNSUPPORTED_FORMATS } from './string-formats.ts';
 
 // Deepest chain of `$ref`s with siblings and `allOf`s followed while collecting conjuncts.
 const MAX_CONJUNCT_DEPTH = 50;
@@ -71,7 +72,7 @@ export class SchemaFlattener {
     seen.path.add(schema);
     try {
       const target = typeof schema.$ref === 'string' ? compiler.resolve(schema.$ref, pointer) : null;
-      if (target !== null && compiler.onlyRef(schema)) {
+      if (target !== null && compiler.onlyRef(schema, pointer)) {
         if (!this.#conjuncts(target.schema, target.pointer, depth + 1, seen, parts)) return false;
         seen.schemas.add(id);
         return true;
@@ -89,8 +90,11 @@ export class SchemaFlattener {
       if (own.unevaluatedProperties !== undefined) condition = distributeUnevaluated(compiler, own, schema, condition, pointer);
       const conditions = [...(condition !== undefined ? [condition] : []), ...dependentConditions(own)];
       if (conditions.length > 0) own.__conditions = conditions;
-      // (A format read as an annotation asserts nothing.)
+      // (A format read as an annotation asserts nothing; one Sieve does not know, such as
+      // OpenAPI's int32 or byte, is one, and said so.)
       if (compiler.options.formats === 'annotate') delete own.format;
+      else if (typeof own.format === 'string' && FORMAT_PATTERNS[own.format] === undefined && !UNSUPPORTED_FORMATS.has(own.format))
+        compiler.warn(pointer, 'format', `format ${JSON.stringify(own.format)} is not one JSON Schema defines: an annotation, not checked`);
       // `contains` as a witness of a list too.
       if (schema.contains !== undefined) {
         const min = nonNegativeInt(schema.minContains, pointer, 'minContains') ?? 1;

@@ -35,7 +35,7 @@ import {
   type Schema,
   type SchemaObject,
 } from './schema-keywords.ts';
-import { containsKeyword, isOnlyRef, resolveRef, schemaDraft, type ResolvedSchema, type SchemaDraft } from './schema-refs.ts';
+import { besideRef, containsKeyword, isOnlyRef, resolveRef, schemaDraft, type ResolvedSchema, type SchemaDraft } from './schema-refs.ts';
 import { stringRegex } from './string-schema.ts';
 
 // Keywords the grammar cannot enforce (outside enum / const, which validate their values).
@@ -135,7 +135,7 @@ export class SchemaCompiler {
       if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InvalidSchemaError(pointer, '', 'a schema must be an object or a boolean');
       }
-      if (typeof schema.$ref === 'string' && this.onlyRef(schema)) return this.#refExpr(schema.$ref, pointer);
+      if (typeof schema.$ref === 'string' && this.onlyRef(schema, pointer)) return this.#refExpr(schema.$ref, pointer);
       // A schema reached again (an array's item schema in every position, say), or one that
       // means the same (the same intersection, nested or ordered otherwise), reuses its grammar
       // instead of building a copy.
@@ -153,9 +153,20 @@ export class SchemaCompiler {
     });
   }
 
-  /** Whether a schema is its `$ref` alone (see `isOnlyRef`). */
-  onlyRef(schema: SchemaObject): boolean {
-    return isOnlyRef(schema, this.draft);
+  /**
+   * Whether a schema is its `$ref` alone (see `isOnlyRef`); met at `pointer`, keywords its
+   * draft ignores beside the `$ref` are said in a warning.
+   */
+  onlyRef(schema: SchemaObject, pointer?: string): boolean {
+    if (!isOnlyRef(schema, this.draft)) return false;
+    const ignored = pointer === undefined ? [] : besideRef(schema);
+    if (ignored.length > 0)
+      this.warn(
+        pointer!,
+        '$ref',
+        `${ignored.join(', ')} beside $ref ignored, as ${this.draft === '4' ? 'draft 4 says' : 'drafts 6 and 7 say'} (2019-09 on reads them)`,
+      );
+    return true;
   }
 
   /** The schema a local `$ref` met at `pointer` points to. */
@@ -182,6 +193,11 @@ export class SchemaCompiler {
    */
   unsupported(pointer: string, keyword: string, message: string): void {
     if (!this.options.lenient) throw new UnsupportedSchemaError(pointer, keyword, message);
+    this.warn(pointer, keyword, message);
+  }
+
+  /** Reports a keyword that is not enforced, as the schema's draft means it (an unknown format), as a warning (once). */
+  warn(pointer: string, keyword: string, message: string): void {
     if (!this.warnings.some((w) => w.pointer === pointer && w.keyword === keyword && w.message === message)) {
       this.warnings.push({ pointer, keyword, message });
     }

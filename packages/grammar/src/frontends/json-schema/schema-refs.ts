@@ -30,9 +30,11 @@ export function schemaDraft(root: unknown): SchemaDraft {
  * says keywords beside a `$ref` are ignored.
  */
 export function isOnlyRef(schema: SchemaObject, draft: SchemaDraft): boolean {
-  if (draft === '4' || draft === '7') return true;
-  return Object.keys(schema).every((k) => k === '$ref' || ANNOTATIONS.has(k) || !KNOWN.has(k));
+  return draft === '4' || draft === '7' || besideRef(schema).length === 0;
 }
+
+/** The keywords beside a schema's `$ref` that would assert something (drafts 4 to 7 ignore them). */
+export const besideRef = (schema: SchemaObject): string[] => Object.keys(schema).filter((k) => k !== '$ref' && !ANNOTATIONS.has(k) && KNOWN.has(k));
 
 /** The schema `ref` (met at `pointer`) points to in `root`, read in `draft`. */
 export function resolveRef(root: unknown, ref: string, pointer: string, draft: SchemaDraft): ResolvedSchema {
