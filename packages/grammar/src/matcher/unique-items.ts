@@ -1179,7 +1179,8 @@ interface TokenLists {
   readonly openingObjects: Int32Array;
   readonly commas: Int32Array;
   readonly escaping: Int32Array;
-  byBytes: Map<number, number[]> | null;
+  /** Tokens by their bytes: a hash table (`bytesHash`, low bits) of chains, heads and links by token id. */
+  readonly byBytes: { readonly heads: Int32Array; readonly next: Int32Array };
 }
 const tokenLists = new WeakMap<object, TokenLists>();
 
@@ -1202,8 +1203,13 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     const openingObjects: number[] = [];
     const commas: number[] = [];
     const escaping: number[] = [];
+    const heads = new Int32Array(2 ** Math.ceil(Math.log2(2 * tokenCount + 1))).fill(-1);
+    const next = new Int32Array(tokenCount);
     for (let id = 0; id < tokenCount; id++) {
       const bytes = tokenBytes(id);
+      const bucket = bytesHash(bytes) & (heads.length - 1);
+      next[id] = heads[bucket]!;
+      heads[bucket] = id;
       const quotes = bytes.reduce((n, b) => n + (b === QUOTE ? 1 : 0), 0);
       for (let k = 0; k < Math.min(quotes, 3); k++) byCount[k]!.push(id);
       const brace = bytes.includes(0x7d);
@@ -1227,7 +1233,7 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
       openingObjects: Int32Array.from(openingObjects),
       commas: Int32Array.from(commas),
       escaping: Int32Array.from(escaping),
-      byBytes: null,
+      byBytes: { heads, next },
     };
     tokenLists.set(vocab, lists);
   }
@@ -1291,20 +1297,11 @@ export function withoutRepeatedItems(cursor: UniqueItems, bits: Uint32Array, voc
     return;
   }
   checkAll(lists.escaping);
-  if (lists.byBytes === null) {
-    const byBytes = new Map<number, number[]>();
-    for (let id = 0; id < tokenCount; id++) {
-      const key = bytesHash(tokenBytes(id));
-      const ids = byBytes.get(key);
-      if (ids === undefined) byBytes.set(key, [id]);
-      else ids.push(id);
-    }
-    lists.byBytes = byBytes;
-  }
+  const { heads, next } = lists.byBytes;
   for (const rest of remainders as Uint8Array[]) {
     for (let n = 1; n <= Math.min(rest.length, MAX_TOKEN_BYTES); n++) {
       const prefix = rest.subarray(0, n);
-      for (const id of lists.byBytes.get(bytesHash(prefix)) ?? []) if (sameBytes(tokenBytes(id), prefix)) check(id);
+      for (let id = heads[bytesHash(prefix) & (heads.length - 1)]!; id >= 0; id = next[id]!) if (sameBytes(tokenBytes(id), prefix)) check(id);
     }
   }
 }
