@@ -159,13 +159,11 @@ export class SchemaCompiler {
    */
   onlyRef(schema: SchemaObject, pointer?: string): boolean {
     if (!isOnlyRef(schema, this.draft)) return false;
-    const ignored = pointer === undefined ? [] : besideRef(schema);
-    if (ignored.length > 0)
-      this.warn(
-        pointer!,
-        '$ref',
-        `${ignored.join(', ')} beside $ref ignored, as ${this.draft === '4' ? 'draft 4 says' : 'drafts 6 and 7 say'} (2019-09 on reads them)`,
-      );
+    const ignored = besideRef(schema);
+    if (pointer !== undefined && ignored.length > 0) {
+      const drafts = this.draft === '4' ? 'draft 4 says' : 'drafts 6 and 7 say';
+      this.warn(pointer, '$ref', `${ignored.join(', ')} beside $ref ignored, as ${drafts} (2019-09 on reads them)`);
+    }
     return true;
   }
 

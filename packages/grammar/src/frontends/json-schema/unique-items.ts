@@ -91,9 +91,14 @@ export function uniqueItemsExpr(
 ): Expr {
   const parts = compiler.parts;
   const base = compiler.ruleName('unique');
-  // Each value as written at a position (numbers with or without a fraction, `whole`).
-  const spelled = [false, true].map((w) => values.map((v) => jsonValueExpr(compiler, v, w)));
-  const at = (position: number, v: number): Expr => spelled[whole[position] ? 1 : 0]![v]!;
+  // Each value as written at a position (numbers with or without a fraction, `whole`), made once.
+  const spelled = [new Map<number, Expr>(), new Map<number, Expr>()];
+  const at = (position: number, v: number): Expr => {
+    const made = spelled[whole[position] ? 1 : 0]!;
+    let value = made.get(v);
+    if (value === undefined) made.set(v, (value = jsonValueExpr(compiler, values[v], whole[position])));
+    return value;
+  };
   if (witnesses.some((w) => w.from > 0))
     compiler.unsupported(pointer, 'contains', 'contains beside prefix items over a unique array of finitely many values is not supported');
   // Per witness, the values that satisfy it (a set of them).
