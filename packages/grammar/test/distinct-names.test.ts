@@ -8,7 +8,9 @@ import { loadKernel, type Kernel } from '@sieve/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
 import { UniqueItems, withoutRepeatedItems } from '../src/matcher/unique-items.ts';
-import { compileSchema, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { nearInstances } from './support/json-instances.ts';
+import { compileSchema, jsonTexts, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { expectAgreement } from './support/schema-agreement.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { walkAgainstOracle } from './support/unique-walks.ts';
 import { vocab } from './support/vocabs.ts';
@@ -115,6 +117,25 @@ describe('objects whose member names must be distinct', () => {
       expect(matcher.commitBytes(bytes('"x1"'))).toBe(false);
       expect(matcher.commitBytes(bytes('"y2":"s"}'))).toBe(true);
       expect(matcher.isAccepting()).toBe(true);
+    }
+  });
+
+  it('where an object holds one member at most, no name can be written twice: a witness among names that may run out compiles, exact against ajv', () => {
+    // (Handwritten MaskBench shapes: a complement of patternProperties witnessed by the one member.)
+    const one = (schema: object): object => ({ ...schema, maxProperties: 1 });
+    const names4 = { type: 'object', propertyNames: { pattern: '^....$' }, not: { patternProperties: { a: { not: { type: 'string', pattern: 'A' } } } } };
+    const names4Enum = { ...witnessed, propertyNames: { enum: ['a', 'x', 'y'] } };
+    for (const schema of [names4, names4Enum]) {
+      expect(schemaErrorOf(schema)).toMatchObject({ code: 'unsupported', keyword: 'not' });
+      const grammar = compileSchema(one(schema));
+      // (The object itself; objects inside its values are any objects, kept distinct as ever.)
+      expect(grammar.ir.uniqueArrays?.states[0]!.distinctKeys ?? false).toBe(false);
+      const counts = expectAgreement(
+        one(schema),
+        nearInstances([{ xaxx: 'A' }, { abcd: 'zAz' }, { bbbb: 'A' }, { x: 'a' }, { a: 1, x: 's' }, { y: 'A' }, {}]),
+        { numRuns: 300, seed: 7, texts: (value) => jsonTexts(value, false) },
+      );
+      expect(counts.valid + counts.invalid).toBe(300);
     }
   });
 

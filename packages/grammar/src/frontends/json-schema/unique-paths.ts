@@ -258,6 +258,8 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
     const keys = valueTypes(s).includes('object') ? otherKeys(compiler, s) : 'none';
     return keys === 'none' ? [] : [{ s, keys }];
   });
+  // (An object of one member at most has no name to write twice.)
+  if (objects.every(({ s }) => typeof s.maxProperties === 'number' && s.maxProperties <= 1)) return false;
   if (objects.some(({ s }) => countsMembers(s))) {
     if (objects.some(({ keys }) => keys === 'may run out'))
       compiler.unsupported('', 'minProperties', 'a minProperties of 2 or more over members no name tracks whose names may run out');
