@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelGrammar, KernelMatcher, Matcher } from '../src/index.ts';
 import { UniqueItems, withoutRepeatedItems } from '../src/matcher/unique-items.ts';
 import { nearInstances } from './support/json-instances.ts';
-import { compileSchema, jsonTexts, schemaErrorOf } from './support/json-schema-oracle.ts';
+import { accepts, ajvValidator, compileSchema, jsonTexts, schemaErrorOf } from './support/json-schema-oracle.ts';
 import { expectAgreement } from './support/schema-agreement.ts';
 import { bitsetIds } from './support/oracle.ts';
 import { walkAgainstOracle } from './support/unique-walks.ts';
@@ -136,6 +136,27 @@ describe('objects whose member names must be distinct', () => {
         { numRuns: 300, seed: 7, texts: (value) => jsonTexts(value, false) },
       );
       expect(counts.valid + counts.invalid).toBe(300);
+    }
+  });
+
+  it('a complement witnessed by a name alone (`not: {propertyNames}`) needs no distinct names: a name written again stays, exact against ajv', () => {
+    const named = {
+      type: 'object',
+      propertyNames: { pattern: '^..$' },
+      maxProperties: 2,
+      allOf: [{ not: { propertyNames: { not: { pattern: 'a' } } } }, { not: { propertyNames: { not: { pattern: 'b' } } } }],
+    };
+    const grammar = compileSchema(named);
+    expect(grammar.ir.uniqueArrays?.states[0]!.distinctKeys ?? false).toBe(false);
+    expectAgreement(named, nearInstances([{ ab: 1 }, { ax: 1, xb: 2 }, { ax: 1 }, { xy: 1, zb: 2 }, {}]), {
+      numRuns: 300,
+      seed: 5,
+      texts: (value) => jsonTexts(value, false),
+    });
+    // Written twice, a name is still there (JSON.parse keeps its last value).
+    const validate = ajvValidator(named);
+    for (const text of ['{"ab": 1, "ab": 2}', '{"ax": 1, "ax": 2}', '{"ax": 1, "xb": 2, "ax": 3}']) {
+      expect(accepts(grammar, text), text).toBe(text.split(',').length <= 2 && validate(JSON.parse(text)));
     }
   });
 

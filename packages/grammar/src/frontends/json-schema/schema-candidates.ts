@@ -68,8 +68,8 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
   return [flat];
 }
 
-// Whether `branch` holds for every value: true, or a schema of annotations only.
-function assertsNothing(compiler: SchemaCompiler, branch: Schema, pointer: string): boolean {
+/** Whether `branch` holds for every value: true, or a schema of annotations only. */
+export function assertsNothing(compiler: SchemaCompiler, branch: Schema, pointer: string): boolean {
   if (typeof branch === 'boolean') return branch;
   const flat = compiler.flatten(branch, pointer);
   return flat !== false && Object.keys(flat).every((k) => !isAssertion(k));

@@ -16,7 +16,7 @@ import { matchesBytes, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { nameBytes, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { mergeSchemas } from './merge-schemas.ts';
-import { candidates } from './schema-candidates.ts';
+import { assertsNothing, candidates } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
 import {
@@ -25,6 +25,7 @@ import {
   memberSides,
   OTHER_MEMBER_KEYWORDS,
   type MemberSide,
+  type MemberWitness,
   type Schema,
   type SchemaObject,
   type Witness,
@@ -281,8 +282,10 @@ function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): 
   return objects.every(({ keys }) => keys === 'endless');
 }
 
-// Keywords about members no name tracks (member sides too): a member no name tracks witnesses a complement of one.
-const UNNAMED_MEMBER_KEYWORDS = [...OTHER_MEMBER_KEYWORDS, '__memberSides'];
+// Keywords about members no name tracks (member sides too): a member no name tracks witnesses
+// a complement of one with its value. (A complement of `propertyNames` is witnessed by a name
+// alone, which a name written again leaves in place.)
+const UNNAMED_MEMBER_KEYWORDS = [...OTHER_MEMBER_KEYWORDS, '__memberSides'].filter((k) => k !== 'propertyNames');
 // How deep combinations are looked into for such a complement (deeper: taken to have one).
 const MAX_COMPLEMENT_DEPTH = 8;
 
@@ -290,7 +293,8 @@ const MAX_COMPLEMENT_DEPTH = 8;
 // an `if` on its else side) of a keyword about members no name tracks, which such a member
 // would witness (`negated`: the schema itself stands complemented).
 function complementsOtherMembers(compiler: SchemaCompiler, s: SchemaObject, negated = false, depth = 0): boolean {
-  if (s.__otherWitness !== undefined || (negated && UNNAMED_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
+  const byValue = (w: MemberWitness): boolean => !assertsNothing(compiler, w.schema, '');
+  if (((s.__otherWitness ?? []) as MemberWitness[]).some(byValue) || (negated && UNNAMED_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
   if (depth >= MAX_COMPLEMENT_DEPTH) return true;
   // (oneOf branches and conditions are complemented too; their other uses are not, but to
   // take them as complemented is only more careful.)
