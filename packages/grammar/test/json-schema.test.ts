@@ -685,7 +685,7 @@ describe('keywords beside $ref in drafts 4 to 7', () => {
     ]);
     expect(accepts(compileGrammar(grammar), '{"hooks": [{"id": "x"}], "url": "ftp://x"}')).toBe(true);
     // From 2019-09 on they are read, and nothing is said.
-    const { $schema: _, ...current } = draft7;
+    const current = Object.fromEntries(Object.entries(draft7).filter(([keyword]) => keyword !== '$schema'));
     const read = jsonSchemaGrammar(current);
     expect(read.warnings).toEqual([]);
     expect(accepts(compileGrammar(read.grammar), '{"hooks": [{"id": "x"}]}')).toBe(false);
