@@ -667,6 +667,22 @@ describe('documented limitations', () => {
   });
 });
 
+describe('the ajv oracle (support/json-schema-oracle.ts)', () => {
+  it('reads the names of properties and definitions as names, not keywords of a later draft', () => {
+    // (`dependencies` became `dependentSchemas`, and under draft 4 `if` was dropped, inside
+    // `properties` too: a walk that wrote such a member was judged invalid.)
+    const draft4 = 'http://json-schema.org/draft-04/schema#';
+    for (const [schema, value] of [
+      [{ type: 'object', additionalProperties: false, properties: { dependencies: { type: 'object' } } }, { dependencies: {} }],
+      [{ $schema: draft4, type: 'object', additionalProperties: false, properties: { if: { type: 'string' } } }, { if: 'x' }],
+      [{ type: 'object', properties: { a: { $ref: '#/definitions/dependencies' } }, definitions: { dependencies: { type: 'string' } } }, { a: 'x' }],
+    ] as const) {
+      expect(ajvValidator(schema)(value), JSON.stringify(schema)).toBe(true);
+      expect(accepts(compileSchema(schema), JSON.stringify(value))).toBe(true);
+    }
+  });
+});
+
 describe('keywords beside $ref in drafts 4 to 7', () => {
   it('are ignored, as those drafts say, and each place is said in a warning', () => {
     const draft7 = {

@@ -128,6 +128,9 @@ function isDraft4(schema: unknown): boolean {
 }
 
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+// Keywords whose values map names to schemas: the names are no keywords (a property may be
+// called `dependencies` or `if`).
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
 
 // What may stay beside a `$ref` in drafts 4-7, where its other siblings are ignored.
 const BESIDE_LEGACY_REF = new Set(['$ref', '$schema', '$id', 'definitions', '$defs']);
@@ -154,7 +157,10 @@ export function draft2020(schema: unknown, legacyRef = isLegacyDraft(schema), dr
     }
     if (legacyRef && typeof s.$ref === 'string' && !BESIDE_LEGACY_REF.has(k)) continue;
     if (draft4 && CONDITIONALS.has(k)) continue;
-    out[k] = DATA_KEYWORDS.has(k) ? v : draft2020(v, legacyRef, draft4);
+    if (DATA_KEYWORDS.has(k)) out[k] = v;
+    else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, draft2020(sub, legacyRef, draft4)]));
+    else out[k] = draft2020(v, legacyRef, draft4);
   }
   // Draft 4-7 `dependencies`: lists of names are dependentRequired, schemas dependentSchemas.
   if (s.dependencies !== null && typeof s.dependencies === 'object' && !Array.isArray(s.dependencies)) {
