@@ -248,12 +248,14 @@ const sidesOf = (s: SchemaObject): MemberSide[] => [
 ];
 
 // Whether the objects at a place must have distinct member names (see
-// `UniquePathState.distinctKeys`): some object schema there that allows members no name
+// `UniquePathState.distinctKeys`): none where every object schema there holds one member at
+// most; else where some object schema there that allows members no name
 // tracks counts them toward a minProperties of 2 or more (refused where such members' names
 // may run out: a name's every completion could be one written before, or the names left
 // fewer than the members the count still asks for); or a member no name tracks witnesses a
 // `not` somewhere in the schema, and every object schema there has endless names for such
-// members (where they may run out and the object has a complement in it, refused).
+// members (where they may run out and the object has a complement in it that a member's
+// value would witness, refused).
 function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
   const objects = here.flatMap((s) => {
     const keys = valueTypes(s).includes('object') ? otherKeys(compiler, s) : 'none';
