@@ -160,6 +160,27 @@ describe('objects whose member names must be distinct', () => {
     }
   });
 
+  it('witnesses by name alone keep no names distinct anywhere: names a combination restricts cannot run into a dead end', () => {
+    // (Names were kept distinct where the object's own names looked endless, while a `oneOf`
+    // sibling's complement, an `if` condition's negation or a `not` of a `not` allowed only
+    // one-character names: after `{"b":1,"b` nothing could follow.)
+    const index = vocab('stories260k');
+    for (const schema of [
+      { oneOf: [{ not: { propertyNames: { maxLength: 1 } } }, { not: { propertyNames: { pattern: 'a' } } }] },
+      { if: { not: { propertyNames: { maxLength: 1 } } }, then: { propertyNames: { pattern: '^a' } } },
+      { allOf: [{ not: { not: { propertyNames: { maxLength: 1 } } } }], not: { propertyNames: { pattern: 'a' } } },
+    ]) {
+      const grammar = compileSchema(schema);
+      expect(grammar.ir.uniqueArrays).toBeUndefined();
+      const matcher = new Matcher(grammar, index);
+      expect(matcher.commitBytes(new TextEncoder().encode('{"b":1,"b'))).toBe(true);
+      expect(matcher.shortestCompletion()).not.toBeNull();
+      const validate = ajvValidator(schema);
+      for (const text of ['{"b":1,"b":2}', '{"b":1,"bb":2}', '{"a":1,"a":2}', '{"ab":1}'])
+        expect(accepts(grammar, text), text).toBe(validate(JSON.parse(text)));
+    }
+  });
+
   it('the mask filter looks at every token that could write a name again (a made-up vocabulary)', () => {
     // In a string value, a token closes it and writes a name in one go with three quotes;
     // between members, with two.

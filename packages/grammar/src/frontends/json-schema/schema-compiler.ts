@@ -65,7 +65,7 @@ export class SchemaCompiler {
   readonly uniqueOpenBeside = new Set<string>();
   /** Whether members no name tracks count toward a minProperties of 2 or more somewhere (`unique-paths.ts` keeps their names distinct). */
   otherKeysCounted = false;
-  /** Whether a member no name tracks witnesses a `not` somewhere (its name must not come again with another value). */
+  /** Whether a member no name tracks witnesses a `not` by its value somewhere (its name must not come again with another value). */
   otherKeysWitnessed = false;
   readonly warnings: SchemaWarning[] = [];
   /** The draft the document is read in (enum values are validated in it too). */
