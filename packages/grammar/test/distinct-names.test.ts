@@ -130,12 +130,11 @@ describe('objects whose member names must be distinct', () => {
       const grammar = compileSchema(one(schema));
       // (The object itself; objects inside its values are any objects, kept distinct as ever.)
       expect(grammar.ir.uniqueArrays?.states[0]!.distinctKeys ?? false).toBe(false);
-      const counts = expectAgreement(
-        one(schema),
-        nearInstances([{ xaxx: 'A' }, { abcd: 'zAz' }, { bbbb: 'A' }, { x: 'a' }, { a: 1, x: 's' }, { y: 'A' }, {}]),
-        { numRuns: 300, seed: 7, texts: (value) => jsonTexts(value, false) },
-      );
-      expect(counts.valid + counts.invalid).toBe(300);
+      expectAgreement(one(schema), nearInstances([{ xaxx: 'A' }, { abcd: 'zAz' }, { bbbb: 'A' }, { x: 'a' }, { a: 1, x: 's' }, { y: 'A' }, {}]), {
+        numRuns: 300,
+        seed: 7,
+        texts: (value) => jsonTexts(value, false),
+      });
     }
   });
 

@@ -14,7 +14,7 @@ import { propertyDependencies, type PropertyDependencies } from './object-depend
 import { orderedMembers, permutedMembers, type MemberRules } from './object-permutation.ts';
 import { InvalidSchemaError, pointerJoin } from './schema-error.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { assertsNothing } from './schema-candidates.ts';
+import { witnessedByValue } from './schema-candidates.ts';
 import {
   capped,
   KNOWN,
@@ -73,9 +73,7 @@ export function objectExpr(compiler: SchemaCompiler, schema: SchemaObject, point
   const witnesses = ((schema.__otherWitness ?? []) as MemberWitness[]).map((w) => members.witness(w));
   // (A name written twice is one member to a parser: the matcher keeps those names distinct.)
   if (members.other !== null && shape.minProperties >= 2) compiler.otherKeysCounted = true;
-  // (A witness by name alone stays when its name comes again: `not: {propertyNames: …}`.)
-  const byValue = ((schema.__otherWitness ?? []) as MemberWitness[]).some((w) => !assertsNothing(compiler, w.schema, pointer));
-  if (members.other !== null && byValue) compiler.otherKeysWitnessed = true;
+  if (members.other !== null && witnessedByValue(compiler, schema, pointer)) compiler.otherKeysWitnessed = true;
   const body =
     shape.names.length <= MAX_PERMUTATION_MEMBERS
       ? permutedMembers(compiler, shape, members, witnesses)

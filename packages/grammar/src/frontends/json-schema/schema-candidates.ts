@@ -9,7 +9,7 @@
 import { provablyDisjoint } from './disjoint-branches.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
-import { isAssertion, type JsonType, type Schema, type SchemaObject } from './schema-keywords.ts';
+import { isAssertion, type JsonType, type MemberWitness, type Schema, type SchemaObject } from './schema-keywords.ts';
 
 // The kinds but objects (`candidatesExact`).
 const NOT_OBJECTS: readonly JsonType[] = ['null', 'boolean', 'array', 'string', 'number'];
@@ -66,6 +66,15 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
     return [...candidates(compiler, rest, pointer, depth + 1), ...dependents.flatMap((d) => within(rest, d))];
   }
   return [flat];
+}
+
+/**
+ * Whether some member no name tracks witnesses a complement in `schema` by its value
+ * (`__otherWitness` with a schema that asserts something): a name written again with another
+ * value would undo it. (One witnessed by its name alone, `not: {propertyNames: …}`, stays.)
+ */
+export function witnessedByValue(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): boolean {
+  return ((schema.__otherWitness ?? []) as MemberWitness[]).some((w) => !assertsNothing(compiler, w.schema, pointer));
 }
 
 /** Whether `branch` holds for every value: true, or a schema of annotations only. */

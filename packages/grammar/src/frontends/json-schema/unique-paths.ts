@@ -16,7 +16,7 @@ import { matchesBytes, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { nameBytes, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { mergeSchemas } from './merge-schemas.ts';
-import { assertsNothing, candidates } from './schema-candidates.ts';
+import { candidates, witnessedByValue } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
 import {
@@ -25,7 +25,6 @@ import {
   memberSides,
   OTHER_MEMBER_KEYWORDS,
   type MemberSide,
-  type MemberWitness,
   type Schema,
   type SchemaObject,
   type Witness,
@@ -295,8 +294,7 @@ const MAX_COMPLEMENT_DEPTH = 8;
 // an `if` on its else side) of a keyword about members no name tracks, which such a member
 // would witness (`negated`: the schema itself stands complemented).
 function complementsOtherMembers(compiler: SchemaCompiler, s: SchemaObject, negated = false, depth = 0): boolean {
-  const byValue = (w: MemberWitness): boolean => !assertsNothing(compiler, w.schema, '');
-  if (((s.__otherWitness ?? []) as MemberWitness[]).some(byValue) || (negated && UNNAMED_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
+  if (witnessedByValue(compiler, s, '') || (negated && UNNAMED_MEMBER_KEYWORDS.some((k) => s[k] !== undefined))) return true;
   if (depth >= MAX_COMPLEMENT_DEPTH) return true;
   // (oneOf branches and conditions are complemented too; their other uses are not, but to
   // take them as complemented is only more careful.)
