@@ -180,6 +180,37 @@ describe('objects whose member names must be distinct', () => {
     }
   });
 
+  it('names a combination restricts where a witness by value is: refused where they may run out, kept distinct where they cannot', () => {
+    // (Names were kept distinct where the object's own names looked endless, while a `oneOf`
+    // sibling's complement, a `not` of a `not` or a pattern of schema false allowed only "a":
+    // after `{"a":"s",` nothing could follow.)
+    const byValue = { additionalProperties: { type: 'string' }, not: { additionalProperties: { const: 1 } } };
+    for (const schema of [
+      { ...byValue, propertyNames: { pattern: '^a' }, oneOf: [{}, { not: { propertyNames: { enum: ['a', 'x'] } } }] },
+      { ...byValue, allOf: [{ not: { not: { propertyNames: { pattern: '^a$' } } } }] },
+      { ...byValue, propertyNames: { pattern: '^a' }, patternProperties: { '^a[\\s\\S]': false } },
+    ])
+      expect(schemaErrorOf(schema), JSON.stringify(schema)).toMatchObject({ code: 'unsupported', keyword: 'not' });
+    // A name restriction complemented is a witness (`not: {propertyNames}`), and a pattern of
+    // schema false may leave names endless: kept distinct, exact against ajv.
+    const index = vocab('stories260k');
+    for (const schema of [
+      { ...byValue, not: { anyOf: [byValue.not, { propertyNames: { maxLength: 1 } }] } },
+      { ...byValue, propertyNames: { pattern: '^a' }, patternProperties: { '^ab': false } },
+    ]) {
+      const grammar = compileSchema(schema);
+      expect(grammar.ir.uniqueArrays?.states[0]!.distinctKeys).toBe(true);
+      const matcher = new Matcher(grammar, index);
+      expect(matcher.commitBytes(new TextEncoder().encode('{"aa":"s",'))).toBe(true);
+      expect(matcher.shortestCompletion()).not.toBeNull();
+      expectAgreement(schema, nearInstances([{ aa: 's' }, { a: 's', ac: 'x' }, { ab: 's' }, { a: 1 }, {}]), {
+        numRuns: 300,
+        seed: 3,
+        texts: (value) => jsonTexts(value, false),
+      });
+    }
+  });
+
   it('the mask filter looks at every token that could write a name again (a made-up vocabulary)', () => {
     // In a string value, a token closes it and writes a name in one go with three quotes;
     // between members, with two.

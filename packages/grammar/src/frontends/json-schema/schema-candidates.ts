@@ -69,12 +69,69 @@ export function candidates(compiler: SchemaCompiler, schema: Schema, pointer: st
 }
 
 /**
+ * Whether a restriction of member names may hide from the candidates of `schema`: one under a
+ * `not` (where it holds: under an even number of them), in a `oneOf` branch's siblings (each
+ * candidate stands without their complements) or in an `if` condition (left out beside its
+ * `then`). A name restriction is a `propertyNames`, an `additionalProperties` or
+ * `unevaluatedProperties` of false, a pattern whose schema is false, or member sides.
+ */
+export function hidesNames(compiler: SchemaCompiler, schema: Schema, pointer: string, negated = false, hidden = false, depth = 0): boolean {
+  if (typeof schema !== 'object') return false;
+  const flat = compiler.flatten(schema, pointer);
+  if (flat === false) return false;
+  if (hidden && !negated && restrictsNames(compiler, flat, pointer)) return true;
+  if (depth >= MAX_EXPANSION_DEPTH) return true;
+  const parts = (...keywords: string[]): Schema[] => keywords.flatMap((k) => [flat[k] ?? []].flat() as Schema[]);
+  const within = (sub: Schema, subNegated: boolean, subHidden: boolean): boolean => hidesNames(compiler, sub, pointer, subNegated, subHidden, depth + 1);
+  // A `oneOf` branch is kept in its candidates and complemented in its siblings'.
+  const oneOfs = [flat.oneOf ?? [], ...((flat.__oneOf ?? []) as unknown[])] as Schema[][];
+  const branches = (list: Schema[]): boolean =>
+    list.some((sub) => within(sub, negated, hidden || list.length > 1) || (list.length > 1 && within(sub, !negated, true)));
+  // A condition: beside its `then` left out (`if`) or kept (`__conditions`), beside its `else`
+  // complemented; neither where that side allows nothing.
+  const conditions = [
+    ...(flat.if === undefined ? [] : [[flat.if, flat.then ?? true, flat.else ?? true, true]]),
+    ...((flat.__conditions ?? []) as Schema[][]).map(([condition, then, otherwise]) => [condition, then, otherwise, hidden]),
+  ] as [Schema, Schema, Schema, boolean][];
+  const condition = ([sub, then, otherwise, leftOut]: [Schema, Schema, Schema, boolean]): boolean =>
+    (!allowsNothing(compiler, then, pointer) && within(sub, negated, leftOut)) || (!allowsNothing(compiler, otherwise, pointer) && within(sub, !negated, true));
+  const dependents = Object.values({ ...((flat.dependentSchemas ?? {}) as object), ...((flat.dependencies ?? {}) as object) });
+  return (
+    parts('not').some((sub) => within(sub, !negated, true)) ||
+    parts('anyOf', 'allOf', 'then', 'else').some((sub) => within(sub, negated, hidden)) ||
+    ((flat.__conditions ?? []) as Schema[][]).some(([, then, otherwise]) => within(then!, negated, hidden) || within(otherwise!, negated, hidden)) ||
+    oneOfs.some(branches) ||
+    conditions.some(condition) ||
+    dependents.some((d) => !Array.isArray(d) && within(d as Schema, negated, hidden))
+  );
+}
+
+// Whether a flattened schema itself restricts member names (see `hidesNames`).
+function restrictsNames(compiler: SchemaCompiler, flat: SchemaObject, pointer: string): boolean {
+  const nothing = (v: unknown): boolean => allowsNothing(compiler, v, pointer);
+  return (
+    (flat.propertyNames !== undefined && !assertsNothing(compiler, flat.propertyNames as Schema, pointer)) ||
+    nothing(flat.additionalProperties) ||
+    nothing(flat.unevaluatedProperties) ||
+    Object.values((flat.patternProperties ?? {}) as object).some(nothing) ||
+    flat.__memberSides !== undefined
+  );
+}
+
+/**
  * Whether some member no name tracks witnesses a complement in `schema` by its value
  * (`__otherWitness` with a schema that asserts something): a name written again with another
  * value would undo it. (One witnessed by its name alone, `not: {propertyNames: …}`, stays.)
  */
 export function witnessedByValue(compiler: SchemaCompiler, schema: SchemaObject, pointer: string): boolean {
   return ((schema.__otherWitness ?? []) as MemberWitness[]).some((w) => !assertsNothing(compiler, w.schema, pointer));
+}
+
+/** Whether `schema` (a schema or a keyword's value) holds for no value: false, or one that flattens to false. */
+export function allowsNothing(compiler: SchemaCompiler, schema: unknown, pointer: string): boolean {
+  return (
+    schema === false || (typeof schema === 'object' && schema !== null && !Array.isArray(schema) && compiler.flatten(schema as SchemaObject, pointer) === false)
+  );
 }
 
 /** Whether `branch` holds for every value: true, or a schema of annotations only. */

@@ -16,7 +16,7 @@ import { matchesBytes, rx, type ByteRegex } from '../../ir/byte-regex.ts';
 import { nameBytes, type ClosedObjectItems, type UniqueArrays, type UniquePathState } from '../../ir/grammar-ir.ts';
 import { arrayShape, uniqueItemsChecked } from './array-schema.ts';
 import { mergeSchemas } from './merge-schemas.ts';
-import { candidates, witnessedByValue } from './schema-candidates.ts';
+import { allowsNothing, candidates, hidesNames, witnessedByValue } from './schema-candidates.ts';
 import type { SchemaCompiler } from './schema-compiler.ts';
 import { endlessCompletions, matchesSomething } from '../../lexer/lexer-dfa.ts';
 import {
@@ -50,9 +50,10 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   const numbers: ('number' | 'integer' | undefined)[] = [];
   const literals: boolean[] = [];
   const arrayItems: boolean[] = [];
-  const distinct: boolean[] = [];
   const placed = new Set<string>();
-  const state = (schemas: SchemaObject[]): number => {
+  // (Where some way to reach a place hides a name restriction, its state does: `Place`.)
+  const hidden: boolean[] = [];
+  const state = ({ schemas, hidesNames }: Place): number => {
     const key = JSON.stringify(schemas);
     let id = ids.get(key);
     if (id === undefined) {
@@ -61,10 +62,12 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
         compiler.unsupported('', 'uniqueItems', `uniqueItems checked while matching in a schema of more than ${MAX_PATH_STATES} kinds of places`);
       ids.set(key, id);
       found.push(schemas);
+      hidden.push(false);
     }
+    hidden[id] ||= hidesNames;
     return id;
   };
-  state(candidates(compiler, root, ''));
+  state(place(compiler, [root]));
   const targets: number[][] = [];
   for (let id = 0; id < found.length; id++) {
     const here = found[id]!;
@@ -100,10 +103,9 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     const edge = outgoing(compiler, here);
     edges.push(edge);
     // (Where the items may be literals or arrays, the matcher looks at more tokens.)
-    const itemTypes = new Set(unique[id] ? [...edge.items.flat(), ...edge.otherItems].flatMap(valueTypes) : []);
+    const itemTypes = new Set(unique[id] ? [...edge.items, edge.otherItems].flatMap((p) => p.schemas).flatMap(valueTypes) : []);
     literals.push(itemTypes.has('boolean') || itemTypes.has('null'));
     arrayItems.push(itemTypes.has('array'));
-    distinct.push(distinctKeys(compiler, here));
     targets.push([
       ...[...edge.keys.values()].map((s) => state(s)),
       state(edge.otherKeys),
@@ -116,6 +118,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   for (const [shape, pointer] of compiler.uniqueLeftToMatcher) {
     if (!placed.has(shape)) compiler.unsupported(pointer, 'uniqueItems', 'uniqueItems checked while matching, inside an intersection the matcher cannot place');
   }
+  // (Once every way to each place is known.)
+  const distinct = found.map((here, id) => distinctKeys(compiler, here, hidden[id]!));
   // States from which a checked array or object can be reached (the others need no tracking).
   const live = unique.map((u, id) => u || distinct[id]!);
   for (let changed = true; changed;) {
@@ -125,7 +129,7 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
     });
   }
   if (!live[0]) return null;
-  const at = (schemas: SchemaObject[]): number => {
+  const at = ({ schemas }: Place): number => {
     const id = ids.get(JSON.stringify(schemas))!;
     return live[id] ? id : -1;
   };
@@ -149,17 +153,28 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
   return { states };
 }
 
+// A place in an instance: the schemas that may describe its value, and whether a restriction
+// of member names hides from them (`hidesNames`).
+interface Place {
+  schemas: SchemaObject[];
+  hidesNames: boolean;
+}
+
+// The place described by `schemas` (all of them may apply).
+const place = (compiler: SchemaCompiler, schemas: readonly unknown[]): Place => ({
+  schemas: dedupe(schemas.flatMap((s) => candidates(compiler, s as Schema, ''))),
+  hidesNames: schemas.some((s) => hidesNames(compiler, s as Schema, '')),
+});
+
 // Most patternProperties at one place whose combinations a name may match are told apart
 // (each combination a state); past it, any name not declared stands for all of them.
 const MAX_KEY_PATTERNS = 6;
 // Most DFA states the proof that no name matches a combination of patterns may build.
 const MAX_COMBINATION_STATES = 2_000;
 
-// The schemas a member (by name, or any other name: by the patterns it matches where they
-// are few) and an item (by position, or any later) of a value described by `here` may be
-// described by.
+// The places a member (by name, or any other name: by the patterns it matches where they
+// are few) and an item (by position, or any later) of a value described by `here` may be.
 function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
-  const expand = (schemas: readonly unknown[]): SchemaObject[] => dedupe(schemas.flatMap((s) => candidates(compiler, s as Schema, '')));
   const objects = here.filter((s) => valueTypes(s).includes('object'));
   const arrays = here.filter((s) => valueTypes(s).includes('array'));
   const names = [...new Set(objects.flatMap((s) => Object.keys((s.properties ?? {}) as object)))];
@@ -188,7 +203,11 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
     }
     return [merged];
   };
-  const undeclared = (matched: (source: string) => boolean): SchemaObject[] => expand(objects.flatMap((s) => all(sidesOf(s).flatMap((d) => side(d, matched)))));
+  const undeclared = (matched: (source: string) => boolean): Place =>
+    place(
+      compiler,
+      objects.flatMap((s) => all(sidesOf(s).flatMap((d) => side(d, matched)))),
+    );
   const keys = new Map(
     names.map((name) => {
       const spelled = nameBytes(name);
@@ -200,13 +219,13 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
         const own = side({ patternProperties: (s.patternProperties ?? {}) as Record<string, unknown>, additionalProperties: true }, matched);
         return all([declared[name], ...own.filter((x) => x !== true)]);
       });
-      return [name, expand(schemas)] as const;
+      return [name, place(compiler, schemas)] as const;
     }),
   );
   // Any other name: by the patterns it matches (bit i: pattern i), combinations no name
   // matches left out.
   const otherKeys = undeclared(() => false);
-  const byPatterns = new Map<number, SchemaObject[]>();
+  const byPatterns = new Map<number, Place>();
   if (patterns !== null) {
     const anyName = stringContent(compiler, { type: 'string' }, '');
     for (let mask = 1; mask < 1 << patterns.length; mask++) {
@@ -228,14 +247,18 @@ function outgoing(compiler: SchemaCompiler, here: readonly SchemaObject[]) {
     [s.contains, s.unevaluatedItems, ...((s.__contains ?? []) as Witness[]).map((w) => w.schema)].filter((x) => x !== undefined);
   const longest = Math.max(0, ...arrays.map((s) => tuple(s)[0].length));
   const items = Array.from({ length: longest }, (_, i) =>
-    expand(
+    place(
+      compiler,
       arrays.flatMap((s) => {
         const [prefix, rest] = tuple(s);
         return [i < prefix.length ? prefix[i] : rest, ...also(s)];
       }),
     ),
   );
-  const otherItems = expand(arrays.flatMap((s) => [tuple(s)[1], ...also(s)]));
+  const otherItems = place(
+    compiler,
+    arrays.flatMap((s) => [tuple(s)[1], ...also(s)]),
+  );
   return { keys, otherKeys, patterns, byPatterns, items, otherItems };
 }
 
@@ -254,10 +277,12 @@ const sidesOf = (s: SchemaObject): MemberSide[] => [
 // fewer than the members the count still asks for); or a member no name tracks witnesses a
 // `not` somewhere in the schema, and every object schema there has endless names for such
 // members (where they may run out and the object has a complement in it that a member's
-// value would witness, refused).
-function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[]): boolean {
+// value would witness, refused). Names the schemas there leave endless may run out where a
+// restriction of names hides from them (`hidden`).
+function distinctKeys(compiler: SchemaCompiler, here: readonly SchemaObject[], hidden: boolean): boolean {
   const objects = here.flatMap((s) => {
-    const keys = valueTypes(s).includes('object') ? otherKeys(compiler, s) : 'none';
+    const own = valueTypes(s).includes('object') ? otherKeys(compiler, s) : 'none';
+    const keys = own === 'endless' && hidden ? 'may run out' : own;
     return keys === 'none' ? [] : [{ s, keys }];
   });
   // (An object of one member at most has no name to write twice.)
@@ -323,7 +348,8 @@ function countsMembers(s: SchemaObject, nested = false): boolean {
 // The names of the members no name tracks an object schema allows: none; endless (every
 // prefix has endlessly many completions: no propertyNames or length cap, and of the sides a
 // key must satisfy, the schema's own and its `__memberSides`, at most one closed, whose
-// patterns' keys are endless); or names that may run out.
+// patterns' keys, but those of patterns whose schema is false, are endless); or names that
+// may run out.
 function otherKeys(compiler: SchemaCompiler, s: SchemaObject): 'none' | 'endless' | 'may run out' {
   const closed = (additional: unknown): boolean => additional === false || (additional === undefined && compiler.options.strict === true);
   const sides = [
@@ -337,10 +363,10 @@ function otherKeys(compiler: SchemaCompiler, s: SchemaObject): 'none' | 'endless
   // closed side's patterns.
   const names = s.propertyNames === undefined || s.propertyNames === true ? undefined : propertyNamesContent(compiler, s.propertyNames);
   if (names === null) return 'may run out';
-  const patterns = closedSides.map((side) =>
-    rx.alt(Object.keys(side.patternProperties).map((p) => schemaPattern(compiler, p, 'search', '', 'patternProperties'))),
-  );
-  const all = names === undefined ? patterns : [names, ...patterns];
+  const pattern = (p: string): ByteRegex => schemaPattern(compiler, p, 'search', '', 'patternProperties');
+  const patterns = closedSides.map((side) => rx.alt(Object.keys(side.patternProperties).map(pattern)));
+  const forbidden = sides.flatMap((side) => Object.entries(side.patternProperties).flatMap(([p, v]) => (allowsNothing(compiler, v, '') ? [pattern(p)] : [])));
+  const all = [...(names === undefined ? [] : [names]), ...patterns, ...(forbidden.length > 0 ? [rx.not(rx.alt(forbidden))] : [])];
   if (all.length === 0) return 'endless';
   return endlessCompletions(rx.and(all), MAX_ENDLESS_KEY_STATES) ? 'endless' : 'may run out';
 }
