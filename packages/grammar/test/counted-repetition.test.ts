@@ -137,3 +137,58 @@ describe('JSON Schema string lengths past the copy budget', () => {
     expect(accepts(bounded, `"${'\\u0001'.repeat(101)}"`)).toBe(false);
   });
 });
+
+describe('counts of one unit in an intersection, merged', () => {
+  // Each text over a few letters up to six long: the intersection against RegExp on every one.
+  const texts = (letters: string, longest: number): string[] => {
+    const all = [''];
+    for (let i = 0; i < all.length && all[i]!.length < longest; i++) for (const c of letters) all.push(all[i]! + c);
+    return all;
+  };
+  it.each([
+    // A sequence of one item (sixty dots, here three) beside counts of wider units.
+    [['...', '[a-c]*', '\\w{0,5}']],
+    [['[ab]{2,4}', '[a-c]{3,6}']],
+    [['[ab]{2}', '.{0,3}']],
+    // Units that are no prefix code ("a" begins "ab"): not merged, still exact.
+    [['(?:a|ab){2,3}', '(?:a|ab|b){0,2}']],
+    [['(?:ab|c){1,2}', '(?:ab|c|d){2}', '(?:ab|c){1,2}']],
+  ])('%j matches what RegExp says of each part', (patterns) => {
+    const grammar = lexemeGrammar(rx.and(patterns.map((p) => regexToByteRegex(p, { flags: 'u' }))));
+    const engines = patterns.map((p) => new RegExp(`^(?:${p})$`, 'u'));
+    const verdicts = new Set<boolean>();
+    for (const text of texts('abcd', 6)) {
+      const expected = engines.every((engine) => engine.test(text));
+      expect(accepts(grammar, text), JSON.stringify(text)).toBe(expected);
+      verdicts.add(expected);
+    }
+    expect(verdicts.has(false)).toBe(true);
+  });
+
+  it('counts whose bounds do not meet match nothing', () => {
+    const grammar = (patterns: string[]) => lexemeGrammar(rx.and(patterns.map((p) => regexToByteRegex(p, { flags: 'u' }))));
+    expect(() => grammar(['[ab]{4}', '.{0,2}'])).toThrow(/matches nothing/);
+    expect(() => grammar(['.....', '[a-c]{0,3}'])).toThrow(/matches nothing/);
+  });
+
+  it('a length a pattern spells beside maxLength, whose copies the other patterns would multiply past maxNfaStates, is counted: masks equal the copies', () => {
+    // (Handwritten---allany17's shape: `^.{60}$` beside patterns whose product has thousands of
+    // states; here thirty dots, and a maxNfaStates the copies pass.)
+    const schema = {
+      type: 'string',
+      maxLength: 200,
+      allOf: [{ pattern: `^${'.'.repeat(30)}$` }, ...['ab1', 'b12', 'bc1', 'c12', 'ca1', 'a12'].map((pattern) => ({ pattern }))],
+    };
+    const ir = jsonSchemaGrammar(schema).grammar;
+    const counted = compileGrammar(ir, { maxNfaStates: 8_000 });
+    const copies = compileGrammar(ir);
+    const text = (tail: string): string => JSON.stringify(`ab12bc12ca12${tail}`);
+    for (const grammar of [counted, copies]) {
+      expect(accepts(grammar, text('x'.repeat(18)))).toBe(true);
+      expect(accepts(grammar, text('x'.repeat(17)))).toBe(false);
+      expect(accepts(grammar, text('x'.repeat(19)))).toBe(false);
+      expect(accepts(grammar, text('\\n'.repeat(18)))).toBe(false);
+    }
+    walkTwins(counted, copies, 17, 60, 3);
+  });
+});

@@ -12,6 +12,7 @@ import type { LexemeDef } from '../ir/grammar-ir.ts';
 import { kernelAbi } from '@sieve/kernel';
 import { DEFAULT_LIMITS, lexerRows, type GrammarLimits } from '../limits.ts';
 import { minimizeDfa } from './minimize-dfa.ts';
+import { foldOperands } from './product-operands.ts';
 import { SetTable } from './set-table.ts';
 import { withRoom } from './typed-arrays.ts';
 
@@ -576,26 +577,42 @@ class Nfa {
 
   // Intersection by product construction, two operands at a time (the product of the first
   // two, then of that and the third, ...); each partial product is pruned of dead ends, and
-  // an empty one ends the construction (nothing leads to `to`).
+  // an empty one ends the construction (nothing leads to `to`). Equal operands count once and
+  // counts of one unit are merged (`foldOperands`); a large count is counted virtually, and
+  // so is a small one whose copies would take more than maxNfaStates.
   // Complements go last: a product whose last operand is one gets shadows (`#noteShadows`).
-  #product(unordered: readonly ByteRegex[], from: number, to: number): void {
+  #product(operands: readonly ByteRegex[], from: number, to: number): void {
+    const unordered = foldOperands(operands, (regex) => matchesSomething(regex, MAX_FOLD_PROOF_STATES) === false);
     const items = [...unordered.filter((item) => item.kind !== 'not'), ...unordered.filter((item) => item.kind === 'not')];
     if (items.length < 2) {
       if (items.length === 1) this.build(items[0]!, from, to);
       else this.build({ kind: 'repeat', item: { kind: 'bytes', ranges: [0, 255] }, min: 0, max: Infinity }, from, to);
       return;
     }
-    const counted = this.regions !== null && !this.#inTemplate ? items.findIndex(countsLarge) : -1;
-    if (
-      counted >= 0 &&
+    const counts = this.regions !== null && !this.#inTemplate;
+    const countedProduct = (counted: number): boolean =>
       this.#countedProduct(
         items.filter((_, i) => i !== counted),
         items[counted] as RepeatRegex,
         from,
         to,
-      )
-    )
-      return;
+      );
+    const large = counts ? items.findIndex(countsLarge) : -1;
+    if (large >= 0 && countedProduct(large)) return;
+    const mark = this.#mark(from);
+    try {
+      this.#copiedProduct(items, from, to);
+    } catch (error) {
+      const small =
+        counts && error instanceof GrammarLimitError ? items.findIndex((item) => item.kind === 'repeat' && item.max !== Infinity && item.max > 1) : -1;
+      if (small < 0 || small === large) throw error;
+      this.#rollBack(mark, from);
+      if (!countedProduct(small)) throw error;
+    }
+  }
+
+  // `#product` with every count copied.
+  #copiedProduct(items: readonly ByteRegex[], from: number, to: number): void {
     const left = this.#productOf(items.slice(0, -1));
     if (left === null) return;
     const [a, b, product] = this.#pairOrCompact(left, this.#operand(items[items.length - 1]!), from, to);
@@ -1018,6 +1035,8 @@ interface Shape {
   readonly high: number;
 }
 
+// Most automaton states a proof about the units of two counts may build (`foldOperands`).
+const MAX_FOLD_PROOF_STATES = 2_000;
 // Product operands of at most this many states are determinized, if their DFA is no larger.
 const MAX_DETERMINIZED_OPERAND = 2_000;
 // Operands of a product that would pass maxNfaStates, and partial products past

@@ -18,7 +18,8 @@ import { seeded, vocab } from './vocabs.ts';
 
 const encoder = new TextEncoder();
 
-const ANY_BYTES = rx.repeat(rx.byteRanges([0, 255]), 0, Infinity);
+// (A complement, not a count of bytes, which a product would merge with a count of `regex`'s.)
+const ANY_BYTES = rx.not(rx.nothing);
 
 /** `regex` ∧ any bytes: its language built as an intersection's operand, its counts copied. */
 export const copied = (regex: ByteRegex): ByteRegex => ({ kind: 'and', items: [regex, ANY_BYTES] });
