@@ -82,15 +82,16 @@ function summarize(results: readonly GenerateResult[]): GenerationSide {
     mask_us_per_step: round(median(results.map((r) => r.stats.maskUsMean)), 1),
     sample_us_per_step: round(median(results.map((r) => r.stats.sampleUsMean)), 1),
     forced_fraction: round(median(results.map((r) => r.forcedTokens / Math.max(1, r.tokens.length))), 3),
-    step_us: Object.fromEntries(
-      STEP_PARTS.map((part) => [
-        part,
-        {
-          mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1),
-          p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1),
-        },
-      ]),
-    ) as NonNullable<GenerationSide['step_us']>,
+    step_us: Object.fromEntries(STEP_PARTS.map((part) => [part, acrossRuns(results, part)])) as NonNullable<GenerationSide['step_us']>,
+    step_total_us: acrossRuns(results, 'total'),
+  };
+}
+
+// A step part's (or the total's) mean over the runs' means, and the worst run's p99.
+function acrossRuns(results: readonly GenerateResult[], part: keyof GenerateResult['stats']['stepUs']): { mean: number; p99: number } {
+  return {
+    mean: round(results.reduce((sum, r) => sum + r.stats.stepUs[part].mean, 0) / results.length, 1),
+    p99: round(Math.max(...results.map((r) => r.stats.stepUs[part].p99)), 1),
   };
 }
 

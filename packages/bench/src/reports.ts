@@ -44,6 +44,8 @@ export interface GenerationSide {
   readonly forced_fraction: number;
   /** Per sampled step, µs: the mean over the runs' means, and the worst run's p99. */
   readonly step_us?: Readonly<Record<StepPart, { readonly mean: number; readonly p99: number }>>;
+  /** The same of each step's sum of the parts (a p99 of sums, not a sum of p99s). */
+  readonly step_total_us?: { readonly mean: number; readonly p99: number };
 }
 
 /** A model load in the generation benchmark: its total, and its parts. */

@@ -493,6 +493,39 @@ describe('sieve bench report', () => {
     expect(page).toMatch(/Machine: .*Node v/);
   });
 
+  it('renders a generation report: what constraining adds to a step, from each step’s total (its p99 too)', async () => {
+    const part = (mean: number, p99: number) => ({ mean, p99 });
+    const side = (total: { mean: number; p99: number }) => ({
+      tokens: 50,
+      tokens_per_s: 500,
+      forward_ms_per_pass: 1,
+      forward_passes: 20,
+      mask_us_per_step: 100,
+      sample_us_per_step: 300,
+      forced_fraction: 0.5,
+      step_us: { mask: part(100, 900), apply: part(50, 800), sample: part(300, 700), commit: part(40, 600), other: part(10, 500) },
+      step_total_us: total,
+    });
+    const generation = {
+      bench: 'generation',
+      model: 'onnx-community/gemma-3-270m-it-ONNX',
+      tokens: 262145,
+      device: 'wasm',
+      runs: 5,
+      user_agent: 'HeadlessChrome',
+      schemas: [
+        { schema: 'order', compile_ms: 12, constrained: side(part(500, 1400)), unconstrained: side(part(2000, 2600)), speed_ratio: 2, complete: 5, runs: 5 },
+      ],
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'sieve-report-'));
+    const input = join(dir, 'bench.json');
+    writeFileSync(input, `${JSON.stringify(generation)}\n`);
+    const output = join(dir, 'benchmarks.md');
+    expect((await run('bench', 'report', '--input', input, '-o', output)).code).toBe(0);
+    // (Not the sum of the parts' p99s, 3,500 on either side.)
+    expect(readFileSync(output, 'utf8')).toContain('| 500.0 / 1400.0 | 2000.0 / 2600.0 | -1500.0 / -1200.0 |');
+  });
+
   it('needs --input', async () => {
     expect((await run('bench', 'report', '--json')).code).toBe(2);
   });

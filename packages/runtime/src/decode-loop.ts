@@ -105,8 +105,9 @@ export interface GenerationStats {
    * Per sampled step, in µs (mean and p99): the mask, applying it (and the bias) to the
    * logits, sampling, committing (forced tokens included), and the rest of the loop
    * (fast-forward, the budget, bookkeeping); the forward pass and callbacks are not in them.
+   * `total`: each step's sum of those parts (its p99 is that of the sums, not a sum of p99s).
    */
-  readonly stepUs: Readonly<Record<'mask' | 'apply' | 'sample' | 'commit' | 'other', { readonly mean: number; readonly p99: number }>>;
+  readonly stepUs: Readonly<Record<'mask' | 'apply' | 'sample' | 'commit' | 'other' | 'total', { readonly mean: number; readonly p99: number }>>;
   /** Draws refused by budget-aware ending (each followed by another draw). */
   readonly budgetRejections: number;
   readonly totalMs: number;
@@ -306,6 +307,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           sample: meanP99(stepTimes.sample),
           commit: meanP99(stepTimes.commit),
           other: meanP99(stepTimes.other),
+          total: meanP99(stepTimes.total),
         },
         budgetRejections,
         totalMs,
@@ -315,7 +317,14 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
   };
 
   // Per sampled step, µs; a step runs from the end of the last sampled one.
-  const stepTimes = { mask: [] as number[], apply: [] as number[], sample: [] as number[], commit: [] as number[], other: [] as number[] };
+  const stepTimes = {
+    mask: [] as number[],
+    apply: [] as number[],
+    sample: [] as number[],
+    commit: [] as number[],
+    other: [] as number[],
+    total: [] as number[],
+  };
   let stepStart = performance.now();
   let stepCallbackMs = 0;
   let stepCommitMsBefore = 0;
@@ -491,6 +500,7 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     stepTimes.sample.push(stepSampleUs);
     stepTimes.commit.push(stepCommitUs);
     stepTimes.other.push(Math.max(0, stepTotalUs - stepMaskUs - stepApplyUs - stepSampleUs - stepCommitUs));
+    stepTimes.total.push(Math.max(stepTotalUs, stepMaskUs + stepApplyUs + stepSampleUs + stepCommitUs));
     if (options.onToken !== undefined) {
       const candidates = (source: Float32Array, ranges?: Int32Array): Candidate[] =>
         topCandidates(source, 5, ranges).map(({ id, p }) => ({ id, p, text: tokenText(id) }));
@@ -526,7 +536,14 @@ interface Proof {
 }
 
 /** `stepUs` of a search that does not time its steps one by one (beam search). */
-export const UNTIMED_STEPS: GenerationStats['stepUs'] = { mask: meanP99([]), apply: meanP99([]), sample: meanP99([]), commit: meanP99([]), other: meanP99([]) };
+export const UNTIMED_STEPS: GenerationStats['stepUs'] = {
+  mask: meanP99([]),
+  apply: meanP99([]),
+  sample: meanP99([]),
+  commit: meanP99([]),
+  other: meanP99([]),
+  total: meanP99([]),
+};
 
 // Mean and 99th percentile (nearest rank) of `values`, rounded to 0.1 (zeros when empty).
 function meanP99(values: readonly number[]): { mean: number; p99: number } {

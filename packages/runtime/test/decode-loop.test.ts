@@ -192,6 +192,13 @@ describe('streaming, stopping and cancelling', () => {
       expect(allowed.has(e.token)).toBe(true);
       expect(e.topAfter!.every((c) => allowed.has(c.id))).toBe(true);
     }
+    // Each step's total is the sum of its parts: its mean is theirs, its p99 at most the sum of theirs.
+    const { total, ...parts } = result.stats.stepUs;
+    const sum = (key: 'mean' | 'p99'): number => Object.values(parts).reduce((s, part) => s + part[key], 0);
+    expect(total.mean).toBeGreaterThan(0);
+    expect(Math.abs(total.mean - sum('mean'))).toBeLessThanOrEqual(0.6);
+    expect(total.p99).toBeLessThanOrEqual(sum('p99') + 0.6);
+    expect(total.p99).toBeGreaterThanOrEqual(Math.max(...Object.values(parts).map((part) => part.p99)) - 0.1);
   });
 
   it('stops within one step of an abort', async () => {
