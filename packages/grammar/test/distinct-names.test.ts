@@ -197,6 +197,8 @@ describe('objects whose member names must be distinct', () => {
     for (const schema of [
       { ...byValue, not: { anyOf: [byValue.not, { propertyNames: { maxLength: 1 } }] } },
       { ...byValue, propertyNames: { pattern: '^a' }, patternProperties: { '^ab': false } },
+      // (Each branch's own names are in its candidates; a sibling's, complemented, is a witness.)
+      { ...byValue, oneOf: [{ propertyNames: { pattern: '^a' } }, { propertyNames: { pattern: '^.b' } }] },
     ]) {
       const grammar = compileSchema(schema);
       expect(grammar.ir.uniqueArrays?.states[0]!.distinctKeys).toBe(true);
