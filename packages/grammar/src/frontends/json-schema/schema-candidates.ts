@@ -85,8 +85,7 @@ export function hidesNames(compiler: SchemaCompiler, schema: Schema, pointer: st
   const within = (sub: Schema, subNegated: boolean, subHidden: boolean): boolean => hidesNames(compiler, sub, pointer, subNegated, subHidden, depth + 1);
   // A `oneOf` branch is kept in its candidates and complemented in its siblings'.
   const oneOfs = [flat.oneOf ?? [], ...((flat.__oneOf ?? []) as unknown[])] as Schema[][];
-  const branches = (list: Schema[]): boolean =>
-    list.some((sub) => within(sub, negated, hidden) || (list.length > 1 && within(sub, !negated, true)));
+  const branches = (list: Schema[]): boolean => list.some((sub) => within(sub, negated, hidden) || (list.length > 1 && within(sub, !negated, true)));
   // A condition: beside its `then` left out (`if`) or kept (`__conditions`), beside its `else`
   // complemented; neither where that side allows nothing.
   const conditions = [
