@@ -78,7 +78,7 @@ export interface ModelSequence {
    * (on the GPU).
    */
   prefix(length: number): ModelSequence | null;
-  /** Feeds `tokens` in one forward pass; the logits after the last one (a copy). */
+  /** Feeds `tokens` in one forward pass; the logits after the last one (the caller's to change: no other holder). */
   forward(tokens: readonly number[]): Promise<Float32Array>;
   /** An independent copy (beam search): shares the KV cache on the CPU, replays it otherwise. */
   fork(): Promise<ModelSequence>;
@@ -241,7 +241,9 @@ class TransformersSequence implements ModelSequence {
     const data = logits.data as Float32Array | Uint16Array;
     const last = data.subarray(data.length - vocab);
     // fp16 and q4f16 exports give float16 logits (their bits, where JS has no Float16Array).
-    return logits.type === 'float16' ? halfToFloat(last) : (last as Float32Array).slice();
+    // (Float32 ones are a view of this pass's own output, which nothing else holds: a copy of
+    // a vocabulary's logits at every step would double what the collector sweeps.)
+    return logits.type === 'float16' ? halfToFloat(last) : (last as Float32Array);
   }
 
   async fork(): Promise<ModelSequence> {
