@@ -156,8 +156,8 @@ export function uniqueArrayPaths(compiler: SchemaCompiler, root: Schema): Unique
 // A place in an instance: the schemas that may describe its value, and whether a restriction
 // of member names hides from them (`hidesNames`).
 interface Place {
-  schemas: SchemaObject[];
-  hidesNames: boolean;
+  readonly schemas: SchemaObject[];
+  readonly hidesNames: boolean;
 }
 
 // The place described by `schemas` (all of them may apply).
