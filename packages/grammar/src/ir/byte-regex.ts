@@ -93,6 +93,55 @@ export const rx = {
   ),
 };
 
+/**
+ * Structural ids of regexes: equal ids, equal regexes. Each node is looked at once (its id
+ * kept by identity), so regexes that share subexpressions cost their new nodes only.
+ */
+export class RegexIds {
+  readonly #ids = new WeakMap<ByteRegex, number>();
+  readonly #byShape = new Map<string, number>();
+
+  /** The id of `regex`. */
+  of(regex: ByteRegex): number {
+    let id = this.#ids.get(regex);
+    if (id !== undefined) return id;
+    let shape: string;
+    switch (regex.kind) {
+      case 'bytes':
+        shape = `b${regex.ranges.join()}`;
+        break;
+      case 'seq':
+      case 'alt':
+      case 'and':
+        shape = regex.kind;
+        for (const item of regex.items) shape += ` ${this.of(item)}`;
+        break;
+      case 'repeat':
+        shape = `r${this.of(regex.item)},${regex.min},${regex.max}`;
+        break;
+      case 'not':
+        shape = `n${this.of(regex.item)}`;
+        break;
+      case 'automaton':
+        shape = automatonShape(regex.automaton);
+        break;
+    }
+    id = this.#byShape.get(shape);
+    if (id === undefined) this.#byShape.set(shape, (id = this.#byShape.size));
+    this.#ids.set(regex, id);
+    return id;
+  }
+}
+
+// An automaton's shape, spelled once per automaton: one built once per process (a format's)
+// is keyed again by every compile, and the same string object hashes once.
+const automatonShapes = new WeakMap<ByteAutomaton, string>();
+function automatonShape(automaton: ByteAutomaton): string {
+  let shape = automatonShapes.get(automaton);
+  if (shape === undefined) automatonShapes.set(automaton, (shape = `a${JSON.stringify(automaton)}`));
+  return shape;
+}
+
 /** Sorts, merges and (optionally) complements code point ranges given as [lo, hi] pairs. */
 export function normalizeRanges(pairs: readonly (readonly [number, number])[], negate = false): number[] {
   const sorted = pairs.filter(([lo, hi]) => lo <= hi).sort((a, b) => a[0] - b[0]);

@@ -19,7 +19,7 @@
  * - Text-level grammars (GBNF, EBNF) use one lexeme per character class, so lexing never
  *   changes their language: it is exactly the context-free language over characters.
  */
-import type { ByteAutomaton, ByteRegex } from './byte-regex.ts';
+import { RegexIds, type ByteRegex } from './byte-regex.ts';
 import type { Span } from '../grammar-error.ts';
 
 /** A terminal of the grammar. */
@@ -266,15 +266,6 @@ export const expr = {
   empty: { kind: 'seq', items: [] } as Expr,
 };
 
-// An automaton's shape, spelled once per automaton: one built once per process (a format's)
-// is keyed again by every compile, and the same string object hashes once.
-const automatonShapes = new WeakMap<ByteAutomaton, string>();
-function automatonShape(automaton: ByteAutomaton): string {
-  let shape = automatonShapes.get(automaton);
-  if (shape === undefined) automatonShapes.set(automaton, (shape = `a${JSON.stringify(automaton)}`));
-  return shape;
-}
-
 /** Collects lexemes (deduplicated) and rules while a front-end builds a grammar. */
 export class GrammarBuilder {
   readonly lexemes: LexemeDef[] = [];
@@ -283,49 +274,17 @@ export class GrammarBuilder {
   readonly ignore: number[] = [];
   readonly permutations = new Map<string, PermutationDef>();
   readonly #lexemeKeys = new Map<string, number>();
-  // Structural ids of regexes (equal ids: equal regexes), each node's found once: front-ends
-  // share subexpressions, so a lexeme's key costs its new nodes only.
-  readonly #regexIds = new WeakMap<ByteRegex, number>();
-  readonly #regexIdsByShape = new Map<string, number>();
+  // (Front-ends share subexpressions, so a lexeme's key costs its new nodes only.)
+  readonly #regexIds = new RegexIds();
 
   /** Adds a lexeme, or returns the index of an identical one. */
   lexeme(def: LexemeDef): number {
-    const key = `${this.#regexId(def.regex)} ${def.mode ?? 'greedy'} ${def.priority ?? 0} ${def.excludes?.join() ?? ''}`;
+    const key = `${this.#regexIds.of(def.regex)} ${def.mode ?? 'greedy'} ${def.priority ?? 0} ${def.excludes?.join() ?? ''}`;
     const known = this.#lexemeKeys.get(key);
     if (known !== undefined) return known;
     this.lexemes.push(def);
     this.#lexemeKeys.set(key, this.lexemes.length - 1);
     return this.lexemes.length - 1;
-  }
-
-  #regexId(regex: ByteRegex): number {
-    let id = this.#regexIds.get(regex);
-    if (id !== undefined) return id;
-    let shape: string;
-    switch (regex.kind) {
-      case 'bytes':
-        shape = `b${regex.ranges.join()}`;
-        break;
-      case 'seq':
-      case 'alt':
-      case 'and':
-        shape = regex.kind;
-        for (const item of regex.items) shape += ` ${this.#regexId(item)}`;
-        break;
-      case 'repeat':
-        shape = `r${this.#regexId(regex.item)},${regex.min},${regex.max}`;
-        break;
-      case 'not':
-        shape = `n${this.#regexId(regex.item)}`;
-        break;
-      case 'automaton':
-        shape = automatonShape(regex.automaton);
-        break;
-    }
-    id = this.#regexIdsByShape.get(shape);
-    if (id === undefined) this.#regexIdsByShape.set(shape, (id = this.#regexIdsByShape.size));
-    this.#regexIds.set(regex, id);
-    return id;
   }
 
   build(start: string): GrammarIR {

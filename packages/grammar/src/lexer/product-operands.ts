@@ -5,7 +5,7 @@
  * count, of the narrower unit between the tighter bounds, which a product may count virtually
  * rather than copy the other operands once per unit.
  */
-import { isNullable, rx, type ByteRegex } from '../ir/byte-regex.ts';
+import { isNullable, RegexIds, rx, type ByteRegex } from '../ir/byte-regex.ts';
 
 // An operand, and the count of one unit it is where it is one (`min` to `max` copies).
 interface Operand {
@@ -24,15 +24,16 @@ const MAX_COUNTS = 16;
  * matches nothing (false where it cannot tell).
  */
 export function foldOperands(items: readonly ByteRegex[], isEmpty: (regex: ByteRegex) => boolean): ByteRegex[] {
-  const operands: Operand[] = [...new Map(items.map((item) => [keyOf(item), item])).values()].map((item) => ({ item, count: countOf(item) }));
+  const ids = new RegexIds();
+  const operands: Operand[] = [...new Map(items.map((item) => [ids.of(item), item])).values()].map((item) => ({ item, count: countOf(item, ids) }));
   const counted = operands.filter((o) => o.count !== null).length;
   if (counted < 2 || counted > MAX_COUNTS) return operands.map((o) => o.item);
   const known = new Map<string, boolean>();
   const test = (key: string, holds: () => boolean): boolean => known.get(key) ?? (known.set(key, holds()), known.get(key)!);
-  const within = (a: ByteRegex, b: ByteRegex): boolean => keyOf(a) === keyOf(b) || test(`${keyOf(a)}⊆${keyOf(b)}`, () => isEmpty(rx.and([a, rx.not(b)])));
+  const within = (a: ByteRegex, b: ByteRegex): boolean => ids.of(a) === ids.of(b) || test(`${ids.of(a)}⊆${ids.of(b)}`, () => isEmpty(rx.and([a, rx.not(b)])));
   const anyBytes = rx.repeat(rx.byteRanges([0, 255]), 1, Infinity);
   const prefixCode = (unit: ByteRegex): boolean =>
-    test(`prefix code ${keyOf(unit)}`, () => !isNullable(unit) && isEmpty(rx.and([unit, rx.seq([unit, anyBytes])])));
+    test(`prefix code ${ids.of(unit)}`, () => !isNullable(unit) && isEmpty(rx.and([unit, rx.seq([unit, anyBytes])])));
   const mergeOne = (): boolean => {
     for (const a of operands) {
       for (const b of operands) {
@@ -50,17 +51,9 @@ export function foldOperands(items: readonly ByteRegex[], isEmpty: (regex: ByteR
 }
 
 // The count an operand is: a repetition, or a sequence of one item n times.
-function countOf(item: ByteRegex): Operand['count'] {
+function countOf(item: ByteRegex, ids: RegexIds): Operand['count'] {
   if (item.kind === 'repeat') return { unit: item.item, min: item.min, max: item.max };
   if (item.kind !== 'seq' || item.items.length < 2) return null;
   const unit = item.items[0]!;
-  return item.items.every((x) => x === unit || keyOf(x) === keyOf(unit)) ? { unit, min: item.items.length, max: item.items.length } : null;
-}
-
-const keys = new WeakMap<ByteRegex, string>();
-// A regex's structure as a string: equal regexes, equal keys.
-function keyOf(regex: ByteRegex): string {
-  let key = keys.get(regex);
-  if (key === undefined) keys.set(regex, (key = JSON.stringify(regex, (_, v: unknown) => (v === Infinity ? 'Infinity' : v))));
-  return key;
+  return item.items.every((x) => ids.of(x) === ids.of(unit)) ? { unit, min: item.items.length, max: item.items.length } : null;
 }
