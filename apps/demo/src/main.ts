@@ -105,7 +105,8 @@ async function check(): Promise<void> {
   const serial = ++checkSerial;
   const started = performance.now();
   try {
-    const handle = await engine.compile(constraintSpec());
+    // (A check only: released at once, so not rehearsed.)
+    const handle = await engine.compile(constraintSpec(), { warmUpMs: 0 });
     void engine.release(handle);
     if (serial !== checkSerial) return;
     editor.clearError();

@@ -229,7 +229,7 @@ async function createCustomForm(): Promise<void> {
   const error = $('custom-error');
   try {
     const schema = JSON.parse(source) as Record<string, unknown>;
-    await engine.release(await engine.compile({ type: 'json-schema', schema }));
+    await engine.release(await engine.compile({ type: 'json-schema', schema }, { warmUpMs: 0 })); // a check that it compiles
     const title = $<HTMLInputElement>('custom-title').value.trim() || (typeof schema['title'] === 'string' ? schema['title'] : 'Custom form');
     const form: FormDefinition = { id: `custom-${Date.now()}`, title, schema, sample: '', maxTokens: 256, custom: true };
     new FormView(document.createElement('form'), form.schema, () => undefined); // it must render before it is kept

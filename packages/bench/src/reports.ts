@@ -33,6 +33,14 @@ export interface BrleReport {
 export type StepPart = 'mask' | 'apply' | 'sample' | 'commit' | 'other';
 export const STEP_PARTS: readonly StepPart[] = ['mask', 'apply', 'sample', 'commit', 'other'];
 
+/** A part of the sampled steps' time, µs. */
+export interface StepTimes {
+  readonly mean: number;
+  readonly p99: number;
+  /** Sampled steps pooled (missing from older reports). */
+  readonly steps?: number;
+}
+
 /** One side (constrained or unconstrained) of a generation benchmark schema: medians over the runs. */
 export interface GenerationSide {
   readonly tokens: number;
@@ -42,10 +50,13 @@ export interface GenerationSide {
   readonly mask_us_per_step: number;
   readonly sample_us_per_step: number;
   readonly forced_fraction: number;
-  /** Per sampled step, µs: the mean over the runs' means, and the worst run's p99. */
-  readonly step_us?: Readonly<Record<StepPart, { readonly mean: number; readonly p99: number }>>;
+  /**
+   * Per sampled step, µs: mean and p99 over the sampled steps of every run (`steps` of them;
+   * older reports: the mean over the runs' means, and the worst run's p99).
+   */
+  readonly step_us?: Readonly<Record<StepPart, StepTimes>>;
   /** The same of each step's sum of the parts (a p99 of sums, not a sum of p99s). */
-  readonly step_total_us?: { readonly mean: number; readonly p99: number };
+  readonly step_total_us?: StepTimes;
 }
 
 /** A model load in the generation benchmark: its total, and its parts. */
@@ -60,6 +71,12 @@ export interface GenerationLoad {
 export interface GenerationSchemaResult {
   readonly schema: string;
   readonly compile_ms?: number;
+  /**
+   * The first constrained run after compile (and its rehearsal), not among `constrained`'s
+   * runs: it builds what the rehearsal did not. Its sampled steps' totals (as
+   * `step_total_us`): how many, mean, max, and their sum in ms.
+   */
+  readonly first_run?: { readonly steps: number; readonly mean: number; readonly max: number; readonly ms: number };
   readonly constrained: GenerationSide;
   readonly unconstrained: GenerationSide;
   readonly speed_ratio: number;

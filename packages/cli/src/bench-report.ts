@@ -179,12 +179,14 @@ function stepTable(generation: GenerationReport): string[] {
     generation.first_load === undefined
       ? ''
       : ` First load: ${load(generation.first_load)}; again in a new worker, from the cache: ${load(generation.cached_load)}.`;
+  const first = generation.schemas.every((r) => r.first_run !== undefined);
+  const pooled = generation.schemas.every((r) => r.constrained.step_total_us?.steps !== undefined && r.unconstrained.step_total_us?.steps !== undefined);
   const lines = [
     '',
-    `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 (worst run), constrained (c) and unconstrained (u), the forward pass left out; a step's total is the sum of its parts, step by step (its p99 is that of the sums); "adds" is the constrained step's total less the unconstrained one's, mean and p99; "adds per token" spreads the constrained steps' mean over every token they wrote (fast-forward writes several per step) less the unconstrained mean.${loads}`,
+    `Per sampled step${generation.tokens === undefined ? '' : ` (${generation.tokens.toLocaleString('en-US')} tokens)`}, µs, mean / p99 ${pooled ? 'over the sampled steps of every run (as many as "steps" says)' : '(worst run)'}, constrained (c) and unconstrained (u), the forward pass left out; a step's total is the sum of its parts, step by step (its p99 is that of the sums); "adds" is the constrained step's total less the unconstrained one's, mean and p99; "adds per token" spreads the constrained steps' mean over every token they wrote (fast-forward writes several per step) less the unconstrained mean.${first ? " The compile includes its rehearsal (a walk through the grammar that builds what it builds on first use, see the runtime README); the first constrained run after it is not among the runs: it builds what that walk did not need (lexer states, lazily lowered rules, masks), a one-time cost shown apart (its step totals' mean and max, and their sum)." : ''}${loads}`,
     '',
-    `| schema | compile ms | ${STEP_PARTS.join(' (c) | ')} (c) | total (c) | total (u) | adds | adds per token |`,
-    `| --- | ---: | ${STEP_PARTS.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: |`,
+    `| schema | compile ms | ${STEP_PARTS.join(' (c) | ')} (c) | total (c) | total (u) | adds | adds per token |${pooled ? ' steps (c / u) |' : ''}${first ? ' first run: mean / max, sum ms |' : ''}`,
+    `| --- | ---: | ${STEP_PARTS.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: |${pooled ? ' ---: |' : ''}${first ? ' ---: |' : ''}`,
   ];
   const total = (side: GenerationSide, key: 'mean' | 'p99'): number =>
     side.step_total_us?.[key] ?? STEP_PARTS.reduce((sum, part) => sum + side.step_us![part][key], 0);
@@ -194,7 +196,7 @@ function stepTable(generation: GenerationReport): string[] {
     const parts = STEP_PARTS.map((part) => pair(c.step_us![part].mean, c.step_us![part].p99));
     const perToken = total(c, 'mean') * (1 - c.forced_fraction) - total(u, 'mean');
     lines.push(
-      `| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(c, 'mean'), total(c, 'p99'))} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} | ${perToken.toFixed(1)} |`,
+      `| ${r.schema} | ${r.compile_ms ?? ''} | ${parts.join(' | ')} | ${pair(total(c, 'mean'), total(c, 'p99'))} | ${pair(total(u, 'mean'), total(u, 'p99'))} | ${pair(total(c, 'mean') - total(u, 'mean'), total(c, 'p99') - total(u, 'p99'))} | ${perToken.toFixed(1)} |${pooled ? ` ${c.step_total_us!.steps} / ${u.step_total_us!.steps} |` : ''}${first ? ` ${pair(r.first_run!.mean, r.first_run!.max)}, ${r.first_run!.ms} |` : ''}`,
     );
   }
   return lines;

@@ -495,7 +495,7 @@ describe('sieve bench report', () => {
 
   it('renders a generation report: what constraining adds to a step, from each step’s total (its p99 too)', async () => {
     const part = (mean: number, p99: number) => ({ mean, p99 });
-    const side = (total: { mean: number; p99: number }) => ({
+    const side = (total: { mean: number; p99: number; steps: number }) => ({
       tokens: 50,
       tokens_per_s: 500,
       forward_ms_per_pass: 1,
@@ -514,7 +514,16 @@ describe('sieve bench report', () => {
       runs: 5,
       user_agent: 'HeadlessChrome',
       schemas: [
-        { schema: 'order', compile_ms: 12, constrained: side(part(500, 1400)), unconstrained: side(part(2000, 2600)), speed_ratio: 2, complete: 5, runs: 5 },
+        {
+          schema: 'order',
+          compile_ms: 12,
+          first_run: { steps: 26, mean: 900, max: 15000, ms: 23.4 },
+          constrained: side({ ...part(500, 1400), steps: 130 }),
+          unconstrained: side({ ...part(2000, 2600), steps: 250 }),
+          speed_ratio: 2,
+          complete: 5,
+          runs: 5,
+        },
       ],
     };
     const dir = mkdtempSync(join(tmpdir(), 'sieve-report-'));
@@ -522,8 +531,10 @@ describe('sieve bench report', () => {
     writeFileSync(input, `${JSON.stringify(generation)}\n`);
     const output = join(dir, 'benchmarks.md');
     expect((await run('bench', 'report', '--input', input, '-o', output)).code).toBe(0);
-    // (Not the sum of the parts' p99s, 3,500 on either side.)
-    expect(readFileSync(output, 'utf8')).toContain('| 500.0 / 1400.0 | 2000.0 / 2600.0 | -1500.0 / -1200.0 |');
+    // (Not the sum of the parts' p99s, 3,500 on either side.) Percentiles over every run's steps, counted.
+    const page = readFileSync(output, 'utf8');
+    expect(page).toMatch(/\| 500\.0 \/ 1400\.0 \| 2000\.0 \/ 2600\.0 \| -1500\.0 \/ -1200\.0 \| [-\d.]+ \| 130 \/ 250 \| 900\.0 \/ 15000\.0, 23\.4 \|/);
+    expect(page).toContain('mean / p99 over the sampled steps of every run');
   });
 
   it('needs --input', async () => {

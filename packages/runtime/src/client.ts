@@ -9,7 +9,7 @@ export { AllOf, AnyJson, BanTokens, Ebnf, Gbnf, GENERATION_JSON_WHITESPACE, Json
 export type { Constraint, ConstraintInput, ConstraintSpec, GrammarSpec, MaskIndexSource } from './constraint-specs.ts';
 export type { Candidate, GenerationOutput, GenerationStats, StopReason, TokenEvent } from './decode-loop.ts';
 export type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatCompletions, FinishReason, ResponseFormat } from './chat-completions.ts';
-export type { ChatMessage, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+export type { ChatMessage, CompileOptions, EngineLoadOptions, GenerateRequest, GenerateResult, JsonOf, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
 export {
   DeadEndError,
   IncompleteOutputError,
@@ -26,6 +26,8 @@ export { catalogueModel, estimatedDownloadBytes, formatBytes, MODEL_CATALOGUE, m
 export type { CatalogueModel, DownloadSize } from './model-catalogue.ts';
 export type { CachedModel } from './model-cache.ts';
 export type { SamplingOptions } from './sampler.ts';
+export { stepTiming } from './step-timing.ts';
+export type { StepTiming } from './step-timing.ts';
 export { partialJson } from './streams.ts';
 export type { DeepPartial, JsonTokenEvent, StreamRequest, TokenStream } from './streams.ts';
 export { createWorkerEngine } from './worker-client.ts';

@@ -13,6 +13,7 @@ import { bitsetAdd, bitsetWords, brleAllows, brleCount, brleFromBitset, type Brl
 import type { Kernel } from '@sieve/kernel';
 import { concatBytes, type ActiveConstraint } from './constraints.ts';
 import { DeadEndError } from './errors.ts';
+import { stepTiming, type StepTiming } from './step-timing.ts';
 import type { ModelSequence } from './model.ts';
 import {
   allowedMass,
@@ -106,8 +107,9 @@ export interface GenerationStats {
    * logits, sampling, committing (forced tokens included), and the rest of the loop
    * (fast-forward, the budget, bookkeeping); the forward pass and callbacks are not in them.
    * `total`: each step's sum of those parts (its p99 is that of the sums, not a sum of p99s).
+   * `values`: every sampled step's, in order (percentiles over several generations pool them).
    */
-  readonly stepUs: Readonly<Record<'mask' | 'apply' | 'sample' | 'commit' | 'other' | 'total', { readonly mean: number; readonly p99: number }>>;
+  readonly stepUs: Readonly<Record<'mask' | 'apply' | 'sample' | 'commit' | 'other' | 'total', StepTiming>>;
   /** Draws refused by budget-aware ending (each followed by another draw). */
   readonly budgetRejections: number;
   readonly totalMs: number;
@@ -302,12 +304,12 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
         sampleUsMean: sampledSteps === 0 ? 0 : sampleUs / sampledSteps,
         indexedMasks,
         stepUs: {
-          mask: meanP99(stepTimes.mask),
-          apply: meanP99(stepTimes.apply),
-          sample: meanP99(stepTimes.sample),
-          commit: meanP99(stepTimes.commit),
-          other: meanP99(stepTimes.other),
-          total: meanP99(stepTimes.total),
+          mask: stepTiming(stepTimes.mask),
+          apply: stepTiming(stepTimes.apply),
+          sample: stepTiming(stepTimes.sample),
+          commit: stepTiming(stepTimes.commit),
+          other: stepTiming(stepTimes.other),
+          total: stepTiming(stepTimes.total),
         },
         budgetRejections,
         totalMs,
@@ -537,22 +539,13 @@ interface Proof {
 
 /** `stepUs` of a search that does not time its steps one by one (beam search). */
 export const UNTIMED_STEPS: GenerationStats['stepUs'] = {
-  mask: meanP99([]),
-  apply: meanP99([]),
-  sample: meanP99([]),
-  commit: meanP99([]),
-  other: meanP99([]),
-  total: meanP99([]),
+  mask: stepTiming([]),
+  apply: stepTiming([]),
+  sample: stepTiming([]),
+  commit: stepTiming([]),
+  other: stepTiming([]),
+  total: stepTiming([]),
 };
-
-// Mean and 99th percentile (nearest rank) of `values`, rounded to 0.1 (zeros when empty).
-function meanP99(values: readonly number[]): { mean: number; p99: number } {
-  if (values.length === 0) return { mean: 0, p99: 0 };
-  const sorted = [...values].sort((a, b) => a - b);
-  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
-  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!;
-  return { mean: Math.round(mean * 10) / 10, p99: Math.round(p99 * 10) / 10 };
-}
 
 /**
  * Tokens that write `bytes` exactly: the tokenizer's canonical split when it spells them, else

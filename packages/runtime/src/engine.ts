@@ -9,7 +9,16 @@ import type { TokenizerConfig, TokenizerJson } from '@sieve/vocab';
 import type { ConstraintInput, ConstraintSpec, GrammarSpec } from './constraint-specs.ts';
 import { activate, Grammar, isCustom, type ActiveConstraint, type ConstraintContext } from './constraints.ts';
 import { IncompleteOutputError, LoadAbortedError, ModelLoadError, NotLoadedError } from './errors.ts';
-import { checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
+import {
+  checkCompileOptions,
+  checkGenerateJsonRequest,
+  checkGenerateRequest,
+  checkGrammarHandle,
+  checkGrammarSpec,
+  checkLoadOptions,
+  checkSchema,
+} from './requests.ts';
+import { rehearse } from './rehearsal.ts';
 import { continuationEncoder, tokenLookup } from './continuation.ts';
 import { beamSearch } from './beam-search.ts';
 import { decode, type DecodeContext, type DecodeOptions, type GenerationOutput, type TokenEvent } from './decode-loop.ts';
@@ -139,11 +148,29 @@ export interface JsonResult<T> extends GenerateResult {
   readonly value: T;
 }
 
+/** How `compile` prepares a grammar. */
+export interface CompileOptions {
+  /**
+   * Time the compile may spend rehearsing the grammar, in ms (default 250; 0: none): one
+   * generation's walk through it (at most 256 tokens) on a stand-in model whose tokens are all
+   * equally likely, so that what the grammar builds on first use (lexer states, token slices,
+   * masks, the completion analysis) is built here and not in the first generation's steps.
+   * Needs a loaded model (without one, nothing is rehearsed). Changes no output.
+   */
+  readonly warmUpMs?: number;
+}
+
+// A compile's rehearsal budget by default, ms.
+const DEFAULT_WARM_UP_MS = 250;
+
 /** The engine: load a model, then generate under constraints. */
 export interface SieveEngine {
   load(options: EngineLoadOptions): Promise<ModelInfo>;
-  /** Compiles a grammar once for reuse: pass the returned spec as `constraint` (cheap to copy). */
-  compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }>;
+  /**
+   * Compiles a grammar once for reuse: pass the returned spec as `constraint` (cheap to copy).
+   * With a model loaded, it is rehearsed too (see `CompileOptions.warmUpMs`).
+   */
+  compile(spec: GrammarSpec, options?: CompileOptions): Promise<{ readonly type: 'grammar'; readonly id: number }>;
   /** Frees a grammar `compile` returned (using it afterwards is an error). */
   release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
@@ -264,11 +291,17 @@ export class InThreadEngine implements SieveEngine {
     }
   }
 
-  async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
+  async compile(spec: GrammarSpec, options: CompileOptions = {}): Promise<{ readonly type: 'grammar'; readonly id: number }> {
     checkGrammarSpec(spec, 'spec');
+    checkCompileOptions(options, 'options');
     const grammar = new Grammar((await this.#fetchIndexes(spec)) as GrammarSpec, this.#limits);
     const id = this.#nextHandle++;
     this.#handles.set(id, grammar);
+    const loaded = this.#loaded;
+    const budget = options.warmUpMs ?? DEFAULT_WARM_UP_MS;
+    if (loaded !== null && budget > 0) {
+      await rehearse(grammar, { ...loaded.context, tokenOf: loaded.tokenOf }, Math.min(loaded.model.vocabSize, loaded.vocabIndex.tokenCount), budget);
+    }
     return { type: 'grammar', id };
   }
 

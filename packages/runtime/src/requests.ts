@@ -171,6 +171,9 @@ export function checkGenerateJsonRequest(value: unknown, path = 'request'): void
 }
 
 /** Checks `load` options. */
+/** `compile`'s options. */
+export const checkCompileOptions: Check = fields({ warmUpMs: integer(0) });
+
 export const checkLoadOptions: Check = fields(
   {
     model: nonEmptyString,

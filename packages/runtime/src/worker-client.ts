@@ -11,7 +11,7 @@ import type { JsonSchemaOptions } from '@sieve/grammar';
 import { isZodSchema, jsonSchemaOf } from '@sieve/grammar/inputs';
 import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
-import type { EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
+import type { CompileOptions, EngineLoadOptions, JsonOf, GenerateRequest, GenerateResult, JsonResult, ModelInfo, SieveEngine } from './engine.ts';
 import { NotLoadedError, WorkerCrashedError } from './errors.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 import type { EngineHost } from './worker-host.ts';
@@ -52,7 +52,7 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   let restartsInARow = 0;
   const autoRestart = options.autoRestart ?? 3;
   // Grammar handles the page holds (its ids) → the spec, and the current worker's id for it.
-  const grammars = new Map<number, { readonly spec: GrammarSpec; workerId: number | null }>();
+  const grammars = new Map<number, { readonly spec: GrammarSpec; readonly options: CompileOptions; workerId: number | null }>();
   let nextGrammar = 1;
 
   const crashed = (started: number, why: string): void => {
@@ -108,7 +108,7 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
   const workerGrammar = async (handle: GrammarHandle): Promise<GrammarHandle> => {
     const entry = grammars.get(handle.id);
     if (entry === undefined) return handle; // not one of ours: the worker says what is wrong
-    entry.workerId ??= (await remote.compile(entry.spec)).id;
+    entry.workerId ??= (await remote.compile(entry.spec, entry.options)).id;
     return { type: 'grammar', id: entry.workerId };
   };
 
@@ -171,10 +171,10 @@ export function createWorkerEngine(makeWorker: () => Worker, options: WorkerEngi
       grammars.clear();
       return load(options);
     },
-    async compile(spec: GrammarSpec): Promise<GrammarHandle> {
-      const { id: workerId } = await call(() => remote.compile(spec));
+    async compile(spec: GrammarSpec, options: CompileOptions = {}): Promise<GrammarHandle> {
+      const { id: workerId } = await call(() => remote.compile(spec, options));
       const id = nextGrammar++;
-      grammars.set(id, { spec, workerId });
+      grammars.set(id, { spec, options, workerId });
       return { type: 'grammar', id };
     },
     async release(grammar: GrammarHandle): Promise<void> {

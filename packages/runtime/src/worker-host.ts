@@ -5,10 +5,26 @@
 import { expose, transfer, transferHandlers, type Endpoint } from 'comlink';
 import type { GrammarSpec } from './constraint-specs.ts';
 import type { TokenEvent } from './decode-loop.ts';
-import { InThreadEngine, type EngineLoadOptions, type GenerateRequest, type GenerateResult, type JsonResult, type ModelInfo } from './engine.ts';
+import {
+  InThreadEngine,
+  type CompileOptions,
+  type EngineLoadOptions,
+  type GenerateRequest,
+  type GenerateResult,
+  type JsonResult,
+  type ModelInfo,
+} from './engine.ts';
 import type { LoadProgress } from './model.ts';
 import { InvalidRequestError } from './errors.ts';
-import { checkGenerateJsonRequest, checkGenerateRequest, checkGrammarHandle, checkGrammarSpec, checkLoadOptions, checkSchema } from './requests.ts';
+import {
+  checkCompileOptions,
+  checkGenerateJsonRequest,
+  checkGenerateRequest,
+  checkGrammarHandle,
+  checkGrammarSpec,
+  checkLoadOptions,
+  checkSchema,
+} from './requests.ts';
 import { installErrorTransfer } from './transfer-errors.ts';
 
 /** A request as it crosses into the worker: no signal, no callback (that comes as its own argument, a proxy). */
@@ -29,9 +45,10 @@ export class EngineHost {
     );
   }
 
-  async compile(spec: GrammarSpec): Promise<{ readonly type: 'grammar'; readonly id: number }> {
+  async compile(spec: GrammarSpec, options: CompileOptions = {}): Promise<{ readonly type: 'grammar'; readonly id: number }> {
     checkGrammarSpec(spec, 'spec');
-    return this.#engine.compile(spec);
+    checkCompileOptions(options, 'options');
+    return this.#engine.compile(spec, options);
   }
 
   async release(grammar: { readonly type: 'grammar'; readonly id: number }): Promise<void> {
@@ -140,7 +157,7 @@ function checkCall(id: unknown, onToken: unknown): void {
 }
 
 // What the page may call, and how many arguments each takes (EngineHost's methods).
-const METHODS: Readonly<Record<string, number>> = { load: 3, compile: 1, release: 1, generate: 3, generateJson: 4, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
+const METHODS: Readonly<Record<string, number>> = { load: 3, compile: 2, release: 1, generate: 3, generateJson: 4, cancel: 1, dispose: 0, holdLifetimeLock: 1 };
 
 /**
  * The worker's message port, as comlink sees it: only calls of the host's methods (and the

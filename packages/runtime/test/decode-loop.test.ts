@@ -17,6 +17,7 @@ import { InThreadEngine } from '../src/engine.ts';
 import { DeadEndError, NotLoadedError } from '../src/errors.ts';
 import { loadModel, type LoadedModel, type LoadProgress, type ModelSequence } from '../src/model.ts';
 import { Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
+import { stepTiming } from '../src/step-timing.ts';
 import { chiSquare, chiSquareCritical } from './support/chi-square.ts';
 import { STORIES_260K, STORIES_VOCAB, storiesEngine } from './support/engine.ts';
 import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
@@ -199,6 +200,15 @@ describe('streaming, stopping and cancelling', () => {
     expect(Math.abs(total.mean - sum('mean'))).toBeLessThanOrEqual(0.6);
     expect(total.p99).toBeLessThanOrEqual(sum('p99') + 0.6);
     expect(total.p99).toBeGreaterThanOrEqual(Math.max(...Object.values(parts).map((part) => part.p99)) - 0.1);
+    // Every sampled step's values are kept, in order: the mean and p99 are theirs, a total is its parts' sum.
+    const sampled = events.filter((e) => !e.forced).length;
+    for (const timing of [total, ...Object.values(parts)]) {
+      expect(timing.values).toHaveLength(sampled);
+      const pooled = stepTiming(timing.values);
+      expect(pooled.p99).toBe(timing.p99);
+      expect(Math.abs(pooled.mean - timing.mean)).toBeLessThanOrEqual(0.1); // (of the values rounded)
+    }
+    total.values.forEach((value, i) => expect(Math.abs(value - Object.values(parts).reduce((s, part) => s + part.values[i]!, 0))).toBeLessThanOrEqual(0.6));
   });
 
   it('stops within one step of an abort', async () => {

@@ -202,6 +202,7 @@ describe('createWorkerEngine', () => {
       'request.constraint.type',
     );
     expect((await wrong(() => engine.compile({ type: 'gbnf' } as never))).path).toBe('spec.grammar');
+    expect((await wrong(() => engine.compile({ type: 'regex', grammar: 'a+' }, { warmUpMs: -1 }))).path).toBe('options.warmUpMs');
     expect((await wrong(() => engine.generate({ prompt: 'Lily', messages: [] }))).message).toMatch(/exactly one of prompt and messages/);
     expect((await wrong(() => engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], functions: [] } as never))).path).toBe(
       'request.functions',
