@@ -300,7 +300,13 @@ export class InThreadEngine implements SieveEngine {
     const loaded = this.#loaded;
     const budget = options.warmUpMs ?? DEFAULT_WARM_UP_MS;
     if (loaded !== null && budget > 0) {
-      await rehearse(grammar, { ...loaded.context, tokenOf: loaded.tokenOf }, Math.min(loaded.model.vocabSize, loaded.vocabIndex.tokenCount), budget);
+      const running = this.#track();
+      try {
+        const logitCount = Math.min(loaded.model.vocabSize, loaded.vocabIndex.tokenCount);
+        await rehearse(grammar, { ...loaded.context, tokenOf: loaded.tokenOf }, logitCount, budget, running.signal);
+      } finally {
+        running.end();
+      }
     }
     return { type: 'grammar', id };
   }
@@ -315,12 +321,8 @@ export class InThreadEngine implements SieveEngine {
     checkGenerateRequest(request);
     const loaded = this.#require();
     const promptTokens = this.#promptTokens(request);
-    // `load` and `dispose` stop running generations (and wait for them) before freeing.
-    const stop = new AbortController();
-    const signal = request.signal === undefined ? stop.signal : AbortSignal.any([request.signal, stop.signal]);
-    let finished!: () => void;
-    const running = { stop, done: new Promise<void>((resolve) => (finished = resolve)) };
-    this.#running.add(running);
+    const running = this.#track();
+    const signal = request.signal === undefined ? running.signal : AbortSignal.any([request.signal, running.signal]);
     let constraint: ActiveConstraint | undefined;
     const beams = request.beams ?? 1;
     const sequence = (beams === 1 && request.reusePrefix !== false ? this.#reusable(promptTokens) : null) ?? loaded.model.startSequence();
@@ -355,9 +357,23 @@ export class InThreadEngine implements SieveEngine {
       // The last sequence's KV cache is kept: the next prompt's shared prefix is not fed again.
       if (beams === 1) await this.#keep(sequence);
       else await sequence.dispose();
-      this.#running.delete(running);
-      finished();
+      running.end();
     }
+  }
+
+  // Work `load` and `dispose` stop (through `signal`) and wait for (until `end`) before freeing.
+  #track(): { readonly signal: AbortSignal; readonly end: () => void } {
+    const stop = new AbortController();
+    let finished!: () => void;
+    const running = { stop, done: new Promise<void>((resolve) => (finished = resolve)) };
+    this.#running.add(running);
+    return {
+      signal: stop.signal,
+      end: () => {
+        this.#running.delete(running);
+        finished();
+      },
+    };
   }
 
   // A sequence holding the longest prefix `prompt` shares with the kept one (two tokens at

@@ -21,13 +21,20 @@ export interface Rehearsal {
 }
 
 /**
- * Rehearses `grammar` for at most `budgetMs` (stopped at the first step past it), with a
- * model of `logitCount` logits. Errors the walk meets (a dead end, a limit) are not thrown: a
- * generation taking that path meets them.
+ * Rehearses `grammar` for at most `budgetMs` (stopped at the first step past it, or when
+ * `signal` aborts), with a model of `logitCount` logits. Errors the walk meets (a dead end, a
+ * limit) are not thrown: a generation taking that path meets them.
  */
-export async function rehearse(grammar: Grammar, context: ConstraintContext & DecodeContext, logitCount: number, budgetMs: number): Promise<Rehearsal> {
+export async function rehearse(
+  grammar: Grammar,
+  context: ConstraintContext & DecodeContext,
+  logitCount: number,
+  budgetMs: number,
+  signal?: AbortSignal,
+): Promise<Rehearsal> {
   const started = performance.now();
   const stop = new AbortController();
+  signal?.addEventListener('abort', () => stop.abort(), { once: true });
   const constraint = activate(grammar, context);
   try {
     const output = await decode(new EvenLogits(logitCount), constraint, context, {
