@@ -20,10 +20,10 @@ import {
   allowedRanges,
   applyLogitBias,
   checkSampling,
+  Draws,
   logprobsWithin,
   penalizeRepetition,
   Rng,
-  sampleToken,
   topCandidates,
   type SamplingOptions,
 } from './sampler.ts';
@@ -417,11 +417,13 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
 
     // 4. Sample. With the budget on, a token after which the output cannot be completed in
     // the tokens left is refused and the draw repeated (sampling from the renormalised
-    // feasible set); after many refusals the proof's first token is taken. (5. commits it.)
+    // feasible set, from the first draw's weights); after many refusals the proof's first
+    // token is taken. (5. commits it.)
     if (penalty !== 1) penalizeRepetition(logits, seen, penalty);
     // (Before budget refusals take tokens out: the distribution the draw started from.)
     const drawn = logprobs === null ? null : logprobsWithin(logits, options.logprobs!, allowed);
-    let token = sampleToken(logits, options.sampling, rng, allowed);
+    const draws = new Draws(logits, options.sampling, rng, allowed);
+    let token = draws.next();
     let committed = false;
     if (heal === null) {
       for (let refused = 1; token >= 0 && !eos.has(token); refused++) {
@@ -430,9 +432,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           break;
         }
         budgetRejections++;
-        logits[token] = -Infinity;
+        draws.refuse(token);
         if (refused < MAX_BUDGET_REJECTIONS || proof === null) {
-          token = sampleToken(logits, options.sampling, rng, allowed);
+          token = draws.next();
           continue;
         }
         // Many refusals: follow the proof — its first token, or EOS when the output is complete.
@@ -448,9 +450,9 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     } else if (healProof !== null) {
       for (let refused = 1; token >= 0 && !healingFits(token, heal, healProof); refused++) {
         budgetRejections++;
-        logits[token] = -Infinity;
+        draws.refuse(token);
         if (refused < MAX_BUDGET_REJECTIONS) {
-          token = sampleToken(logits, options.sampling, rng, allowed);
+          token = draws.next();
           continue;
         }
         token = healProof.tokens[0]!;

@@ -157,42 +157,180 @@ export function samplingDistribution(
  * tokens and no sort.
  */
 export function sampleToken(logits: Float32Array, options: SamplingOptions, rng: Rng, ranges: Int32Array = Int32Array.of(0, logits.length)): number {
-  const { temperature = 1, topK = 0, topP = 1, minP = 0 } = options;
-  if (temperature === 0) return argmax(logits, ranges);
-  if (topK === 0 && topP >= 1 && minP === 0) {
-    const best = argmax(logits, ranges);
-    if (best < 0) return -1;
-    const top = logits[best]! / temperature;
-    // Each weight is computed once: kept for the draw.
-    let size = 0;
-    for (let r = 0; r < ranges.length; r += 2) size += ranges[r + 1]! - ranges[r]!;
-    if (weights.length < size) weights = new Float64Array(size);
-    let total = 0;
-    for (let r = 0, j = 0; r < ranges.length; r += 2) {
-      for (let i = ranges[r]!; i < ranges[r + 1]!; i++, j++) total += weights[j] = logits[i]! === -Infinity ? 0 : Math.exp(logits[i]! / temperature - top);
+  return new Draws(logits, options, rng, ranges).next();
+}
+
+/**
+ * Draws from `logits` inside `ranges` that may be refused (budget-aware ending refuses a
+ * token after which the output cannot be finished): `next()` draws a token (-1 when none is
+ * left), `refuse(token)` takes it out of the draws after, as its logit set to -Infinity
+ * would (and sets it so). Without filters the first draw's weights are kept, and a draw
+ * after a refusal descends a tree of them (`WeightTree`) instead of passing over the allowed
+ * tokens again; with filters the distribution is found again. (The weights live in one buffer: another draw
+ * in between takes it, and the next draw here computes them again.)
+ */
+export class Draws {
+  readonly #logits: Float32Array;
+  readonly #options: SamplingOptions;
+  readonly #rng: Rng;
+  readonly #ranges: Int32Array;
+  // Without filters: the sum of the kept weights (while `weights` holds this draw's), and
+  // after a refusal, the same weights in a tree a draw descends.
+  #total = 0;
+  // The sum when the weights were last computed.
+  #computed = 0;
+  #tree: WeightTree | null = null;
+  // What `owner` is while the weights are this draw's.
+  readonly #claim = {};
+
+  constructor(logits: Float32Array, options: SamplingOptions, rng: Rng, ranges: Int32Array = Int32Array.of(0, logits.length)) {
+    this.#logits = logits;
+    this.#options = options;
+    this.#rng = rng;
+    this.#ranges = ranges;
+  }
+
+  next(): number {
+    const { temperature = 1, topK = 0, topP = 1, minP = 0 } = this.#options;
+    const [logits, ranges] = [this.#logits, this.#ranges];
+    if (temperature === 0) return argmax(logits, ranges);
+    if (topK > 0 || topP < 1 || minP > 0) {
+      const { ids, probs } = samplingDistribution(logits, this.#options, ranges);
+      if (ids.length === 0) return -1;
+      let u = this.#rng.next();
+      for (let j = 0; j < ids.length; j++) {
+        u -= probs[j]!;
+        if (u < 0) return ids[j]!;
+      }
+      return ids[ids.length - 1]!;
     }
-    let u = rng.next() * total;
-    for (let r = 0, j = 0; r < ranges.length; r += 2) {
-      for (let i = ranges[r]!; i < ranges[r + 1]!; i++, j++) {
-        if (weights[j] === 0) continue;
-        u -= weights[j]!;
+    if (owner !== this.#claim) {
+      this.#total = this.#computed = keptWeights(logits, ranges, temperature);
+      this.#tree = null;
+      owner = this.#claim;
+    }
+    if (!(this.#total > 0)) return -1;
+    let u = this.#rng.next() * this.#total;
+    if (this.#tree !== null) {
+      const token = this.#tree.find(u);
+      if (token >= 0 && weights[token] !== 0) return token;
+      // (Else rounding took the descent past the weights: the walk below decides.)
+    }
+    // (Past the last weight only by rounding: the last token with a weight.)
+    let last = -1;
+    for (let r = 0; r < ranges.length; r += 2) {
+      for (let i = ranges[r]!; i < ranges[r + 1]!; i++) {
+        if (weights[i] === 0) continue;
+        last = i;
+        u -= weights[i]!;
         if (u < 0) return i;
       }
     }
-    return best;
+    return last;
   }
-  const { ids, probs } = samplingDistribution(logits, options, ranges);
-  if (ids.length === 0) return -1;
-  let u = rng.next();
-  for (let j = 0; j < ids.length; j++) {
-    u -= probs[j]!;
-    if (u < 0) return ids[j]!;
+
+  refuse(token: number): void {
+    this.#logits[token] = -Infinity;
+    if (owner !== this.#claim || weights[token] === 0) return;
+    // Taking out most of the weight would leave the rest to rounding (a sum less a near-equal
+    // sum): the next draw computes the weights again, from the logits.
+    if (this.#total - weights[token]! < this.#computed * 1e-3) {
+      owner = null;
+      return;
+    }
+    this.#tree ??= new WeightTree(this.#ranges);
+    this.#tree.remove(token, weights[token]!);
+    this.#total -= weights[token]!;
+    weights[token] = 0;
   }
-  return ids[ids.length - 1]!;
 }
 
-// The draw's weights, reused from draw to draw (a vocabulary's worth once grown).
+// The weights of the tokens inside `ranges` (from `weights`), in a Fenwick tree over their
+// positions in the order of the ranges: a draw is a descent, O(log n), and so is taking a
+// refused token's weight out — not a walk over every allowed token per draw.
+class WeightTree {
+  readonly #ranges: Int32Array;
+  // Per range, the positions before it (and their count at the end).
+  readonly #before: Int32Array;
+  // 1-based: tree[j] sums the weights of positions (j − lowbit(j), j].
+  readonly #tree: Float64Array;
+
+  constructor(ranges: Int32Array) {
+    const count = ranges.length / 2;
+    const before = new Int32Array(count + 1);
+    for (let r = 0; r < count; r++) before[r + 1] = before[r]! + ranges[2 * r + 1]! - ranges[2 * r]!;
+    const size = before[count]!;
+    const tree = new Float64Array(size + 1);
+    for (let r = 0, j = 1; r < ranges.length; r += 2) for (let i = ranges[r]!; i < ranges[r + 1]!; i++, j++) tree[j] = weights[i]!;
+    for (let j = 1; j <= size; j++) {
+      const parent = j + (j & -j);
+      if (parent <= size) tree[parent] += tree[j]!;
+    }
+    this.#ranges = ranges;
+    this.#before = before;
+    this.#tree = tree;
+  }
+
+  remove(token: number, weight: number): void {
+    for (let j = this.#position(token) + 1; j < this.#tree.length; j += j & -j) this.#tree[j] -= weight;
+  }
+
+  // The token at the first position whose running sum passes `u` (-1: none does).
+  find(u: number): number {
+    const tree = this.#tree;
+    const size = tree.length - 1;
+    let at = 0;
+    for (let step = 2 ** Math.floor(Math.log2(Math.max(1, size))); step > 0; step >>= 1) {
+      if (at + step <= size && tree[at + step]! <= u) {
+        at += step;
+        u -= tree[at]!;
+      }
+    }
+    return at < size ? this.#token(at) : -1;
+  }
+
+  // Binary searches: the range holding a token, the range holding a position.
+  #position(token: number): number {
+    const ranges = this.#ranges;
+    let [lo, hi] = [0, ranges.length / 2 - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ranges[2 * mid]! <= token) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#before[lo]! + token - ranges[2 * lo]!;
+  }
+
+  #token(at: number): number {
+    const before = this.#before;
+    let [lo, hi] = [0, before.length - 2];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (before[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#ranges[2 * lo]! + at - before[lo]!;
+  }
+}
+
+// Each token's weight, exp(logit / temperature − top), into `weights` (by token id, 0 for
+// -Infinity), for the tokens inside `ranges`; returns their sum (0 when none is finite).
+function keptWeights(logits: Float32Array, ranges: Int32Array, temperature: number): number {
+  const best = argmax(logits, ranges);
+  if (best < 0) return 0;
+  const top = logits[best]! / temperature;
+  if (weights.length < logits.length) weights = new Float64Array(logits.length);
+  let total = 0;
+  for (let r = 0; r < ranges.length; r += 2) {
+    for (let i = ranges[r]!; i < ranges[r + 1]!; i++) total += weights[i] = logits[i]! === -Infinity ? 0 : Math.exp(logits[i]! / temperature - top);
+  }
+  return total;
+}
+
+// The draws' weights by token id, reused from draw to draw (a vocabulary's worth once
+// grown), and the draws they belong to.
 let weights = new Float64Array(0);
+let owner: object | null = null;
 
 /** Index of the largest finite logit inside `ranges` (lowest id on ties), or -1 if there is none. */
 export function argmax(logits: Float32Array, ranges: Int32Array = Int32Array.of(0, logits.length)): number {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { brleAllows, brleFromBitset, bitsetAdd, bitsetWords } from '@sieve/format';
-import { allowedMass, allowedRanges, argmax, penalizeRepetition, Rng, sampleToken, samplingDistribution, topCandidates } from '../src/sampler.ts';
+import { allowedMass, allowedRanges, argmax, Draws, penalizeRepetition, Rng, sampleToken, samplingDistribution, topCandidates } from '../src/sampler.ts';
 import { chiSquareCritical } from './support/chi-square.ts';
 
 describe('Rng', () => {
@@ -200,6 +200,42 @@ describe('sampling inside the allowed ranges of a mask', () => {
         expect(argmax(logits, ranges)).toBe(argmax(withMask(logits, allowed)));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('draws after a refusal as from the logits with the refused at -Infinity (same seed), never a refused token', () => {
+    fc.assert(
+      fc.property(maskedLogits, filters, fc.nat(), fc.integer({ min: 1, max: 8 }), ({ logits, allowed }, options, seed, refusals) => {
+        // The reference finds the distribution again at every draw (before the draws below:
+        // a draw in between would take their weights' buffer).
+        const reference = withMask(logits, allowed);
+        const rng = new Rng(seed);
+        const expected: number[] = [];
+        for (let k = 0; k < refusals; k++) {
+          const token = sampleToken(reference, options, rng);
+          expected.push(token);
+          if (token < 0) break;
+          reference[token] = -Infinity;
+        }
+        const draws = new Draws(logits.slice(), options, new Rng(seed), allowedRanges(maskOf(allowed), logits.length));
+        const drawn: number[] = [];
+        for (let k = 0; k < expected.length; k++) {
+          const token = draws.next();
+          drawn.push(token);
+          if (token < 0) break;
+          expect(drawn.indexOf(token)).toBe(k); // never a refused token
+          draws.refuse(token);
+        }
+        expect(drawn).toEqual(expected);
+        // The same with another draw between each two (it takes the buffer: the weights are found again).
+        const again = new Draws(logits.slice(), options, new Rng(seed), allowedRanges(maskOf(allowed), logits.length));
+        for (const token of expected) {
+          expect(again.next()).toBe(token);
+          sampleToken(logits, options, new Rng(seed));
+          if (token >= 0) again.refuse(token);
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 
