@@ -170,10 +170,10 @@ export function checkGenerateJsonRequest(value: unknown, path = 'request'): void
   promptOrMessages(value, path);
 }
 
-/** Checks `load` options. */
-/** `compile`'s options. */
+/** Checks `compile`'s options. */
 export const checkCompileOptions: Check = fields({ warmUpMs: integer(0) });
 
+/** Checks `load` options. */
 export const checkLoadOptions: Check = fields(
   {
     model: nonEmptyString,
