@@ -3,7 +3,8 @@
  * numbered below as in the package README:
  *   1. constraint mask (a BRLE computed in the kernel; only EOS allowed means done)
  *   2. forward pass over the tokens the model has not seen (prefill first, KV cache after)
- *   3. mask applied to the logits: its allowed runs are what sampling draws from; then the bias
+ *   3. mask applied to the logits: its allowed runs are what sampling draws from (a mask that
+ *      allows most tokens is written into them instead); then the bias
  *   4. sampling
  *   5. commit (constraint, output, stream event); stop checks come first in the next round
  * Fast-forward skips 1–4: when the constraint forces text, its canonical tokens are committed
@@ -19,6 +20,7 @@ import {
   allowedMass,
   allowedRanges,
   applyLogitBias,
+  applyMask,
   checkSampling,
   Draws,
   logprobsWithin,
@@ -404,12 +406,14 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
     if (options.signal?.aborted) return finish('abort');
 
     // 3. The mask's allowed runs become the ranges the sampler draws from (no copy of the
-    // logits, nothing written per masked token; special tokens past the model's logits, Gemma
-    // 3's image token, are out of range), then the logit bias is added in place. The logits as the model gave them are
-    // kept only for a stream that shows the mask's effect.
+    // logits, nothing written per masked token) — or, where it allows most of the vocabulary,
+    // it is written into the logits (-Infinity over its fewer disallowed runs) and the draw
+    // reads them all, as an unconstrained one does (`applyMask`). Special tokens past the
+    // model's logits, Gemma 3's image token, are out of range. Then the logit bias is added in
+    // place. The logits as the model gave them are kept only for a stream that shows the mask's effect.
     t = performance.now();
     const before = options.includeMask && options.onToken !== undefined ? logits.slice() : null;
-    const allowed = allowedRanges(mask, Math.min(logits.length, vocabIndex.tokenCount));
+    const allowed = applyMask(logits, mask, Math.min(logits.length, vocabIndex.tokenCount));
     applyLogitBias(logits, bias);
     const stepApplyUs = (performance.now() - t) * 1000;
     t = performance.now();
@@ -520,7 +524,13 @@ export async function decode(sequence: ModelSequence, constraint: ActiveConstrai
           // What the mask did to the distribution (a pass over the vocabulary each): with the mask only.
           ...(before === null
             ? {}
-            : { mask: mask.slice(), allowedMass: allowedMass(before, allowed), topBefore: candidates(before), topAfter: candidates(logits, allowed) }),
+            : {
+                mask: mask.slice(),
+                // (The mask's own runs: `allowed` may be every id, the mask written into the logits.)
+                allowedMass: allowedMass(before, allowedRanges(mask, Math.min(before.length, vocabIndex.tokenCount))),
+                topBefore: candidates(before),
+                topAfter: candidates(logits, allowed),
+              }),
           maskUs: stepMaskUs,
           sampleUs: stepSampleUs,
           forwardMs: lastForwardMs,

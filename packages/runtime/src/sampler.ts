@@ -97,6 +97,31 @@ export function allowedRanges(mask: Brle | undefined, length: number): Int32Arra
 }
 
 /**
+ * Applies `mask` to `logits` for a draw and returns the ranges the draw reads (cut at
+ * `length`, the logits there are). A mask that allows most tokens is written into the logits:
+ * -Infinity over its disallowed runs (fewer than the allowed tokens), and the draw reads one
+ * range, a pass like an unconstrained draw's. A narrower mask becomes its allowed runs
+ * (`allowedRanges`) with nothing written. The draw is the same either way (tested).
+ */
+export function applyMask(logits: Float32Array, mask: Brle | undefined, length: number): Int32Array {
+  if (mask === undefined || mask.length === 0) return Int32Array.of(0, length);
+  let allowed = 0;
+  for (let i = 1, at = mask[0]!; i < mask.length && at < length; i += 2) {
+    const end = Math.min(length, at + mask[i]!);
+    allowed += end - at;
+    if (i + 1 < mask.length) at = end + mask[i + 1]!;
+  }
+  if (allowed * 2 <= length) return allowedRanges(mask, length);
+  // Disallowed runs start the mask and alternate with the allowed ones (past its end: none).
+  for (let i = 0, at = 0; i < mask.length && at < length; i += 2) {
+    const end = Math.min(length, at + mask[i]!);
+    for (let id = at; id < end; id++) logits[id] = -Infinity;
+    at = end + (mask[i + 1] ?? 0);
+  }
+  return Int32Array.of(0, length);
+}
+
+/**
  * The probabilities the sampler draws from, for the tokens of `logits` inside `ranges` (all
  * by default) that are not -Infinity: ids sorted by decreasing probability (ties: lowest id
  * first), and their probabilities. Temperature 0 gives the argmax alone. Empty when no token

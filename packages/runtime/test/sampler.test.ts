@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { brleAllows, brleFromBitset, bitsetAdd, bitsetWords } from '@sieve/format';
-import { allowedMass, allowedRanges, argmax, Draws, penalizeRepetition, Rng, sampleToken, samplingDistribution, topCandidates } from '../src/sampler.ts';
+import {
+  allowedMass,
+  allowedRanges,
+  applyMask,
+  argmax,
+  Draws,
+  penalizeRepetition,
+  Rng,
+  sampleToken,
+  samplingDistribution,
+  topCandidates,
+} from '../src/sampler.ts';
 import { chiSquareCritical } from './support/chi-square.ts';
 
 describe('Rng', () => {
@@ -200,6 +211,40 @@ describe('sampling inside the allowed ranges of a mask', () => {
         expect(argmax(logits, ranges)).toBe(argmax(withMask(logits, allowed)));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('applyMask: the same draws as the ranges of the mask, whether it writes the mask into the logits or not', () => {
+    // Masks of every density: the dense ones (most tokens allowed) are written into the logits.
+    const densities = fc.integer({ min: 1, max: 400 }).chain((n) =>
+      fc.record({
+        logits: fc
+          .array(
+            fc.integer({ min: -6, max: 6 }).map((v) => v / 2),
+            { minLength: n, maxLength: n },
+          )
+          .map((v) => Float32Array.from(v)),
+        allowed: fc.double({ min: 0, max: 1, noNaN: true }).chain((p) =>
+          fc.array(
+            fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x < p),
+            { minLength: n, maxLength: n },
+          ),
+        ),
+        cut: fc.nat(n),
+      }),
+    );
+    fc.assert(
+      fc.property(densities, filters, fc.nat(), ({ logits, allowed, cut }, options, seed) => {
+        const mask = maskOf(allowed);
+        const applied = logits.slice();
+        const ranges = applyMask(applied, mask, cut);
+        const written = ranges.length === 2 && ranges[0] === 0 && ranges[1] === cut && allowed.slice(0, cut).some((yes) => !yes);
+        // Written: the disallowed ids below the cut are -Infinity, the rest untouched; else nothing written.
+        for (let id = 0; id < logits.length; id++) expect(applied[id]).toBe(written && id < cut && !allowed[id] ? -Infinity : logits[id]);
+        const reference = allowedRanges(mask, cut);
+        expect(sampleToken(applied, options, new Rng(seed), ranges)).toBe(sampleToken(logits, options, new Rng(seed), reference));
+      }),
+      { numRuns: 400 },
     );
   });
 
