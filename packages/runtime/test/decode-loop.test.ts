@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { ajvValidator } from '../../grammar/test/support/json-schema-oracle.ts';
 import { AllOf, BanTokens, JsonSchema, LogitBias, Regex, ThinkThen, type Constraint } from '../src/constraint-specs.ts';
 import { activate, Grammar, keptCompletions, type ConstraintContext } from '../src/constraints.ts';
-import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
+import { tokenLookup } from '../src/continuation.ts';
 import { beamSearch } from '../src/beam-search.ts';
 import type { ChatCompletionChunk } from '../src/chat-completions.ts';
 import { decode, greedySpelling, OutputText, type DecodeOptions } from '../src/decode-loop.ts';
@@ -19,7 +19,7 @@ import { loadModel, type LoadedModel, type LoadProgress, type ModelSequence } fr
 import { Rng, sampleToken, samplingDistribution } from '../src/sampler.ts';
 import { stepTiming } from '../src/step-timing.ts';
 import { chiSquare, chiSquareCritical } from './support/chi-square.ts';
-import { STORIES_260K, STORIES_VOCAB, storiesEngine } from './support/engine.ts';
+import { kernelContext, STORIES_260K, STORIES_VOCAB, storiesEngine } from './support/engine.ts';
 import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
 
 const PROMPT = 'Once upon a time, there was a little girl named Lily.';
@@ -48,16 +48,8 @@ describe('fast-forward', () => {
   beforeAll(async () => {
     model = await loadModel({ model: STORIES_260K, device: 'cpu' });
     kernel = await loadKernel();
-    vocab = kernel.loadVocab(vocabIndex.file);
-    const encode = continuationEncoder(vocabIndex, (text) => model.tokenizer.encode(text, { add_special_tokens: false }));
-    context = {
-      kernel,
-      vocab,
-      vocabIndex,
-      eosTokenIds: vocabIndex.meta.eos_token_ids,
-      encodeContinuation: encode,
-      grammar: (spec) => new Grammar(spec as never),
-    };
+    context = kernelContext(kernel, vocabIndex, (text) => model.tokenizer.encode(text, { add_special_tokens: false }));
+    vocab = context.vocab;
   });
   afterAll(async () => {
     vocab.dispose();

@@ -2,15 +2,14 @@
 // builds on first use is built at compile time. It builds (lexer states, here), ends where the
 // budget says, and changes no generation's output.
 import { VocabIndex } from '@sieve/format';
-import { loadKernel, type Kernel, type KernelVocab } from '@sieve/kernel';
+import { loadKernel, type Kernel } from '@sieve/kernel';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Grammar, type ConstraintContext } from '../src/constraints.ts';
-import { continuationEncoder, tokenLookup } from '../src/continuation.ts';
+import { Grammar } from '../src/constraints.ts';
 import type { InThreadEngine } from '../src/engine.ts';
 import { InvalidRequestError } from '../src/errors.ts';
 import { REHEARSAL_TOKENS, rehearse } from '../src/rehearsal.ts';
-import { STORIES_VOCAB, storiesEngine } from './support/engine.ts';
+import { kernelContext, STORIES_VOCAB, storiesEngine } from './support/engine.ts';
 
 const ORDER_SCHEMA = {
   type: 'object',
@@ -27,25 +26,14 @@ const ORDER = { type: 'json-schema', schema: ORDER_SCHEMA } as const;
 describe('rehearse', () => {
   const vocabIndex = new VocabIndex(new Uint8Array(readFileSync(STORIES_VOCAB)));
   let kernel: Kernel;
-  let vocab: KernelVocab;
-  let context: ConstraintContext & { tokenOf: (bytes: Uint8Array) => number | undefined };
+  let context: ReturnType<typeof kernelContext>;
   beforeAll(async () => {
     kernel = await loadKernel();
-    vocab = kernel.loadVocab(vocabIndex.file);
     // (No tokenizer here: forced bytes are spelled greedily by the vocabulary.)
-    const encode = continuationEncoder(vocabIndex, () => []);
-    context = {
-      kernel,
-      vocab,
-      vocabIndex,
-      eosTokenIds: vocabIndex.meta.eos_token_ids,
-      encodeContinuation: encode,
-      grammar: (spec) => new Grammar(spec as never),
-      tokenOf: tokenLookup(vocabIndex),
-    };
+    context = kernelContext(kernel, vocabIndex, () => []);
   });
   afterAll(() => {
-    vocab.dispose();
+    context.vocab.dispose();
     kernel.dispose();
   });
 
