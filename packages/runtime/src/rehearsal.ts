@@ -13,11 +13,10 @@ import type { ModelSequence } from './model.ts';
 /** Tokens a rehearsal writes at most (budget-aware ending closes the output within them). */
 export const REHEARSAL_TOKENS = 256;
 
-/** What a rehearsal did: its tokens, whether the output was complete, and its time. */
+/** What a rehearsal did: its tokens, and whether the output was complete. */
 export interface Rehearsal {
   readonly tokens: number;
   readonly complete: boolean;
-  readonly ms: number;
 }
 
 /**
@@ -52,9 +51,9 @@ export async function rehearse(
         if (performance.now() - started >= budgetMs) stop.abort();
       },
     });
-    return { tokens: output.tokens.length, complete: output.complete === true, ms: performance.now() - started };
+    return { tokens: output.tokens.length, complete: output.complete === true };
   } catch {
-    return { tokens: 0, complete: false, ms: performance.now() - started };
+    return { tokens: 0, complete: false };
   } finally {
     constraint.dispose();
   }
